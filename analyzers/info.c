@@ -1,0 +1,687 @@
+/* info.c - what a capture holds (hosts, planes, devices, available analyses) and what is missing from it. */
+#include "analyzers.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Per-plane facts gathered in one pass over its events. */
+struct plane_survey {
+	uint64_t events;
+	int64_t first_ps, last_ps;
+	bool any_time;
+	uint64_t kernels;           /* device events with kernel_details and duration > 0 */
+	int64_t kernel_ps;
+	uint64_t device_ops;        /* device events carrying tf_op / level 0 / hlo_op */
+	uint64_t memcpys;
+	uint64_t mem_alloc, mem_dealloc;
+	uint64_t tfdata;            /* Iterator::* events */
+	uint64_t host_ops;          /* host events named like TF ops (name:Type) */
+	uint64_t launches;          /* host events with correlation_id */
+	uint64_t step_roots;        /* events with _r, named TraceContext, or ProfilerStep#N */
+	uint64_t steps_line_events; /* events on a derived Steps line */
+	uint64_t dropped;           /* plane stat dropped_traces */
+};
+
+/* Per-host facts. */
+struct host_survey {
+	struct plane_survey total;
+	uint64_t lines;
+	uint32_t gpu_planes, gpu_active, tpu_planes, device_planes_active;
+	uint32_t *kernel_names;     /* distinct kernel name ids */
+	size_t n_kernel_names, cap_kernel_names;
+	bool tf, jax, torch, level0, task_env;
+};
+
+/* Names of the metadata entries, classified once per plane. */
+enum meta_flag {
+	MF_ALLOC = 1, MF_DEALLOC = 2, MF_ITER = 4, MF_ROOT_NAME = 8, MF_TFOP = 16,
+	MF_KERNEL_META = 32, MF_MEMCPY = 64, MF_TF_NAME = 128, MF_JAX_NAME = 256, MF_TORCH_NAME = 512
+};
+
+static bool starts(const char *s, const char *pre)
+{
+	return strncmp(s, pre, strlen(pre)) == 0;
+}
+
+/* Cheap form of the TF-op test of spec §0.2 rule 3: "scope/name:Type". */
+static bool looks_like_tf_op(const char *s)
+{
+	const char *colon = strchr(s, ':');
+	if (!colon || colon == s || colon[1] == ':' || !colon[1])
+		return false;
+	char c = colon[1];
+	if (!((c >= 'A' && c <= 'Z') || c == '_'))
+		return false;
+	for (const char *p = colon + 1; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			return false;
+	return true;
+}
+
+static unsigned classify_name(const char *n)
+{
+	unsigned f = 0;
+	if (!strcmp(n, "MemoryAllocation"))
+		f |= MF_ALLOC;
+	else if (!strcmp(n, "MemoryDeallocation"))
+		f |= MF_DEALLOC;
+	if (starts(n, "Iterator::"))
+		f |= MF_ITER;
+	if (!strcmp(n, "TraceContext") || starts(n, "ProfilerStep#"))
+		f |= MF_ROOT_NAME;
+	if (looks_like_tf_op(n))
+		f |= MF_TFOP | MF_TF_NAME;
+	if (starts(n, "Memcpy") || starts(n, "memcpy"))
+		f |= MF_MEMCPY;
+	if (!strcmp(n, "ExecutorState::Process") || !strcmp(n, "FunctionRun") || !strcmp(n, "SessionRun") ||
+	    starts(n, "EagerExecute") || starts(n, "EagerKernelExecute"))
+		f |= MF_TF_NAME;
+	if (starts(n, "PjitFunction") || strstr(n, "PjRt") || starts(n, "pjit") || starts(n, "jit_") ||
+	    strstr(n, "py_xla_execute"))
+		f |= MF_JAX_NAME;
+	if (starts(n, "ProfilerStep#") || starts(n, "aten::"))
+		f |= MF_TORCH_NAME;
+	return f;
+}
+
+struct stat_ids {
+	uint32_t kernel_details, tf_op, level0, hlo_op, corr, root, dropped, hlo_module;
+};
+
+static struct stat_ids find_stat_ids(const struct xp_capture *c, const struct xp_plane *p)
+{
+	struct stat_ids s = {
+		xp_plane_stat_id(c, p, "kernel_details"), xp_plane_stat_id(c, p, "tf_op"),
+		xp_plane_stat_id(c, p, "level 0"), xp_plane_stat_id(c, p, "hlo_op"),
+		xp_plane_stat_id(c, p, "correlation_id"), xp_plane_stat_id(c, p, "_r"),
+		xp_plane_stat_id(c, p, "dropped_traces"), xp_plane_stat_id(c, p, "hlo_module"),
+	};
+	return s;
+}
+
+static bool view_has(struct xp_stat_view v, uint32_t sid)
+{
+	if (!sid)
+		return false;
+	for (uint32_t k = 0; k < v.n; k++)
+		if (xp_stat_meta(v.keys[k]) == sid)
+			return true;
+	return false;
+}
+
+static void add_kernel_name(struct host_survey *hs, uint32_t name)
+{
+	if (hs->n_kernel_names == hs->cap_kernel_names) {
+		hs->cap_kernel_names = hs->cap_kernel_names ? hs->cap_kernel_names * 2 : 64;
+		hs->kernel_names = realloc(hs->kernel_names, hs->cap_kernel_names * sizeof *hs->kernel_names);
+		if (!hs->kernel_names)
+			abort();
+	}
+	hs->kernel_names[hs->n_kernel_names++] = name;
+}
+
+static void survey_event(const struct xp_plane *p, const struct xp_line *l, uint64_t i, const unsigned *mf,
+			 const struct stat_ids *ids, struct plane_survey *ps, struct host_survey *hs)
+{
+	unsigned f = mf[l->meta[i]];
+	bool device = p->kind == XP_PLANE_GPU || p->kind == XP_PLANE_TPU || p->kind == XP_PLANE_DEVICE_OTHER;
+	struct xp_stat_view ev = xp_event_stats(l, i);
+	struct xp_stat_view mv = xp_meta_stats(p, l->meta[i]);
+	if (device) {
+		if (!l->derived && p->kind == XP_PLANE_GPU && l->dur_ps[i] > 0 &&
+		    ((f & MF_KERNEL_META) || view_has(ev, ids->kernel_details))) {
+			ps->kernels++;
+			ps->kernel_ps += l->dur_ps[i];
+			add_kernel_name(hs, xp_event_name(p, l, i));
+		}
+		if (!l->derived && (view_has(ev, ids->tf_op) || view_has(ev, ids->level0) || view_has(ev, ids->hlo_op)))
+			ps->device_ops++;
+		if (!l->derived && (f & MF_MEMCPY))
+			ps->memcpys++;
+		return;
+	}
+	ps->mem_alloc += !!(f & MF_ALLOC);
+	ps->mem_dealloc += !!(f & MF_DEALLOC);
+	ps->tfdata += !!(f & MF_ITER);
+	ps->host_ops += !!(f & MF_TFOP);
+	if (view_has(ev, ids->corr))
+		ps->launches++;
+	if ((f & MF_ROOT_NAME) || view_has(ev, ids->root) || view_has(mv, ids->root))
+		ps->step_roots++;
+}
+
+static void survey_plane(const struct xp_capture *c, const struct xp_plane *p, struct plane_survey *ps,
+			 struct host_survey *hs)
+{
+	memset(ps, 0, sizeof *ps);
+	unsigned *mf = calloc(p->n_emeta ? p->n_emeta : 1, sizeof *mf);
+	if (!mf)
+		abort();
+	struct stat_ids ids = find_stat_ids(c, p);
+	for (uint32_t m = 1; m < p->n_emeta; m++) {
+		mf[m] = classify_name(xp_str(c, p->emeta[m].name));
+		if (view_has(xp_meta_stats(p, m), ids.kernel_details))
+			mf[m] |= MF_KERNEL_META;
+		hs->tf |= !!(mf[m] & MF_TF_NAME);
+		hs->jax |= !!(mf[m] & MF_JAX_NAME);
+		hs->torch |= !!(mf[m] & MF_TORCH_NAME);
+	}
+	hs->level0 |= ids.level0 != 0;
+	hs->jax |= ids.hlo_module != 0;
+	struct xp_value v;
+	if (xp_view_find(c, xp_plane_stats(p), ids.dropped, &v))
+		xp_value_int(&v, (int64_t *)&ps->dropped);
+	for (uint32_t k = 0; k < p->n_lines; k++) {
+		const struct xp_line *l = &p->lines[k];
+		ps->events += l->n_events;
+		bool steps_line = l->derived && !strcmp(xp_str(c, l->name), "Steps");
+		for (uint64_t i = 0; i < l->n_events; i++) {
+			int64_t s = l->start_ps[i], e = xp_event_end(l, i);
+			if (!ps->any_time || s < ps->first_ps)
+				ps->first_ps = s;
+			if (!ps->any_time || e > ps->last_ps)
+				ps->last_ps = e;
+			ps->any_time = true;
+			if (steps_line)
+				ps->steps_line_events++;
+			survey_event(p, l, i, mf, &ids, ps, hs);
+		}
+	}
+	free(mf);
+}
+
+static void add_survey(struct plane_survey *t, const struct plane_survey *p)
+{
+	if (p->any_time) {
+		if (!t->any_time || p->first_ps < t->first_ps)
+			t->first_ps = p->first_ps;
+		if (!t->any_time || p->last_ps > t->last_ps)
+			t->last_ps = p->last_ps;
+		t->any_time = true;
+	}
+	t->events += p->events;
+	t->kernels += p->kernels;
+	t->kernel_ps += p->kernel_ps;
+	t->device_ops += p->device_ops;
+	t->memcpys += p->memcpys;
+	t->mem_alloc += p->mem_alloc;
+	t->mem_dealloc += p->mem_dealloc;
+	t->tfdata += p->tfdata;
+	t->host_ops += p->host_ops;
+	t->launches += p->launches;
+	t->step_roots += p->step_roots;
+	t->steps_line_events += p->steps_line_events;
+	t->dropped += p->dropped;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static size_t distinct_kernels(struct host_survey *hs)
+{
+	if (!hs->n_kernel_names)
+		return 0;
+	qsort(hs->kernel_names, hs->n_kernel_names, sizeof *hs->kernel_names, cmp_u32);
+	size_t n = 1;
+	for (size_t i = 1; i < hs->n_kernel_names; i++)
+		n += hs->kernel_names[i] != hs->kernel_names[i - 1];
+	return n;
+}
+
+/* --- tables ----------------------------------------------------------------- */
+
+static const char *producer_name(const struct xp_host *h, const struct host_survey *hs)
+{
+	if (h->format == XP_FMT_TRACE_JSON)
+		return hs->torch ? "PyTorch (trace JSON)" : "trace JSON";
+	if (hs->torch && !hs->tf)
+		return "PyTorch (XSpace)";
+	if (hs->jax && !hs->tf)
+		return "JAX";
+	if (hs->tf)
+		return "TensorFlow";
+	if (hs->jax)
+		return "JAX";
+	return "unknown";
+}
+
+static const char *era_name(const struct xp_host *h, const struct host_survey *hs)
+{
+	if (h->format == XP_FMT_TRACE_JSON)
+		return "trace JSON";
+	if (h->pre_grouped)
+		return "pre-grouped (TF 2.3-2.10)";
+	if (hs->task_env)
+		return "raw (2024 or later)";
+	return "raw (TF 2.11+ / JAX)";
+}
+
+static void hosts_table(struct xp_result *r, const struct xp_capture *c, struct host_survey *hs)
+{
+	struct xp_table *t = xp_result_add_table(r, "hosts", "Hosts");
+	size_t c_host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, 0);
+	size_t c_file = xp_table_col(t, "file", "File", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	size_t c_fmt = xp_table_col(t, "format", "Format", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	size_t c_comp = xp_table_col(t, "compression", "Compression", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	size_t c_fb = xp_table_col(t, "file_bytes", "File", XP_T_BYTES, XP_U_NONE, 0);
+	size_t c_db = xp_table_col(t, "decoded_bytes", "Decoded", XP_T_BYTES, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	size_t c_prod = xp_table_col(t, "producer", "Producer", XP_T_STR, XP_U_NONE, 0);
+	size_t c_era = xp_table_col(t, "era", "Era", XP_T_STR, XP_U_NONE, 0);
+	size_t c_grp = xp_table_col(t, "pre_grouped", "Grouped", XP_T_BOOL, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	size_t c_pl = xp_table_col(t, "planes", "Planes", XP_T_INT, XP_U_NONE, 0);
+	size_t c_li = xp_table_col(t, "lines", "Lines", XP_T_INT, XP_U_NONE, 0);
+	size_t c_ev = xp_table_col(t, "events", "Events", XP_T_INT, XP_U_NONE, 0);
+	size_t c_span = xp_table_col(t, "span_ms", "Span", XP_T_DUR, XP_U_MS, 0);
+	for (uint32_t i = 0; i < c->n_hosts; i++) {
+		const struct xp_host *h = &c->hosts[i];
+		size_t row = xp_table_row(t);
+		xp_set_str(t, row, c_host, h->name);
+		xp_set_str(t, row, c_file, h->path);
+		xp_set_str(t, row, c_fmt, h->format == XP_FMT_TRACE_JSON ? "trace-json" : "xspace");
+		xp_set_str(t, row, c_comp, h->compression == XP_COMP_GZIP ? "gzip" : h->compression == XP_COMP_ZSTD ? "zstd" : "none");
+		xp_set_bytes(t, row, c_fb, (int64_t)h->file_bytes);
+		xp_set_bytes(t, row, c_db, (int64_t)h->decoded_bytes);
+		xp_set_str(t, row, c_prod, producer_name(h, &hs[i]));
+		xp_set_str(t, row, c_era, era_name(h, &hs[i]));
+		xp_set_bool(t, row, c_grp, h->pre_grouped);
+		xp_set_int(t, row, c_pl, h->n_planes);
+		xp_set_int(t, row, c_li, (int64_t)hs[i].lines);
+		xp_set_int(t, row, c_ev, (int64_t)hs[i].total.events);
+		if (hs[i].total.any_time)
+			xp_set_dur(t, row, c_span, hs[i].total.last_ps - hs[i].total.first_ps);
+	}
+}
+
+static void planes_table(struct xp_result *r, const struct xp_capture *c, struct plane_survey **ps)
+{
+	struct xp_table *t = xp_result_add_table(r, "planes", "Planes");
+	size_t c_host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, 0);
+	size_t c_name = xp_table_col(t, "plane", "Plane", XP_T_STR, XP_U_NONE, 0);
+	size_t c_id = xp_table_col(t, "plane_id", "Id", XP_T_ID, XP_U_NONE, 0);
+	size_t c_kind = xp_table_col(t, "kind", "Kind", XP_T_STR, XP_U_NONE, 0);
+	size_t c_li = xp_table_col(t, "lines", "Lines", XP_T_INT, XP_U_NONE, 0);
+	size_t c_ev = xp_table_col(t, "events", "Events", XP_T_INT, XP_U_NONE, 0);
+	size_t c_em = xp_table_col(t, "event_metadata", "Event names", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	size_t c_sm = xp_table_col(t, "stat_metadata", "Stat names", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	size_t c_first = xp_table_col(t, "first_ps", "First", XP_T_DUR, XP_U_PS, XP_COL_TEXT_HIDDEN);
+	size_t c_span = xp_table_col(t, "span_ms", "Span", XP_T_DUR, XP_U_MS, 0);
+	size_t c_k = xp_table_col(t, "kernels", "Kernels", XP_T_INT, XP_U_NONE, 0);
+	size_t c_mem = xp_table_col(t, "memory_events", "Memory events", XP_T_INT, XP_U_NONE, 0);
+	for (uint32_t h = 0; h < c->n_hosts; h++) {
+		const struct xp_host *host = &c->hosts[h];
+		for (uint32_t i = 0; i < host->n_planes; i++) {
+			const struct xp_plane *p = &host->planes[i];
+			const struct plane_survey *s = &ps[h][i];
+			size_t row = xp_table_row(t);
+			xp_set_str(t, row, c_host, host->name);
+			xp_set_str(t, row, c_name, xp_str(c, p->name));
+			xp_set_id(t, row, c_id, p->id);
+			xp_set_str(t, row, c_kind, xp_plane_kind_name(p->kind));
+			xp_set_int(t, row, c_li, p->n_lines);
+			xp_set_int(t, row, c_ev, (int64_t)s->events);
+			xp_set_int(t, row, c_em, p->n_emeta ? p->n_emeta - 1 : 0);
+			xp_set_int(t, row, c_sm, p->n_smeta ? p->n_smeta - 1 : 0);
+			if (s->any_time) {
+				xp_set_dur(t, row, c_first, s->first_ps);
+				xp_set_dur(t, row, c_span, s->last_ps - s->first_ps);
+			}
+			xp_set_int(t, row, c_k, (int64_t)s->kernels);
+			xp_set_int(t, row, c_mem, (int64_t)(s->mem_alloc + s->mem_dealloc));
+		}
+	}
+}
+
+static void lines_table(struct xp_result *r, const struct xp_capture *c)
+{
+	struct xp_table *t = xp_result_add_table(r, "lines", "Lines");
+	size_t c_host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, 0);
+	size_t c_plane = xp_table_col(t, "plane", "Plane", XP_T_STR, XP_U_NONE, 0);
+	size_t c_id = xp_table_col(t, "line_id", "Id", XP_T_ID, XP_U_NONE, 0);
+	size_t c_name = xp_table_col(t, "line", "Line", XP_T_STR, XP_U_NONE, 0);
+	size_t c_der = xp_table_col(t, "derived", "Derived", XP_T_BOOL, XP_U_NONE, 0);
+	size_t c_ev = xp_table_col(t, "events", "Events", XP_T_INT, XP_U_NONE, 0);
+	size_t c_st = xp_table_col(t, "stats", "Stats", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	size_t c_ts = xp_table_col(t, "timestamp_ns", "Timestamp", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	for (uint32_t h = 0; h < c->n_hosts; h++)
+		for (uint32_t i = 0; i < c->hosts[h].n_planes; i++) {
+			const struct xp_plane *p = &c->hosts[h].planes[i];
+			for (uint32_t k = 0; k < p->n_lines; k++) {
+				const struct xp_line *l = &p->lines[k];
+				size_t row = xp_table_row(t);
+				xp_set_str(t, row, c_host, c->hosts[h].name);
+				xp_set_str(t, row, c_plane, xp_str(c, p->name));
+				xp_set_id(t, row, c_id, l->id);
+				xp_set_str(t, row, c_name, xp_str(c, l->name));
+				xp_set_bool(t, row, c_der, l->derived);
+				xp_set_int(t, row, c_ev, (int64_t)l->n_events);
+				xp_set_int(t, row, c_st, (int64_t)l->n_stats);
+				xp_set_int(t, row, c_ts, l->timestamp_ns);
+			}
+		}
+}
+
+/* GPU model name from compute capability (spec analyzers §1.9). */
+static const char *nvidia_arch(int64_t major, int64_t minor)
+{
+	switch (major) {
+	case 2: return "Fermi";
+	case 3: return "Kepler";
+	case 5: return "Maxwell";
+	case 6: return "Pascal";
+	case 7: return minor < 5 ? "Volta" : "Turing";
+	case 8: return minor == 9 ? "Ada Lovelace" : "Ampere";
+	case 9: return "Hopper";
+	case 10: return "Blackwell";
+	default: return "";
+	}
+}
+
+static bool plane_int(const struct xp_capture *c, const struct xp_plane *p, const char *name, int64_t *out)
+{
+	struct xp_value v;
+	return xp_view_find(c, xp_plane_stats(p), xp_plane_stat_id(c, p, name), &v) && xp_value_int(&v, out);
+}
+
+static const char *plane_text(const struct xp_capture *c, const struct xp_plane *p, const char *name)
+{
+	struct xp_value v;
+	if (xp_view_find(c, xp_plane_stats(p), xp_plane_stat_id(c, p, name), &v) &&
+	    (v.kind == XP_STAT_STR || v.kind == XP_STAT_BLOBSTR))
+		return v.s;
+	return NULL;
+}
+
+struct device_cols {
+	size_t host, device, vendor, model, arch, cc, cores, mem, clock, bw, events, kernels;
+};
+
+static void device_row(struct xp_table *t, const struct device_cols *dc, const struct xp_capture *c,
+		       const struct xp_host *h, const struct xp_plane *p, const struct plane_survey *s)
+{
+	size_t row = xp_table_row(t);
+	int64_t v, major = -1, minor = -1;
+	xp_set_str(t, row, dc->host, h->name);
+	xp_set_str(t, row, dc->device, xp_str(c, p->name));
+	const char *vendor = plane_text(c, p, "device_vendor");
+	const char *model = plane_text(c, p, "gpu_device_name");
+	if (!model)
+		model = plane_text(c, p, "device_type_string");
+	if (vendor)
+		xp_set_str(t, row, dc->vendor, vendor);
+	if (model)
+		xp_set_str(t, row, dc->model, model);
+	if (plane_int(c, p, "compute_cap_major", &major) && plane_int(c, p, "compute_cap_minor", &minor)) {
+		char cc[48];
+		snprintf(cc, sizeof cc, "%" PRId64 ".%" PRId64, major, minor);
+		xp_set_str(t, row, dc->cc, cc);
+		if (!vendor || !strcmp(vendor, "Nvidia"))
+			xp_set_str(t, row, dc->arch, nvidia_arch(major, minor));
+	}
+	if (plane_int(c, p, "core_count", &v))
+		xp_set_int(t, row, dc->cores, v);
+	if (plane_int(c, p, "memory_size", &v))
+		xp_set_bytes(t, row, dc->mem, v);
+	if (plane_int(c, p, "clock_rate", &v))
+		xp_set_int(t, row, dc->clock, v / 1000);
+	if (plane_int(c, p, "memory_bandwidth", &v))
+		xp_set_int(t, row, dc->bw, v);
+	xp_set_int(t, row, dc->events, (int64_t)s->events);
+	xp_set_int(t, row, dc->kernels, (int64_t)s->kernels);
+}
+
+static void devices_table(struct xp_result *r, const struct xp_capture *c, struct plane_survey **ps)
+{
+	struct xp_table *t = xp_result_add_table(r, "devices", "Devices");
+	struct device_cols dc = {
+		.host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, 0),
+		.device = xp_table_col(t, "device", "Device", XP_T_STR, XP_U_NONE, 0),
+		.vendor = xp_table_col(t, "vendor", "Vendor", XP_T_STR, XP_U_NONE, 0),
+		.model = xp_table_col(t, "model", "Model", XP_T_STR, XP_U_NONE, 0),
+		.arch = xp_table_col(t, "architecture", "Arch", XP_T_STR, XP_U_NONE, 0),
+		.cc = xp_table_col(t, "compute_capability", "CC", XP_T_STR, XP_U_NONE, 0),
+		.cores = xp_table_col(t, "core_count", "SMs/CUs", XP_T_INT, XP_U_NONE, 0),
+		.mem = xp_table_col(t, "memory_bytes", "Memory", XP_T_BYTES, XP_U_NONE, 0),
+		.clock = xp_table_col(t, "clock_mhz", "Clock MHz", XP_T_INT, XP_U_NONE, 0),
+		.bw = xp_table_col(t, "memory_bandwidth_bytes_per_s", "Mem B/s", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN),
+		.events = xp_table_col(t, "events", "Events", XP_T_INT, XP_U_NONE, 0),
+		.kernels = xp_table_col(t, "kernels", "Kernels", XP_T_INT, XP_U_NONE, 0),
+	};
+	for (uint32_t h = 0; h < c->n_hosts; h++)
+		for (uint32_t i = 0; i < c->hosts[h].n_planes; i++) {
+			const struct xp_plane *p = &c->hosts[h].planes[i];
+			if (p->kind == XP_PLANE_GPU || p->kind == XP_PLANE_TPU)
+				device_row(t, &dc, c, &c->hosts[h], p, &ps[h][i]);
+		}
+}
+
+struct analysis_cols {
+	size_t host, analysis, available, detail;
+};
+
+static void analysis_row(struct xp_table *t, const struct analysis_cols *ac, const char *host, const char *name,
+			 bool ok, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static void analysis_row(struct xp_table *t, const struct analysis_cols *ac, const char *host, const char *name,
+			 bool ok, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	size_t row = xp_table_row(t);
+	xp_set_str(t, row, ac->host, host);
+	xp_set_str(t, row, ac->analysis, name);
+	xp_set_bool(t, row, ac->available, ok);
+	xp_set_str(t, row, ac->detail, buf);
+}
+
+static bool has_step_markers(const struct host_survey *hs)
+{
+	return hs->total.step_roots > 0 || hs->total.steps_line_events > 0;
+}
+
+static void analyses_table(struct xp_result *r, const struct xp_capture *c, const struct host_survey *hs)
+{
+	struct xp_table *t = xp_result_add_table(r, "analyses", "Analyses with data");
+	struct analysis_cols ac = {
+		xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, 0),
+		xp_table_col(t, "analysis", "Analysis", XP_T_STR, XP_U_NONE, 0),
+		xp_table_col(t, "available", "Data", XP_T_BOOL, XP_U_NONE, 0),
+		xp_table_col(t, "detail", "Detail", XP_T_STR, XP_U_NONE, 0),
+	};
+	for (uint32_t h = 0; h < c->n_hosts; h++) {
+		const char *host = c->hosts[h].name;
+		const struct plane_survey *s = &hs[h].total;
+		analysis_row(t, &ac, host, "steps", has_step_markers(&hs[h]),
+			     "%" PRIu64 " step root events, %" PRIu64 " Steps-line events", s->step_roots,
+			     s->steps_line_events);
+		analysis_row(t, &ac, host, "device_ops", s->device_ops > 0,
+			     "%" PRIu64 " device events with an op annotation", s->device_ops);
+		analysis_row(t, &ac, host, "kernels", s->kernels > 0, "%" PRIu64 " kernels, %zu distinct names",
+			     s->kernels, hs[h].n_kernel_names);
+		analysis_row(t, &ac, host, "host_ops", s->host_ops > 0, "%" PRIu64 " host TF-op events", s->host_ops);
+		analysis_row(t, &ac, host, "memory", s->mem_alloc + s->mem_dealloc > 0,
+			     "%" PRIu64 " allocations, %" PRIu64 " deallocations", s->mem_alloc, s->mem_dealloc);
+		analysis_row(t, &ac, host, "tf_data", s->tfdata > 0, "%" PRIu64 " tf.data iterator events", s->tfdata);
+	}
+}
+
+/* --- completeness report ------------------------------------------------- */
+
+static void capture_messages(struct xp_result *r, const struct xp_capture *c, const struct xp_host *h)
+{
+	for (uint32_t i = 0; i < h->n_errors; i++)
+		xp_result_diag(r, XP_SEV_ERROR, "capture_error", h->name,
+			       "the profiler reported this while capturing; the analyses may miss data",
+			       "capture error: %s", xp_str(c, h->errors[i]));
+	for (uint32_t i = 0; i < h->n_warnings; i++) {
+		const char *w = xp_str(c, h->warnings[i]);
+		bool dropped = strstr(w, "dropped") || strstr(w, "Dropped");
+		xp_result_diag(r, XP_SEV_WARNING, dropped ? "dropped_events" : "capture_warning", h->name,
+			       dropped ? "profile a shorter window or fewer steps so the tracer buffers do not overflow"
+				       : "the profiler reported this while capturing",
+			       "capture warning: %s", w);
+	}
+}
+
+static void device_checks(struct xp_result *r, const struct xp_host *h, const struct host_survey *hs)
+{
+	if (!hs->gpu_planes && !hs->tpu_planes) {
+		xp_result_diag(r, XP_SEV_INFO, "no_device", h->name,
+			       "if the job ran on a GPU, check that CUPTI (libcupti) was found when profiling",
+			       "no GPU or TPU plane: a CPU-only capture");
+		return;
+	}
+	if (hs->gpu_planes && !hs->gpu_active)
+		xp_result_diag(r, XP_SEV_WARNING, "no_device_events", h->name,
+			       "check that CUPTI was loaded (LD_LIBRARY_PATH) and that the profiled window ran GPU work",
+			       "%u GPU planes but none has events", hs->gpu_planes);
+	else if (hs->gpu_planes > hs->gpu_active)
+		xp_result_diag(r, XP_SEV_INFO, "idle_devices", h->name, NULL,
+			       "%u of %u GPU planes have events; the others hold only device properties", hs->gpu_active,
+			       hs->gpu_planes);
+	if (hs->gpu_planes && hs->total.launches && !hs->total.kernels)
+		xp_result_diag(r, XP_SEV_WARNING, "missing_cupti_activity", h->name,
+			       "kernel launches were seen on the host but no kernels on the device: CUPTI activity records were lost",
+			       "%" PRIu64 " host launch events but no device kernels", hs->total.launches);
+	if (hs->tpu_planes)
+		xp_result_diag(r, XP_SEV_INFO, "tpu_steps_unsupported", h->name,
+			       "info, memory and tf-stats work where the data allows",
+			       "TPU capture: the TPU step-time breakdown is not supported yet");
+	if (hs->total.dropped)
+		xp_result_diag(r, XP_SEV_WARNING, "dropped_events", h->name,
+			       "profile a shorter window so the tracer buffers do not overflow",
+			       "%" PRIu64 " trace events were dropped while capturing", hs->total.dropped);
+}
+
+static void step_checks(struct xp_result *r, const struct xp_host *h, const struct host_survey *hs)
+{
+	if (has_step_markers(hs) || hs->tpu_planes)
+		return;
+	xp_result_diag(r, XP_SEV_WARNING, "no_step_markers", h->name,
+		       "wrap each training step in tf.profiler.experimental.Trace('train', step_num=i, _r=1) (TF) or "
+		       "jax.profiler.StepTraceAnnotation('train', step_num=i) (JAX), or pass --step-marker REGEX",
+		       "no step markers: no event with _r, no TraceContext, no Steps line, no ProfilerStep#N");
+}
+
+static void odd_check(struct xp_result *r, const struct xp_host *h, uint64_t n, const char *code, const char *what)
+{
+	if (n)
+		xp_result_diag(r, XP_SEV_INFO, code, h->name, "read and kept going; results use what could be read",
+			       "%" PRIu64 " %s", n, what);
+}
+
+static void odd_checks(struct xp_result *r, const struct xp_host *h)
+{
+	const struct xp_oddities *o = &h->odd;
+	odd_check(r, h, o->missing_event_meta, "missing_event_metadata", "events whose metadata id has no entry (shown with an empty name)");
+	odd_check(r, h, o->missing_stat_meta, "missing_stat_metadata", "stats whose metadata id has no entry");
+	odd_check(r, h, o->dangling_ref, "dangling_ref_value", "string stats pointing at no metadata entry (read as empty)");
+	odd_check(r, h, o->invalid_utf8, "invalid_utf8", "names with invalid UTF-8 (escaped on output)");
+	odd_check(r, h, o->negative_durations, "negative_durations", "events with a negative duration (read as 0)");
+	odd_check(r, h, o->unsorted_lines, "unsorted_lines", "lines whose events are not in start order");
+	odd_check(r, h, o->duplicate_planes, "duplicate_planes", "planes sharing a name with an earlier plane");
+	odd_check(r, h, o->duplicate_lines, "duplicate_lines", "lines sharing an id with another line of their plane");
+	odd_check(r, h, o->time_overflow_lines, "time_overflow", "lines whose times overflow 64-bit picoseconds (kept relative to the line)");
+	odd_check(r, h, o->unknown_fields, "unknown_fields", "unknown protobuf fields (skipped)");
+	odd_check(r, h, o->aggregated_events, "aggregated_events", "aggregated events without a time (num_occurrences)");
+	odd_check(r, h, o->pid_suffixed_planes, "pid_suffixed_planes", "planes with a \" [pid]\" suffix (merged sub-processes)");
+	odd_check(r, h, o->value_not_set, "value_not_set", "stats without a value");
+}
+
+/* --- summary ------------------------------------------------------------------ */
+
+static void summarize(struct xp_result *r, const struct xp_capture *c, const struct host_survey *hs)
+{
+	uint64_t events = 0, kernels = 0, mem = 0;
+	uint32_t planes = 0, gpus = 0;
+	int64_t first = 0, last = 0;
+	bool any = false, steps = true;
+	for (uint32_t h = 0; h < c->n_hosts; h++) {
+		events += hs[h].total.events;
+		kernels += hs[h].total.kernels;
+		mem += hs[h].total.mem_alloc + hs[h].total.mem_dealloc;
+		planes += c->hosts[h].n_planes;
+		gpus += hs[h].gpu_active;
+		steps &= has_step_markers(&hs[h]);
+		if (hs[h].total.any_time) {
+			if (!any || hs[h].total.first_ps < first)
+				first = hs[h].total.first_ps;
+			if (!any || hs[h].total.last_ps > last)
+				last = hs[h].total.last_ps;
+			any = true;
+		}
+	}
+	xp_sum_int(r, "hosts", "Hosts", c->n_hosts);
+	xp_sum_int(r, "planes", "Planes", planes);
+	xp_sum_int(r, "events", "Events", (int64_t)events);
+	xp_sum_dur(r, "span_ms", "Time span", any ? last - first : 0, XP_U_MS);
+	xp_sum_int(r, "active_gpus", "GPUs with events", gpus);
+	xp_sum_int(r, "kernels", "Kernels", (int64_t)kernels);
+	xp_sum_int(r, "memory_events", "Memory events", (int64_t)mem);
+	xp_sum_bool(r, "step_markers", "Step markers", steps);
+	const char *prod = c->n_hosts ? producer_name(&c->hosts[0], &hs[0]) : "unknown";
+	xp_result_set_verdict(r, "%s capture: %u host%s, %u planes, %" PRIu64 " events, %u GPU%s with events%s",
+			      prod, c->n_hosts, c->n_hosts == 1 ? "" : "s", planes, events, gpus, gpus == 1 ? "" : "s",
+			      steps ? "" : ", no step markers");
+}
+
+static void survey_host(const struct xp_capture *c, const struct xp_host *h, struct host_survey *hs,
+			struct plane_survey *ps)
+{
+	memset(hs, 0, sizeof *hs);
+	for (uint32_t i = 0; i < h->n_planes; i++) {
+		const struct xp_plane *p = &h->planes[i];
+		survey_plane(c, p, &ps[i], hs);
+		add_survey(&hs->total, &ps[i]);
+		hs->lines += p->n_lines;
+		hs->gpu_planes += p->kind == XP_PLANE_GPU;
+		hs->gpu_active += p->kind == XP_PLANE_GPU && ps[i].events > 0;
+		hs->tpu_planes += p->kind == XP_PLANE_TPU;
+		hs->task_env |= !strcmp(xp_str(c, p->base_name), "Task Environment");
+	}
+	hs->n_kernel_names = distinct_kernels(hs);
+}
+
+struct xp_result *xp_analyze_info(const struct xp_capture *c, const struct xp_info_opts *o)
+{
+	struct xp_result *r = xp_result_new("info");
+	struct host_survey *hs = calloc(c->n_hosts ? c->n_hosts : 1, sizeof *hs);
+	struct plane_survey **ps = calloc(c->n_hosts ? c->n_hosts : 1, sizeof *ps);
+	if (!hs || !ps)
+		abort();
+	for (uint32_t h = 0; h < c->n_hosts; h++) {
+		ps[h] = calloc(c->hosts[h].n_planes ? c->hosts[h].n_planes : 1, sizeof **ps);
+		if (!ps[h])
+			abort();
+		survey_host(c, &c->hosts[h], &hs[h], ps[h]);
+	}
+	summarize(r, c, hs);
+	hosts_table(r, c, hs);
+	planes_table(r, c, ps);
+	r->primary = r->n_tables - 1;
+	devices_table(r, c, ps);
+	analyses_table(r, c, hs);
+	if (o && o->lines)
+		lines_table(r, c);
+	for (uint32_t h = 0; h < c->n_hosts; h++) {
+		capture_messages(r, c, &c->hosts[h]);
+		device_checks(r, &c->hosts[h], &hs[h]);
+		step_checks(r, &c->hosts[h], &hs[h]);
+		odd_checks(r, &c->hosts[h]);
+	}
+	for (uint32_t h = 0; h < c->n_hosts; h++) {
+		free(hs[h].kernel_names);
+		free(ps[h]);
+	}
+	free(hs);
+	free(ps);
+	return r;
+}

@@ -1,0 +1,62 @@
+/* cmd.h - the command table, shared options and the helpers every command uses. */
+#ifndef XPSTAT_CMD_H
+#define XPSTAT_CMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../formats/capture.h"
+#include "../formats/xperr.h"
+#include "../analyzers/result.h"
+
+/* One option of a command (global options live in main.c). */
+struct xp_opt {
+	const char *name;       /* long name without "--" */
+	int has_arg;            /* 0 or 1 */
+	int key;                /* value passed to the command's set_opt */
+	const char *arg_name;   /* e.g. "N", "REGEX" (NULL when no argument) */
+	const char *help;
+};
+
+/* Options common to all commands. */
+struct xp_ctx {
+	const char *format;     /* text, csv, json */
+	const char *output;     /* -o FILE (NULL = stdout) */
+	const char *host;
+	const char *run;
+	const char *table;
+	int threads;
+	int color;              /* -1 auto, 0 never, 1 always */
+	bool quiet;
+	bool csv_raw;
+	uint64_t max_input_bytes;
+	char **paths;
+	size_t n_paths;
+	const struct xp_cmd *cmd;
+};
+
+struct xp_cmd {
+	const char *name;
+	const char *summary;
+	const char *args;       /* synopsis of positional arguments, e.g. "PATH..." */
+	size_t min_paths;
+	const struct xp_opt *opts;  /* terminated by a {NULL} entry; may be NULL */
+	/* Returns 0, or an xp_exit status for a bad option value. */
+	int (*set_opt)(struct xp_ctx *ctx, int key, const char *arg);
+	int (*run)(struct xp_ctx *ctx);
+};
+
+extern const struct xp_cmd xp_cmd_info, xp_cmd_runs;
+
+/* Load every capture named by ctx->paths (honouring --run, --host). */
+int xp_load(struct xp_ctx *ctx, struct xp_capture **out);
+/* Render r with the chosen writer to stdout or -o (atomically). Frees nothing. */
+int xp_emit(struct xp_ctx *ctx, const struct xp_result *r);
+/* "xpstat: CMD: ..." usage error; returns XP_EXIT_USAGE. */
+int xp_usage_error(const struct xp_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Parse "123", "4k", "2M", "1G" (binary multiples). */
+bool xp_parse_size(const char *s, uint64_t *out);
+bool xp_parse_int(const char *s, long min, long max, long *out);
+
+#endif

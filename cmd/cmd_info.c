@@ -1,0 +1,44 @@
+/* cmd_info.c - `xpstat info`: what a capture holds and what is missing from it. */
+#include "cmd.h"
+#include "../analyzers/analyzers.h"
+
+enum { OPT_LINES = 1 };
+
+static const struct xp_opt info_opts[] = {
+	{"lines", 0, OPT_LINES, NULL, "add a table with every line (thread or stream) of every plane"},
+	{NULL, 0, 0, NULL, NULL},
+};
+
+static struct xp_info_opts opts;
+
+static int info_set(struct xp_ctx *ctx, int key, const char *arg)
+{
+	(void)ctx;
+	(void)arg;
+	if (key == OPT_LINES)
+		opts.lines = true;
+	return 0;
+}
+
+static int info_run(struct xp_ctx *ctx)
+{
+	struct xp_capture *c;
+	int rc = xp_load(ctx, &c);
+	if (rc)
+		return rc;
+	struct xp_result *r = xp_analyze_info(c, &opts);
+	rc = xp_emit(ctx, r);
+	xp_result_free(r);
+	xp_capture_free(c);
+	return rc;
+}
+
+const struct xp_cmd xp_cmd_info = {
+	.name = "info",
+	.summary = "Show what a capture holds: hosts, planes, devices, analyses with data, and what is missing",
+	.args = "PATH...",
+	.min_paths = 1,
+	.opts = info_opts,
+	.set_opt = info_set,
+	.run = info_run,
+};

@@ -1,0 +1,290 @@
+/* main.c - global options, the command table, help text and the mapping to exit statuses. */
+#include "cmd.h"
+#include "config.h"
+
+#include <getopt.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* When you add a command: add it here, give it cmd/cmd_<name>.c, a man page
+ * man/xpstat-<name>.1.scd, a JSON Schema schemas/<name>.schema.json and a
+ * golden test; the docs suite checks that they agree. */
+static const struct xp_cmd *const commands[] = {
+	&xp_cmd_info,
+	&xp_cmd_runs,
+};
+#define N_COMMANDS (sizeof commands / sizeof *commands)
+
+enum {
+	G_FORMAT = 1000, G_OUTPUT, G_HOST, G_RUN, G_THREADS, G_COLOR, G_QUIET, G_CSV_RAW, G_TABLE, G_MAX_INPUT,
+	G_HELP, G_VERSION
+};
+
+static const struct xp_opt global_opts[] = {
+	{"format", 1, G_FORMAT, "FMT", "output format: text (default), csv or json"},
+	{"output", 1, G_OUTPUT, "FILE", "write to FILE (atomically) instead of standard output; also -o"},
+	{"host", 1, G_HOST, "NAME", "only the host NAME (':' and '_' are the same)"},
+	{"run", 1, G_RUN, "NAME", "the run NAME of a logdir instead of the newest"},
+	{"table", 1, G_TABLE, "NAME", "CSV: the table to write (default: the command's main table)"},
+	{"threads", 1, G_THREADS, "N", "decode with N threads (default: all cores); also -j"},
+	{"color", 1, G_COLOR, "WHEN", "colour in text output: auto (default), always or never"},
+	{"csv-raw", 0, G_CSV_RAW, NULL, "CSV: do not neutralize text cells that look like formulas"},
+	{"max-input-bytes", 1, G_MAX_INPUT, "N", "refuse inputs that decompress to more than N bytes (default: physical memory)"},
+	{"quiet", 0, G_QUIET, NULL, "no progress messages; also -q"},
+	{"help", 0, G_HELP, NULL, "show help and exit; also -h"},
+	{"version", 0, G_VERSION, NULL, "show the version and exit; also -V"},
+	{NULL, 0, 0, NULL, NULL},
+};
+
+static const struct xp_cmd *find_command(const char *name)
+{
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (!strcmp(commands[i]->name, name))
+			return commands[i];
+	return NULL;
+}
+
+static void print_opts(FILE *f, const struct xp_opt *o)
+{
+	for (; o && o->name; o++) {
+		char left[64];
+		snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg_name ? " " : "", o->arg_name ? o->arg_name : "");
+		fprintf(f, "  %-26s %s\n", left, o->help);
+	}
+}
+
+static void print_main_help(FILE *f)
+{
+	fputs("Usage: xpstat [OPTIONS] COMMAND [COMMAND OPTIONS] PATH...\n\n"
+	      "Analyses of TensorFlow/JAX profiler captures (*.xplane.pb, trace JSON), offline.\n"
+	      "PATH is a capture file, a run directory (.../plugins/profile/RUN) or a logdir.\n\n"
+	      "Commands:\n", f);
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		fprintf(f, "  %-14s %s\n", commands[i]->name, commands[i]->summary);
+	fputs("\nOptions (before or after the command):\n", f);
+	print_opts(f, global_opts);
+	fputs("\nExit status: 0 success, 1 a check failed, 2 usage error, 3 unreadable or corrupt input,\n"
+	      "4 internal error.\n"
+	      "Run 'xpstat COMMAND --help' for a command's options, 'man xpstat' for the manual.\n", f);
+}
+
+static void print_cmd_help(FILE *f, const struct xp_cmd *c)
+{
+	fprintf(f, "Usage: xpstat %s [OPTIONS] %s\n\n%s.\n", c->name, c->args, c->summary);
+	if (c->opts && c->opts->name) {
+		fputs("\nOptions:\n", f);
+		print_opts(f, c->opts);
+	}
+	fputs("\nGlobal options:\n", f);
+	print_opts(f, global_opts);
+	fprintf(f, "\nSee 'man xpstat-%s'.\n", c->name);
+}
+
+static size_t count_opts(const struct xp_opt *o)
+{
+	size_t n = 0;
+	while (o && o[n].name)
+		n++;
+	return n;
+}
+
+/* Options of every command, so that an option before the command word can
+ * still be told apart from a value. */
+static bool takes_arg(const char *arg)
+{
+	if (!strncmp(arg, "--", 2)) {
+		const char *name = arg + 2;
+		if (strchr(name, '='))
+			return false;
+		for (const struct xp_opt *o = global_opts; o->name; o++)
+			if (!strcmp(o->name, name))
+				return o->has_arg;
+		for (size_t i = 0; i < N_COMMANDS; i++)
+			for (const struct xp_opt *o = commands[i]->opts; o && o->name; o++)
+				if (!strcmp(o->name, name))
+					return o->has_arg;
+		return false;
+	}
+	/* short options: -o FILE, -j N take an argument when nothing follows */
+	return (!strcmp(arg, "-o") || !strcmp(arg, "-j") || !strcmp(arg, "-f"));
+}
+
+static int find_command_index(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return i + 1 < argc ? i + 1 : -1;
+		if (argv[i][0] == '-' && argv[i][1]) {
+			if (takes_arg(argv[i]))
+				i++;
+			continue;
+		}
+		return i;
+	}
+	return -1;
+}
+
+static int set_global(struct xp_ctx *ctx, int key, const char *arg)
+{
+	long n;
+	switch (key) {
+	case G_FORMAT:
+		if (strcmp(arg, "text") && strcmp(arg, "csv") && strcmp(arg, "json"))
+			return xp_usage_error(ctx, "unknown --format '%s' (use text, csv or json)", arg);
+		ctx->format = arg;
+		return 0;
+	case G_OUTPUT:
+		ctx->output = arg;
+		return 0;
+	case G_HOST:
+		ctx->host = arg;
+		return 0;
+	case G_RUN:
+		ctx->run = arg;
+		return 0;
+	case G_TABLE:
+		ctx->table = arg;
+		return 0;
+	case G_THREADS:
+		if (!xp_parse_int(arg, 1, 1024, &n))
+			return xp_usage_error(ctx, "--threads needs a number from 1 to 1024, not '%s'", arg);
+		ctx->threads = (int)n;
+		return 0;
+	case G_COLOR:
+		if (!strcmp(arg, "auto"))
+			ctx->color = -1;
+		else if (!strcmp(arg, "always"))
+			ctx->color = 1;
+		else if (!strcmp(arg, "never"))
+			ctx->color = 0;
+		else
+			return xp_usage_error(ctx, "--color takes auto, always or never, not '%s'", arg);
+		return 0;
+	case G_CSV_RAW:
+		ctx->csv_raw = true;
+		return 0;
+	case G_MAX_INPUT:
+		if (!xp_parse_size(arg, &ctx->max_input_bytes) || !ctx->max_input_bytes)
+			return xp_usage_error(ctx, "--max-input-bytes needs a size such as 512M or 8G, not '%s'", arg);
+		return 0;
+	case G_QUIET:
+		ctx->quiet = true;
+		return 0;
+	}
+	return XP_EXIT_INTERNAL;
+}
+
+static struct option *build_longopts(const struct xp_cmd *c)
+{
+	size_t ng = count_opts(global_opts), nc = c ? count_opts(c->opts) : 0;
+	struct option *lo = calloc(ng + nc + 1, sizeof *lo);
+	if (!lo)
+		abort();
+	for (size_t i = 0; i < ng; i++)
+		lo[i] = (struct option){global_opts[i].name, global_opts[i].has_arg, NULL, global_opts[i].key};
+	for (size_t i = 0; i < nc; i++)
+		lo[ng + i] = (struct option){c->opts[i].name, c->opts[i].has_arg, NULL, c->opts[i].key};
+	return lo;
+}
+
+static int short_key(int ch)
+{
+	switch (ch) {
+	case 'o': return G_OUTPUT;
+	case 'j': return G_THREADS;
+	case 'f': return G_FORMAT;
+	case 'q': return G_QUIET;
+	case 'h': return G_HELP;
+	case 'V': return G_VERSION;
+	}
+	return ch;
+}
+
+/* Returns -1 to continue, else an exit status. */
+static int parse_options(struct xp_ctx *ctx, int argc, char **argv)
+{
+	struct option *lo = build_longopts(ctx->cmd);
+	int ch, rc = -1;
+	bool help = false;
+	opterr = 0;
+	optind = 1;
+	while (rc < 0 && (ch = getopt_long(argc, argv, ":o:j:f:qhV", lo, NULL)) != -1) {
+		int key = short_key(ch);
+		if (ch == '?' || ch == ':') {
+			const char *bad = argv[optind - 1];
+			rc = xp_usage_error(ctx, ch == ':' ? "option '%s' needs a value" : "unknown option '%s'", bad);
+		} else if (key == G_HELP) {
+			help = true;
+		} else if (key == G_VERSION) {
+			printf("xpstat %s\n", XPSTAT_VERSION);
+			rc = 0;
+		} else if (key >= G_FORMAT && key < G_HELP) {
+			int r = set_global(ctx, key, optarg);
+			if (r)
+				rc = r;
+		} else if (ctx->cmd && ctx->cmd->set_opt) {
+			int r = ctx->cmd->set_opt(ctx, key, optarg);
+			if (r)
+				rc = r;
+		}
+	}
+	free(lo);
+	if (rc >= 0)
+		return rc;
+	if (help) {
+		if (ctx->cmd)
+			print_cmd_help(stdout, ctx->cmd);
+		else
+			print_main_help(stdout);
+		return 0;
+	}
+	return -1;
+}
+
+static int check_stdout(void)
+{
+	/* A full disk or closed pipe must not look like success. */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fputs("xpstat: error writing standard output\n", stderr);
+		return XP_EXIT_INTERNAL;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setlocale(LC_ALL, "");
+	setlocale(LC_NUMERIC, "C");
+	struct xp_ctx ctx = {.format = "text", .color = -1};
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	ctx.threads = cpus > 0 ? (cpus > 64 ? 64 : (int)cpus) : 1;
+
+	int ci = find_command_index(argc, argv);
+	if (ci > 0) {
+		ctx.cmd = find_command(argv[ci]);
+		if (!ctx.cmd) {
+			fprintf(stderr, "xpstat: unknown command '%s'; run 'xpstat --help' for the list\n", argv[ci]);
+			return XP_EXIT_USAGE;
+		}
+	}
+	int rc = parse_options(&ctx, argc, argv);
+	if (rc >= 0)
+		return rc ? rc : check_stdout();
+	if (!ctx.cmd) {
+		print_main_help(stderr);
+		return XP_EXIT_USAGE;
+	}
+	/* After getopt's permutation the command word is the first operand. */
+	ctx.paths = argv + optind + 1;
+	ctx.n_paths = (size_t)(argc - optind - 1);
+	if (ctx.n_paths < ctx.cmd->min_paths)
+		return xp_usage_error(&ctx, "missing %s; see 'xpstat %s --help'", ctx.cmd->args, ctx.cmd->name);
+	if (!ctx.max_input_bytes)
+		ctx.max_input_bytes = 0; /* resolved when loading */
+	rc = ctx.cmd->run(&ctx);
+	int out = check_stdout();
+	return rc ? rc : out;
+}

@@ -1,0 +1,261 @@
+/* capture.h - the in-memory capture model every reader fills and every analyzer reads. */
+#ifndef XPSTAT_CAPTURE_H
+#define XPSTAT_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+/*
+ * Layout (DESIGN §4): capture -> hosts -> planes -> lines -> events.
+ * Events are columnar per line: start/duration/metadata arrays, and stats in
+ * blocks of XP_BLOCK_EVENTS events so that one big line can be decoded by
+ * several threads at once. Strings are interned once per capture and named by
+ * a 32-bit id; id 0 is the empty string.
+ *
+ * Times are picoseconds relative to the host's base (the smallest line
+ * timestamp of that host), so they fit int64 without overflow.
+ */
+
+#define XP_BLOCK_SHIFT 16
+#define XP_BLOCK_EVENTS (1u << XP_BLOCK_SHIFT)
+
+/* Kinds of stat value, stored in the top 4 bits of a stat key. */
+enum xp_stat_kind {
+	XP_STAT_NONE = 0,   /* oneof not set */
+	XP_STAT_I64 = 1,
+	XP_STAT_U64 = 2,
+	XP_STAT_F64 = 3,
+	XP_STAT_STR = 4,    /* interned string id (str_value or resolved ref_value) */
+	XP_STAT_BYTES = 5,  /* offset of a length-prefixed blob in the owner's blob arena */
+	XP_STAT_BLOBSTR = 6 /* str_value kept in the blob arena (not interned) */
+};
+
+#define XP_STAT_KIND_SHIFT 28
+#define XP_STAT_META_MASK ((1u << XP_STAT_KIND_SHIFT) - 1)
+static inline uint32_t xp_stat_make_key(unsigned kind, uint32_t meta)
+{
+	return ((uint32_t)kind << XP_STAT_KIND_SHIFT) | (meta & XP_STAT_META_MASK);
+}
+static inline unsigned xp_stat_kind(uint32_t key) { return key >> XP_STAT_KIND_SHIFT; }
+/* Dense stat-metadata index within the plane (0 = "no such metadata"). */
+static inline uint32_t xp_stat_meta(uint32_t key) { return key & XP_STAT_META_MASK; }
+
+/* A block of stats: keys[] and vals[] are parallel arrays. */
+struct xp_stats {
+	uint32_t *keys;
+	uint64_t *vals; /* bit pattern: int64, uint64, double, string id, blob offset */
+	uint32_t n, cap;
+};
+
+/* Growable byte arena for str_value / bytes_value payloads (u32 length + bytes). */
+struct xp_blob {
+	uint8_t *data;
+	uint64_t len, cap;
+};
+
+/* One block of up to XP_BLOCK_EVENTS events of a line. */
+struct xp_block {
+	struct xp_stats stats;
+	struct xp_blob blob;
+};
+
+struct xp_line {
+	int64_t id;
+	int64_t display_id;
+	uint32_t name;          /* interned */
+	uint32_t display_name;  /* interned */
+	int64_t timestamp_ns;   /* as in the file */
+	int64_t duration_ps;
+	bool derived;           /* 0xdeadbeef range or a known derived name */
+	bool time_overflow;     /* timestamp too far from the host base */
+	bool unsorted;          /* events not in (start asc) order as stored */
+	uint64_t n_events;
+	int64_t *start_ps;      /* relative to host base */
+	int64_t *dur_ps;
+	uint32_t *meta;         /* dense event-metadata index into plane->emeta */
+	uint32_t *stat_begin;   /* first stat of event i within its block */
+	uint32_t n_blocks;
+	struct xp_block *blocks;
+	uint64_t n_stats;       /* total over blocks */
+	/* events carrying num_occurrences (aggregated planes) */
+	uint64_t n_aggregated;
+};
+
+struct xp_event_meta {
+	int64_t id;
+	uint32_t name;
+	uint32_t display_name;
+	uint32_t stat_begin, stat_end; /* range in plane->meta_stats */
+	uint32_t n_children;
+};
+
+struct xp_stat_meta {
+	int64_t id;
+	uint32_t name;          /* stat name, or interned string value */
+};
+
+enum xp_plane_kind {
+	XP_PLANE_OTHER = 0,
+	XP_PLANE_HOST_CPU,      /* /host:CPU and merged host sources */
+	XP_PLANE_GPU,           /* /device:GPU:N */
+	XP_PLANE_TPU,           /* /device:TPU:N (TensorCore) */
+	XP_PLANE_DEVICE_OTHER,  /* other /device:, #Chip, /custom: */
+	XP_PLANE_HOST_OTHER     /* /host:metadata, Task Environment, ... */
+};
+
+struct xp_plane {
+	int64_t id;
+	uint32_t name;          /* as in the file */
+	uint32_t base_name;     /* name without a trailing " [pid]" */
+	enum xp_plane_kind kind;
+	int device_ordinal;     /* N of /device:GPU:N or TPU:N, else -1 */
+	uint32_t n_lines;
+	struct xp_line *lines;
+	uint32_t n_emeta;       /* index 0 is the "missing metadata" entry */
+	struct xp_event_meta *emeta;
+	uint32_t n_smeta;       /* index 0 is the "missing metadata" entry */
+	struct xp_stat_meta *smeta;
+	struct xp_stats meta_stats;  /* stats of event metadata entries */
+	struct xp_blob meta_blob;
+	struct xp_stats plane_stats; /* XPlane.stats */
+	struct xp_blob plane_blob;
+	uint32_t dup_of_plane;       /* set by the reader when two planes share a name (1-based, 0 = none) */
+};
+
+/* Odd-but-readable content, counted per host for info's completeness report. */
+struct xp_oddities {
+	uint64_t missing_event_meta;   /* events whose metadata_id has no entry */
+	uint64_t missing_stat_meta;    /* stats whose metadata_id has no entry */
+	uint64_t dangling_ref;         /* ref_value pointing nowhere */
+	uint64_t invalid_utf8;         /* names/strings with invalid UTF-8 */
+	uint64_t negative_durations;
+	uint64_t unsorted_lines;       /* lines whose events are not in start order */
+	uint64_t duplicate_planes;
+	uint64_t duplicate_lines;      /* lines sharing an id within a plane */
+	uint64_t time_overflow_lines;
+	uint64_t unknown_fields;
+	uint64_t aggregated_events;
+	uint64_t pid_suffixed_planes;
+	uint64_t value_not_set;        /* stats with no value */
+};
+
+enum xp_source_format {
+	XP_FMT_XSPACE = 1,
+	XP_FMT_TRACE_JSON = 2
+};
+
+enum xp_compression {
+	XP_COMP_NONE = 0,
+	XP_COMP_GZIP,
+	XP_COMP_ZSTD
+};
+
+struct xp_host {
+	char *path;             /* file it came from */
+	char *name;             /* hostnames[0], else file name minus suffix */
+	enum xp_source_format format;
+	enum xp_compression compression;
+	uint64_t file_bytes;    /* on disk */
+	uint64_t decoded_bytes; /* after decompression */
+	int64_t base_ns;        /* the host's time base */
+	uint32_t n_planes;
+	struct xp_plane *planes;
+	uint32_t n_errors, n_warnings, n_hostnames;
+	uint32_t *errors, *warnings, *hostnames; /* interned */
+	bool pre_grouped;       /* a group_id stat metadata exists (TF 2.3-2.10) */
+	struct xp_oddities odd;
+};
+
+/* String interning: one table per capture. */
+struct xp_strtab {
+	char **strs;            /* NUL-terminated copies; lens[] holds real length */
+	uint32_t *lens;
+	uint32_t n, cap;
+	uint32_t *hash;         /* open addressing: 0 = empty, else id+1 */
+	uint32_t hcap;
+	char *pool;             /* bump allocator chunks */
+	size_t pool_used, pool_cap;
+	void **chunks;
+	size_t n_chunks;
+};
+
+struct xp_capture {
+	struct xp_strtab strings;
+	uint32_t n_hosts;
+	struct xp_host *hosts;
+};
+
+/* --- strings ------------------------------------------------------------ */
+void xp_strtab_init(struct xp_strtab *t);
+void xp_strtab_free(struct xp_strtab *t);
+/* Intern bytes [s, s+len); returns the id. Never fails (aborts on OOM). */
+uint32_t xp_intern(struct xp_strtab *t, const char *s, size_t len);
+/* Look up without inserting; returns 0 (the empty string) when absent
+ * and sets *found accordingly when found is non-NULL. */
+uint32_t xp_strtab_find(const struct xp_strtab *t, const char *s, size_t len, bool *found);
+static inline const char *xp_str(const struct xp_capture *c, uint32_t id) { return c->strings.strs[id]; }
+static inline uint32_t xp_strlen(const struct xp_capture *c, uint32_t id) { return c->strings.lens[id]; }
+
+/* --- lifecycle ---------------------------------------------------------- */
+struct xp_capture *xp_capture_new(void);
+void xp_capture_free(struct xp_capture *c);
+/* Appends a zeroed host and returns it (pointer valid until the next call). */
+struct xp_host *xp_capture_add_host(struct xp_capture *c);
+
+/* --- stats arrays ------------------------------------------------------- */
+void xp_stats_push(struct xp_stats *s, uint32_t key, uint64_t val);
+void xp_stats_free(struct xp_stats *s);
+uint64_t xp_blob_put(struct xp_blob *b, const void *data, uint32_t len);
+const uint8_t *xp_blob_get(const struct xp_blob *b, uint64_t off, uint32_t *len);
+void xp_blob_free(struct xp_blob *b);
+
+/* --- lookups used by analyzers ----------------------------------------- */
+/* Dense stat-metadata index of the stat called `name` in the plane, or 0. */
+uint32_t xp_plane_stat_id(const struct xp_capture *c, const struct xp_plane *p, const char *name);
+/* Dense event-metadata index list is not needed; event names come from emeta. */
+static inline uint32_t xp_event_name(const struct xp_plane *p, const struct xp_line *l, uint64_t i)
+{
+	return p->emeta[l->meta[i]].name;
+}
+static inline int64_t xp_event_end(const struct xp_line *l, uint64_t i)
+{
+	return l->start_ps[i] + l->dur_ps[i];
+}
+
+/* A view of the stats of one event (or of a metadata entry, or a plane). */
+struct xp_stat_view {
+	const uint32_t *keys;
+	const uint64_t *vals;
+	uint32_t n;
+	const struct xp_blob *blob;
+};
+struct xp_stat_view xp_event_stats(const struct xp_line *l, uint64_t i);
+struct xp_stat_view xp_meta_stats(const struct xp_plane *p, uint32_t emeta);
+struct xp_stat_view xp_plane_stats(const struct xp_plane *p);
+
+/* A typed stat value found by name. */
+struct xp_value {
+	unsigned kind;          /* enum xp_stat_kind; XP_STAT_NONE when absent */
+	int64_t i;              /* I64/U64 (U64 values above INT64_MAX saturate here) */
+	uint64_t u;             /* U64 and I64 bit pattern */
+	double d;
+	const char *s;          /* STR/BLOBSTR/BYTES payload (not NUL-terminated for BYTES) */
+	uint32_t len;
+};
+/* Find the last stat with dense metadata index `sid` in the view (last wins). */
+bool xp_view_find(const struct xp_capture *c, struct xp_stat_view v, uint32_t sid, struct xp_value *out);
+/* Event stats first, then metadata stats: the event's copy wins (spec §1.3). */
+bool xp_event_find(const struct xp_capture *c, const struct xp_plane *p, const struct xp_line *l,
+		   uint64_t i, uint32_t sid, struct xp_value *out);
+/* Integer value of a stat as int-or-uint; false when absent or not an integer. */
+bool xp_value_int(const struct xp_value *v, int64_t *out);
+/* Value of a stat as text; numbers are printed in decimal into buf. */
+const char *xp_value_text(const struct xp_value *v, char *buf, size_t bufsz, uint32_t *len);
+
+/* Name helpers. */
+const char *xp_plane_kind_name(enum xp_plane_kind k);
+enum xp_plane_kind xp_classify_plane(const char *name, size_t len, int *ordinal);
+bool xp_line_is_derived(int64_t id, const char *name);
+
+#endif

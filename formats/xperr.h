@@ -1,0 +1,33 @@
+/* xperr.h - error reports that carry a file, a reason and a byte offset, and the exit statuses. */
+#ifndef XPSTAT_XPERR_H
+#define XPSTAT_XPERR_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+/* Exit statuses (DESIGN §3). */
+enum xp_exit {
+	XP_EXIT_OK = 0,
+	XP_EXIT_CHECK_FAILED = 1,
+	XP_EXIT_USAGE = 2,
+	XP_EXIT_BAD_INPUT = 3,
+	XP_EXIT_INTERNAL = 4
+};
+
+struct xp_err {
+	int status;             /* enum xp_exit; 0 when no error */
+	bool has_offset;
+	uint64_t offset;        /* byte offset in the (decompressed) input */
+	char path[512];
+	char msg[512];
+};
+
+/* Record an error; the first one recorded wins. Returns -1 for convenience. */
+int xp_err_set(struct xp_err *e, int status, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+int xp_err_at(struct xp_err *e, int status, const char *path, uint64_t offset, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* One line: "xpstat: PATH: MSG (at byte N)". */
+void xp_err_print(const struct xp_err *e);
+
+#endif

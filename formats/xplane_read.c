@@ -1,0 +1,1228 @@
+/* xplane_read.c - a bounds-checked protobuf wire walker that decodes an XSpace into the columnar model. */
+#include "xplane_read.h"
+#include "input.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/*
+ * Decoding happens in three steps, so that the event loop (almost all of the
+ * bytes) runs in parallel without locks:
+ *   1. sequential: walk XSpace and each XPlane, skipping line bodies; decode
+ *      metadata maps, plane stats and strings (interning is single-threaded);
+ *   2. parallel per line: walk the line's fields, count events and note where
+ *      every block of XP_BLOCK_EVENTS events starts;
+ *   3. parallel per block: decode events and their stats into preallocated
+ *      columns. Blocks are small, so two threads share even one huge line.
+ * Every length and varint is checked against the end of its enclosing message;
+ * broken structure ends the read with the byte offset of the fault.
+ * The schema's field numbers come from formats/xplane.proto; a differential
+ * test checks this walker against protobuf-c on the same bytes.
+ */
+
+enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_SGROUP = 3, WT_EGROUP = 4, WT_I32 = 5 };
+
+struct reader {
+	const uint8_t *base;    /* start of the XSpace bytes, for offsets */
+	const char *path;
+	struct xp_err *err;
+	pthread_mutex_t err_lock;
+	atomic_int failed;
+};
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p) {
+		fputs("xpstat: out of memory\n", stderr);
+		exit(4);
+	}
+	return p;
+}
+
+static void *xcalloc(size_t n, size_t sz)
+{
+	void *p = calloc(n ? n : 1, sz ? sz : 1);
+	if (!p) {
+		fputs("xpstat: out of memory\n", stderr);
+		exit(4);
+	}
+	return p;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		fputs("xpstat: out of memory\n", stderr);
+		exit(4);
+	}
+	return p;
+}
+
+static int fail(struct reader *r, const uint8_t *at, const char *what)
+{
+	pthread_mutex_lock(&r->err_lock);
+	xp_err_at(r->err, XP_EXIT_BAD_INPUT, r->path, (uint64_t)(at - r->base), "corrupt XSpace: %s", what);
+	pthread_mutex_unlock(&r->err_lock);
+	atomic_store(&r->failed, 1);
+	return -1;
+}
+
+/* --- wire primitives ------------------------------------------------------ */
+
+/* Varint of at most 10 bytes; bits beyond 64 are dropped as protobuf does. */
+static inline int get_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+	const uint8_t *p = *pp;
+	if (p < end && !(*p & 0x80)) {
+		*out = *p;
+		*pp = p + 1;
+		return 0;
+	}
+	uint64_t v = 0;
+	for (unsigned shift = 0; shift < 70; shift += 7) {
+		if (p >= end)
+			return -1;
+		uint8_t b = *p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*out = v;
+			*pp = p;
+			return 0;
+		}
+	}
+	return -2; /* more than 10 bytes */
+}
+
+/* A tag: field number >= 1 and a wire type; tags are 32-bit (5 bytes at most). */
+static inline int get_tag(struct reader *r, const uint8_t **pp, const uint8_t *end, uint32_t *field, unsigned *wt)
+{
+	const uint8_t *at = *pp;
+	uint64_t t;
+	if (*pp < end && **pp < 0x80) {
+		t = **pp;
+		(*pp)++;
+	} else {
+		int rc = get_varint(pp, end, &t);
+		if (rc == -1)
+			return fail(r, at, "truncated field tag");
+		if (rc == -2 || *pp - at > 5 || t > UINT32_MAX)
+			return fail(r, at, "field tag longer than 5 bytes");
+	}
+	*field = (uint32_t)(t >> 3);
+	*wt = (unsigned)(t & 7);
+	if (*field == 0)
+		return fail(r, at, "field number 0");
+	if (*wt == WT_SGROUP || *wt == WT_EGROUP)
+		return fail(r, at, "group wire type (not used by XSpace)");
+	if (*wt > WT_I32)
+		return fail(r, at, "invalid wire type");
+	return 0;
+}
+
+static inline int read_varint(struct reader *r, const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+	const uint8_t *at = *pp;
+	int rc = get_varint(pp, end, out);
+	if (rc == -1)
+		return fail(r, at, "truncated varint");
+	if (rc == -2)
+		return fail(r, at, "varint longer than 10 bytes");
+	return 0;
+}
+
+/* LEN field: returns the body [*body, *body+len) and advances past it. */
+static inline int read_len(struct reader *r, const uint8_t **pp, const uint8_t *end, const uint8_t **body,
+			   uint64_t *len)
+{
+	const uint8_t *at = *pp;
+	if (read_varint(r, pp, end, len))
+		return -1;
+	if (*len > (uint64_t)(end - *pp))
+		return fail(r, at, "length runs past the end of its message");
+	*body = *pp;
+	*pp += *len;
+	return 0;
+}
+
+static int skip_field(struct reader *r, const uint8_t **pp, const uint8_t *end, unsigned wt)
+{
+	const uint8_t *at = *pp, *body;
+	uint64_t v;
+	switch (wt) {
+	case WT_VARINT:
+		return read_varint(r, pp, end, &v);
+	case WT_I64:
+		if (end - *pp < 8)
+			return fail(r, at, "truncated 64-bit field");
+		*pp += 8;
+		return 0;
+	case WT_I32:
+		if (end - *pp < 4)
+			return fail(r, at, "truncated 32-bit field");
+		*pp += 4;
+		return 0;
+	case WT_LEN:
+		return read_len(r, pp, end, &body, &v);
+	default:
+		return fail(r, at, "invalid wire type");
+	}
+}
+
+static inline int expect_wt(struct reader *r, const uint8_t *at, unsigned wt, unsigned want)
+{
+	if (wt != want)
+		return fail(r, at, "known field with the wrong wire type");
+	return 0;
+}
+
+/* --- id maps: metadata id (int64, arbitrary) -> dense index --------------- */
+
+struct idmap {
+	int64_t min;
+	uint64_t span;          /* direct table size, 0 when hashed */
+	uint32_t *direct;
+	int64_t *hkeys;
+	uint32_t *hvals;        /* 0 = empty slot */
+	uint64_t hcap;
+};
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return x;
+}
+
+static void idmap_init(struct idmap *m, const int64_t *keys, uint32_t n)
+{
+	memset(m, 0, sizeof *m);
+	if (n == 0)
+		return;
+	int64_t lo = keys[0], hi = keys[0];
+	for (uint32_t i = 1; i < n; i++) {
+		if (keys[i] < lo)
+			lo = keys[i];
+		if (keys[i] > hi)
+			hi = keys[i];
+	}
+	/* Writers number metadata 1, 2, 3...: a direct table is the common case. */
+	uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
+	if (span != 0 && span <= 4ull * n + 1024) {
+		m->min = lo;
+		m->span = span;
+		m->direct = xcalloc(span, sizeof *m->direct);
+		return;
+	}
+	m->hcap = 16;
+	while (m->hcap < 2ull * n)
+		m->hcap *= 2;
+	m->hkeys = xcalloc(m->hcap, sizeof *m->hkeys);
+	m->hvals = xcalloc(m->hcap, sizeof *m->hvals);
+}
+
+static void idmap_put(struct idmap *m, int64_t key, uint32_t val)
+{
+	if (m->direct) {
+		m->direct[(uint64_t)key - (uint64_t)m->min] = val;
+		return;
+	}
+	uint64_t j = mix64((uint64_t)key) & (m->hcap - 1);
+	while (m->hvals[j] && m->hkeys[j] != key)
+		j = (j + 1) & (m->hcap - 1);
+	m->hkeys[j] = key;
+	m->hvals[j] = val;
+}
+
+static inline uint32_t idmap_get(const struct idmap *m, int64_t key)
+{
+	if (m->direct) {
+		uint64_t k = (uint64_t)key - (uint64_t)m->min;
+		return k < m->span ? m->direct[k] : 0;
+	}
+	if (!m->hcap)
+		return 0;
+	uint64_t j = mix64((uint64_t)key) & (m->hcap - 1);
+	while (m->hvals[j]) {
+		if (m->hkeys[j] == key)
+			return m->hvals[j];
+		j = (j + 1) & (m->hcap - 1);
+	}
+	return 0;
+}
+
+static void idmap_free(struct idmap *m)
+{
+	free(m->direct);
+	free(m->hkeys);
+	free(m->hvals);
+}
+
+/* --- byte ranges collected while walking a message ---------------------- */
+
+struct range {
+	const uint8_t *p;
+	uint64_t len;
+};
+
+struct ranges {
+	struct range *v;
+	size_t n, cap;
+};
+
+static void ranges_push(struct ranges *rs, const uint8_t *p, uint64_t len)
+{
+	if (rs->n == rs->cap) {
+		rs->cap = rs->cap ? rs->cap * 2 : 16;
+		rs->v = xrealloc(rs->v, rs->cap * sizeof *rs->v);
+	}
+	rs->v[rs->n].p = p;
+	rs->v[rs->n].len = len;
+	rs->n++;
+}
+
+/* --- UTF-8 ----------------------------------------------------------------- */
+
+static bool utf8_valid(const uint8_t *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		uint8_t c = s[i];
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		size_t need;
+		uint32_t cp, min;
+		if ((c & 0xe0) == 0xc0) {
+			need = 1, cp = c & 0x1f, min = 0x80;
+		} else if ((c & 0xf0) == 0xe0) {
+			need = 2, cp = c & 0x0f, min = 0x800;
+		} else if ((c & 0xf8) == 0xf0) {
+			need = 3, cp = c & 0x07, min = 0x10000;
+		} else {
+			return false;
+		}
+		if (n - i <= need)
+			return false;
+		for (size_t k = 1; k <= need; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return false;
+			cp = (cp << 6) | (s[i + k] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+		i += need + 1;
+	}
+	return true;
+}
+
+/* --- per-host decoding state ---------------------------------------------- */
+
+struct line_job {
+	struct xp_plane *plane;
+	struct plane_ctx *pctx;
+	struct xp_line *line;
+	const uint8_t *beg, *end;
+	uint64_t *block_off;    /* offset (from base) of each block's first event tag */
+	uint32_t n_block_off, cap_block_off;
+	struct range name, dname;
+	int64_t line_base_ps;   /* (timestamp - host base) * 1000 */
+};
+
+struct plane_ctx {
+	struct idmap emap, smap;
+};
+
+struct block_job {
+	struct line_job *lj;
+	uint32_t block;
+};
+
+struct host_reader {
+	struct reader r;
+	struct xp_capture *cap;
+	struct xp_host *host;
+	const struct xp_read_opts *opts;
+	struct ranges plane_ranges;
+	struct plane_ctx *pctx;
+	struct line_job *lines;
+	size_t n_lines;
+	struct block_job *blocks;
+	size_t n_blocks;
+	atomic_size_t next;
+	struct xp_oddities *thread_odd; /* one per thread, summed at the end */
+};
+
+static uint32_t intern_checked(struct host_reader *hr, const uint8_t *p, uint64_t len)
+{
+	if (!utf8_valid(p, len))
+		hr->host->odd.invalid_utf8++;
+	return xp_intern(&hr->cap->strings, (const char *)p, len);
+}
+
+/* --- stats (shared by metadata, plane and event stats) ------------------ */
+
+struct stat_sink {
+	struct xp_stats *stats;
+	struct xp_blob *blob;
+	const struct idmap *smap;
+	const struct xp_stat_meta *smeta;
+	struct xp_oddities *odd;
+};
+
+static int decode_stat(struct reader *r, const uint8_t *p, const uint8_t *end, struct stat_sink *s)
+{
+	uint64_t mid = 0, val = 0;
+	unsigned kind = XP_STAT_NONE;
+	bool is_ref = false;
+	while (p < end) {
+		const uint8_t *at = p, *body;
+		uint32_t field;
+		unsigned wt;
+		uint64_t len;
+		if (get_tag(r, &p, end, &field, &wt))
+			return -1;
+		switch (field) {
+		case 1:
+			if (expect_wt(r, at, wt, WT_VARINT) || read_varint(r, &p, end, &mid))
+				return -1;
+			break;
+		case 2:
+			if (expect_wt(r, at, wt, WT_I64))
+				return -1;
+			if (end - p < 8)
+				return fail(r, at, "truncated double");
+			memcpy(&val, p, 8);
+			p += 8;
+			kind = XP_STAT_F64;
+			is_ref = false;
+			break;
+		case 3:
+		case 4:
+		case 7:
+			if (expect_wt(r, at, wt, WT_VARINT) || read_varint(r, &p, end, &val))
+				return -1;
+			kind = field == 3 ? XP_STAT_U64 : field == 4 ? XP_STAT_I64 : XP_STAT_STR;
+			is_ref = field == 7;
+			break;
+		case 5:
+		case 6:
+			if (expect_wt(r, at, wt, WT_LEN) || read_len(r, &p, end, &body, &len))
+				return -1;
+			if (len > UINT32_MAX - 8)
+				return fail(r, at, "string stat larger than 4 GiB");
+			val = xp_blob_put(s->blob, body, (uint32_t)len);
+			kind = field == 5 ? XP_STAT_BLOBSTR : XP_STAT_BYTES;
+			is_ref = false;
+			break;
+		default:
+			s->odd->unknown_fields++;
+			if (skip_field(r, &p, end, wt))
+				return -1;
+		}
+	}
+	uint32_t dense = idmap_get(s->smap, (int64_t)mid);
+	if (!dense)
+		s->odd->missing_stat_meta++;
+	if (is_ref) {
+		uint32_t target = idmap_get(s->smap, (int64_t)val);
+		if (!target)
+			s->odd->dangling_ref++;
+		val = target ? s->smeta[target].name : 0;
+	}
+	if (kind == XP_STAT_NONE)
+		s->odd->value_not_set++;
+	xp_stats_push(s->stats, xp_stat_make_key(kind, dense), val);
+	return 0;
+}
+
+/* --- plane metadata ---------------------------------------------------------- */
+
+/* Map entry: key = field 1 (int64), value = field 2 (message); returns the key
+ * and the value ranges (a value split over several fields merges). */
+static int map_entry(struct reader *r, const uint8_t *p, const uint8_t *end, int64_t *key, struct ranges *vals)
+{
+	uint64_t k = 0;
+	vals->n = 0;
+	while (p < end) {
+		const uint8_t *at = p, *body;
+		uint32_t field;
+		unsigned wt;
+		uint64_t len;
+		if (get_tag(r, &p, end, &field, &wt))
+			return -1;
+		if (field == 1) {
+			if (expect_wt(r, at, wt, WT_VARINT) || read_varint(r, &p, end, &k))
+				return -1;
+		} else if (field == 2) {
+			if (expect_wt(r, at, wt, WT_LEN) || read_len(r, &p, end, &body, &len))
+				return -1;
+			ranges_push(vals, body, len);
+		} else if (skip_field(r, &p, end, wt)) {
+			return -1;
+		}
+	}
+	*key = (int64_t)k;
+	return 0;
+}
+
+static int stat_meta_value(struct host_reader *hr, const uint8_t *p, const uint8_t *end, struct xp_stat_meta *sm)
+{
+	struct reader *r = &hr->r;
+	while (p < end) {
+		const uint8_t *at = p, *body;
+		uint32_t field;
+		unsigned wt;
+		uint64_t v;
+		if (get_tag(r, &p, end, &field, &wt))
+			return -1;
+		if (field == 1) {
+			if (expect_wt(r, at, wt, WT_VARINT) || read_varint(r, &p, end, &v))
+				return -1;
+		} else if (field == 2 || field == 3) {
+			if (expect_wt(r, at, wt, WT_LEN) || read_len(r, &p, end, &body, &v))
+				return -1;
+			if (field == 2)
+				sm->name = intern_checked(hr, body, v);
+		} else {
+			hr->host->odd.unknown_fields++;
+			if (skip_field(r, &p, end, wt))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int child_ids(struct reader *r, const uint8_t **pp, const uint8_t *end, unsigned wt, const uint8_t *at,
+		     uint32_t *count)
+{
+	uint64_t v;
+	if (wt == WT_VARINT) {
+		if (read_varint(r, pp, end, &v))
+			return -1;
+		(*count)++;
+		return 0;
+	}
+	if (wt != WT_LEN)
+		return fail(r, at, "known field with the wrong wire type");
+	const uint8_t *body;
+	uint64_t len;
+	if (read_len(r, pp, end, &body, &len))
+		return -1;
+	const uint8_t *q = body, *qend = body + len;
+	while (q < qend) {
+		if (read_varint(r, &q, qend, &v))
+			return -1;
+		(*count)++;
+	}
+	return 0;
+}
+
+static int event_meta_value(struct host_reader *hr, struct xp_plane *pl, struct stat_sink *sink, const uint8_t *p,
+			    const uint8_t *end, struct xp_event_meta *em)
+{
+	struct reader *r = &hr->r;
+	while (p < end) {
+		const uint8_t *at = p, *body;
+		uint32_t field;
+		unsigned wt;
+		uint64_t v;
+		if (get_tag(r, &p, end, &field, &wt))
+			return -1;
+		switch (field) {
+		case 1:
+			if (expect_wt(r, at, wt, WT_VARINT) || read_varint(r, &p, end, &v))
+				return -1;
+			break;
+		case 2:
+		case 3:
+		case 4:
+			if (expect_wt(r, at, wt, WT_LEN) || read_len(r, &p, end, &body, &v))
+				return -1;
+			if (field == 2)
+				em->name = intern_checked(hr, body, v);
+			else if (field == 4)
+				em->display_name = intern_checked(hr, body, v);
+			break;
+		case 5:
+			if (expect_wt(r, at, wt, WT_LEN) || read_len(r, &p, end, &body, &v))
+				return -1;
+			if (decode_stat(r, body, body + v, sink))
+				return -1;
+			em->stat_end = pl->meta_stats.n;
+			break;
+		case 6:
+			if (child_ids(r, &p, end, wt, at, &em->n_children))
+				return -1;
+			break;
+		default:
+			hr->host->odd.unknown_fields++;
+			if (skip_field(r, &p, end, wt))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Dense slots for map keys: slot 0 is "missing"; a repeated key reuses its
+ * slot and the later entry replaces the earlier one. */
+static uint32_t *assign_slots(struct host_reader *hr, const struct ranges *entries, struct idmap *map,
+			      uint32_t *n_slots)
+{
+	struct ranges vals = {0};
+	int64_t *keys = xmalloc((entries->n + 1) * sizeof *keys);
+	uint32_t *slot_of = xmalloc((entries->n + 1) * sizeof *slot_of);
+	for (size_t i = 0; i < entries->n; i++)
+		if (map_entry(&hr->r, entries->v[i].p, entries->v[i].p + entries->v[i].len, &keys[i], &vals)) {
+			free(vals.v);
+			free(keys);
+			free(slot_of);
+			return NULL;
+		}
+	idmap_init(map, keys, (uint32_t)entries->n);
+	uint32_t n = 1;
+	for (size_t i = 0; i < entries->n; i++) {
+		uint32_t s = idmap_get(map, keys[i]);
+		if (!s) {
+			s = n++;
+			idmap_put(map, keys[i], s);
+		}
+		slot_of[i] = s;
+	}
+	free(vals.v);
+	free(keys);
+	*n_slots = n;
+	return slot_of;
+}
+
+static int plane_stat_meta(struct host_reader *hr, struct xp_plane *pl, struct plane_ctx *pc,
+			   const struct ranges *entries)
+{
+	uint32_t n;
+	if (entries->n >= XP_STAT_META_MASK)
+		return fail(&hr->r, entries->v[0].p, "too many stat metadata entries");
+	uint32_t *slot_of = assign_slots(hr, entries, &pc->smap, &n);
+	if (!slot_of)
+		return -1;
+	pl->n_smeta = n;
+	pl->smeta = xcalloc(n, sizeof *pl->smeta);
+	struct ranges vals = {0};
+	int rc = 0;
+	for (size_t i = 0; i < entries->n && !rc; i++) {
+		int64_t key;
+		struct xp_stat_meta *sm = &pl->smeta[slot_of[i]];
+		rc = map_entry(&hr->r, entries->v[i].p, entries->v[i].p + entries->v[i].len, &key, &vals);
+		memset(sm, 0, sizeof *sm);
+		sm->id = key;
+		for (size_t k = 0; k < vals.n && !rc; k++)
+			rc = stat_meta_value(hr, vals.v[k].p, vals.v[k].p + vals.v[k].len, sm);
+	}
+	free(vals.v);
+	free(slot_of);
+	return rc;
+}
+
+static int plane_event_meta(struct host_reader *hr, struct xp_plane *pl, struct plane_ctx *pc,
+			    const struct ranges *entries)
+{
+	uint32_t n;
+	if (entries->n >= UINT32_MAX - 1)
+		return fail(&hr->r, entries->v[0].p, "too many event metadata entries");
+	uint32_t *slot_of = assign_slots(hr, entries, &pc->emap, &n);
+	if (!slot_of)
+		return -1;
+	pl->n_emeta = n;
+	pl->emeta = xcalloc(n, sizeof *pl->emeta);
+	struct stat_sink sink = {&pl->meta_stats, &pl->meta_blob, &pc->smap, pl->smeta, &hr->host->odd};
+	struct ranges vals = {0};
+	int rc = 0;
+	for (size_t i = 0; i < entries->n && !rc; i++) {
+		int64_t key;
+		struct xp_event_meta *em = &pl->emeta[slot_of[i]];
+		rc = map_entry(&hr->r, entries->v[i].p, entries->v[i].p + entries->v[i].len, &key, &vals);
+		memset(em, 0, sizeof *em);
+		em->id = key;
+		em->stat_begin = em->stat_end = pl->meta_stats.n;
+		for (size_t k = 0; k < vals.n && !rc; k++)
+			rc = event_meta_value(hr, pl, &sink, vals.v[k].p, vals.v[k].p + vals.v[k].len, em);
+	}
+	free(vals.v);
+	free(slot_of);
+	return rc;
+}
+
+static void name_plane(struct host_reader *hr, struct xp_plane *pl, const uint8_t *name, uint64_t len)
+{
+	pl->name = intern_checked(hr, name, len);
+	/* Merged sub-process planes carry a " [pid]" suffix (2025+). */
+	uint64_t n = len;
+	if (n > 3 && name[n - 1] == ']') {
+		uint64_t k = n - 1;
+		while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9')
+			k--;
+		if (k >= 2 && k < n - 1 && name[k - 1] == '[' && name[k - 2] == ' ') {
+			n = k - 2;
+			hr->host->odd.pid_suffixed_planes++;
+		}
+	}
+	pl->base_name = xp_intern(&hr->cap->strings, (const char *)name, n);
+	pl->kind = xp_classify_plane((const char *)name, n, &pl->device_ordinal);
+}
+
+static int read_plane(struct host_reader *hr, struct xp_plane *pl, struct plane_ctx *pc, const uint8_t *p,
+		      const uint8_t *end, struct ranges *line_ranges)
+{
+	struct reader *r = &hr->r;
+	struct ranges emeta = {0}, smeta = {0}, stats = {0};
+	const uint8_t *name = (const uint8_t *)"";
+	uint64_t name_len = 0;
+	int rc = 0;
+	while (p < end && !rc) {
+		const uint8_t *at = p, *body;
+		uint32_t field;
+		unsigned wt;
+		uint64_t v = 0;
+		if (get_tag(r, &p, end, &field, &wt)) {
+			rc = -1;
+			break;
+		}
+		if (field == 1) {
+			rc = expect_wt(r, at, wt, WT_VARINT) || read_varint(r, &p, end, &v);
+			pl->id = (int64_t)v;
+		} else if (field >= 2 && field <= 6) {
+			rc = expect_wt(r, at, wt, WT_LEN) || read_len(r, &p, end, &body, &v);
+			if (rc)
+				break;
+			if (field == 2) {
+				name = body;
+				name_len = v;
+			} else {
+				ranges_push(field == 3 ? line_ranges : field == 4 ? &emeta : field == 5 ? &smeta : &stats, body, v);
+			}
+		} else {
+			hr->host->odd.unknown_fields++;
+			rc = skip_field(r, &p, end, wt);
+		}
+	}
+	if (!rc) {
+		name_plane(hr, pl, name, name_len);
+		rc = plane_stat_meta(hr, pl, pc, &smeta);
+	}
+	if (!rc)
+		rc = plane_event_meta(hr, pl, pc, &emeta);
+	struct stat_sink sink = {&pl->plane_stats, &pl->plane_blob, &pc->smap, pl->smeta, &hr->host->odd};
+	for (size_t i = 0; i < stats.n && !rc; i++)
+		rc = decode_stat(r, stats.v[i].p, stats.v[i].p + stats.v[i].len, &sink);
+	free(emeta.v);
+	free(smeta.v);
+	free(stats.v);
+	return rc ? -1 : 0;
+}
+
+/* --- step 2: line headers and block boundaries ---------------------------- */
+
+static void release_range(struct host_reader *hr, const uint8_t *p, const uint8_t *end)
+{
+	if (!hr->opts->release_pages)
+		return;
+	/* Only whole pages inside the range; the mapping is read-only and file
+	 * backed, so a page dropped here is simply read again if needed. */
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1);
+	uintptr_t b = (uintptr_t)end & ~(page - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+static void push_block(struct line_job *lj, uint64_t off)
+{
+	if (lj->n_block_off == lj->cap_block_off) {
+		lj->cap_block_off = lj->cap_block_off ? lj->cap_block_off * 2 : 4;
+		lj->block_off = xrealloc(lj->block_off, lj->cap_block_off * sizeof *lj->block_off);
+	}
+	lj->block_off[lj->n_block_off++] = off;
+}
+
+static int walk_line(struct host_reader *hr, struct line_job *lj)
+{
+	struct reader *r = &hr->r;
+	struct xp_line *l = lj->line;
+	const uint8_t *p = lj->beg, *end = lj->end;
+	uint64_t n = 0;
+	while (p < end) {
+		const uint8_t *at = p, *body;
+		uint32_t field;
+		unsigned wt;
+		uint64_t v;
+		if (get_tag(r, &p, end, &field, &wt))
+			return -1;
+		switch (field) {
+		case 4:
+			if (expect_wt(r, at, wt, WT_LEN) || read_len(r, &p, end, &body, &v))
+				return -1;
+			if ((n & (XP_BLOCK_EVENTS - 1)) == 0)
+				push_block(lj, (uint64_t)(at - r->base));
+			n++;
+			break;
+		case 1:
+		case 3:
+		case 9:
+		case 10:
+			if (expect_wt(r, at, wt, WT_VARINT) || read_varint(r, &p, end, &v))
+				return -1;
+			if (field == 1)
+				l->id = (int64_t)v;
+			else if (field == 3)
+				l->timestamp_ns = (int64_t)v;
+			else if (field == 9)
+				l->duration_ps = (int64_t)v;
+			else
+				l->display_id = (int64_t)v;
+			break;
+		case 2:
+		case 11:
+			if (expect_wt(r, at, wt, WT_LEN) || read_len(r, &p, end, &body, &v))
+				return -1;
+			if (field == 2)
+				lj->name = (struct range){body, v};
+			else
+				lj->dname = (struct range){body, v};
+			break;
+		default:
+			if (skip_field(r, &p, end, wt))
+				return -1;
+		}
+		if (atomic_load_explicit(&r->failed, memory_order_relaxed))
+			return -1;
+	}
+	l->n_events = n;
+	release_range(hr, lj->beg, lj->end);
+	return 0;
+}
+
+/* --- step 3: events --------------------------------------------------------- */
+
+static inline int64_t sat_add(int64_t a, int64_t b, bool *overflow)
+{
+	int64_t s;
+	if (__builtin_add_overflow(a, b, &s)) {
+		*overflow = true;
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	}
+	return s;
+}
+
+static int decode_event(struct reader *r, const uint8_t *p, const uint8_t *end, struct line_job *lj, uint64_t i,
+			struct stat_sink *sink)
+{
+	struct xp_line *l = lj->line;
+	uint64_t mid = 0, off = 0, dur = 0;
+	bool aggregated = false;
+	l->stat_begin[i] = sink->stats->n;
+	while (p < end) {
+		const uint8_t *at = p, *body;
+		uint32_t field;
+		unsigned wt;
+		uint64_t len;
+		if (get_tag(r, &p, end, &field, &wt))
+			return -1;
+		switch (field) {
+		case 1:
+		case 2:
+		case 3:
+		case 5:
+			if (expect_wt(r, at, wt, WT_VARINT))
+				return -1;
+			if (read_varint(r, &p, end, field == 1 ? &mid : field == 3 ? &dur : &off))
+				return -1;
+			aggregated = field == 5 ? true : field == 2 ? false : aggregated;
+			if (field == 5)
+				off = 0; /* num_occurrences replaces offset_ps in the oneof */
+			break;
+		case 4:
+			if (expect_wt(r, at, wt, WT_LEN) || read_len(r, &p, end, &body, &len))
+				return -1;
+			if (decode_stat(r, body, body + len, sink))
+				return -1;
+			break;
+		default:
+			sink->odd->unknown_fields++;
+			if (skip_field(r, &p, end, wt))
+				return -1;
+		}
+	}
+	uint32_t dense = idmap_get(&lj->pctx->emap, (int64_t)mid);
+	if (!dense)
+		sink->odd->missing_event_meta++;
+	if (aggregated) {
+		sink->odd->aggregated_events++;
+		l->n_aggregated++;
+	}
+	int64_t d = (int64_t)dur;
+	if (d < 0) {
+		sink->odd->negative_durations++;
+		d = 0;
+	}
+	bool ovf = false;
+	int64_t start = sat_add(lj->line_base_ps, (int64_t)off, &ovf);
+	if (ovf || start > INT64_MAX - d) {
+		/* Keep end <= INT64_MAX so analyzers may add freely. */
+		if (start > INT64_MAX - d)
+			d = INT64_MAX - start;
+		l->time_overflow = true;
+	}
+	l->start_ps[i] = start;
+	l->dur_ps[i] = d;
+	l->meta[i] = dense;
+	return 0;
+}
+
+static int decode_block(struct host_reader *hr, struct block_job *bj, struct xp_oddities *odd)
+{
+	struct reader *r = &hr->r;
+	struct line_job *lj = bj->lj;
+	struct xp_line *l = lj->line;
+	struct xp_block *blk = &l->blocks[bj->block];
+	uint64_t first = (uint64_t)bj->block << XP_BLOCK_SHIFT;
+	uint64_t count = l->n_events - first;
+	if (count > XP_BLOCK_EVENTS)
+		count = XP_BLOCK_EVENTS;
+	const uint8_t *p = r->base + lj->block_off[bj->block], *end = lj->end;
+	const uint8_t *start = p;
+	struct stat_sink sink = {&blk->stats, &blk->blob, &lj->pctx->smap, lj->plane->smeta, odd};
+	uint64_t i = first;
+	while (i < first + count) {
+		const uint8_t *body;
+		uint32_t field;
+		unsigned wt;
+		uint64_t len;
+		/* Step 2 already validated the line's own fields. */
+		if (get_tag(r, &p, end, &field, &wt))
+			return -1;
+		if (field != 4) {
+			if (skip_field(r, &p, end, wt))
+				return -1;
+			continue;
+		}
+		if (read_len(r, &p, end, &body, &len))
+			return -1;
+		if (decode_event(r, body, body + len, lj, i, &sink))
+			return -1;
+		if (i > first && l->start_ps[i] < l->start_ps[i - 1])
+			l->unsorted = true;
+		i++;
+	}
+	release_range(hr, start, p);
+	return 0;
+}
+
+/* --- threads -------------------------------------------------------------- */
+
+typedef int (*job_fn)(struct host_reader *hr, size_t job, struct xp_oddities *odd);
+
+struct worker_arg {
+	struct host_reader *hr;
+	job_fn fn;
+	size_t n_jobs;
+	struct xp_oddities *odd;
+};
+
+static void *worker(void *arg)
+{
+	struct worker_arg *wa = arg;
+	struct host_reader *hr = wa->hr;
+	for (;;) {
+		size_t j = atomic_fetch_add(&hr->next, 1);
+		if (j >= wa->n_jobs || atomic_load(&hr->r.failed))
+			break;
+		if (wa->fn(hr, j, wa->odd))
+			break;
+	}
+	return NULL;
+}
+
+static int run_parallel(struct host_reader *hr, job_fn fn, size_t n_jobs)
+{
+	int threads = hr->opts->threads < 1 ? 1 : hr->opts->threads;
+	if ((size_t)threads > n_jobs)
+		threads = n_jobs ? (int)n_jobs : 1;
+	atomic_store(&hr->next, 0);
+	struct worker_arg *args = xcalloc((size_t)threads, sizeof *args);
+	pthread_t *tids = xcalloc((size_t)threads, sizeof *tids);
+	for (int t = 0; t < threads; t++)
+		args[t] = (struct worker_arg){hr, fn, n_jobs, &hr->thread_odd[t]};
+	int started = 0;
+	for (int t = 1; t < threads; t++)
+		if (pthread_create(&tids[t], NULL, worker, &args[t]) == 0)
+			started = t;
+		else
+			break;
+	worker(&args[0]);
+	for (int t = 1; t <= started; t++)
+		pthread_join(tids[t], NULL);
+	free(args);
+	free(tids);
+	return atomic_load(&hr->r.failed) ? -1 : 0;
+}
+
+static int job_walk_line(struct host_reader *hr, size_t j, struct xp_oddities *odd)
+{
+	(void)odd;
+	return walk_line(hr, &hr->lines[j]);
+}
+
+static int job_decode_block(struct host_reader *hr, size_t j, struct xp_oddities *odd)
+{
+	return decode_block(hr, &hr->blocks[j], odd);
+}
+
+/* --- the host ----------------------------------------------------------------- */
+
+static void push_string(uint32_t **arr, uint32_t *n, uint32_t id)
+{
+	*arr = xrealloc(*arr, (*n + 1) * sizeof **arr);
+	(*arr)[(*n)++] = id;
+}
+
+static int read_space(struct host_reader *hr, const uint8_t *p, const uint8_t *end)
+{
+	struct reader *r = &hr->r;
+	struct xp_host *h = hr->host;
+	while (p < end) {
+		const uint8_t *at = p, *body;
+		uint32_t field;
+		unsigned wt;
+		uint64_t len;
+		if (get_tag(r, &p, end, &field, &wt))
+			return -1;
+		if (field >= 1 && field <= 4) {
+			if (expect_wt(r, at, wt, WT_LEN) || read_len(r, &p, end, &body, &len))
+				return -1;
+			if (field == 1)
+				ranges_push(&hr->plane_ranges, body, len);
+			else
+				push_string(field == 2 ? &h->errors : field == 3 ? &h->warnings : &h->hostnames,
+					    field == 2 ? &h->n_errors : field == 3 ? &h->n_warnings : &h->n_hostnames,
+					    intern_checked(hr, body, len));
+		} else {
+			h->odd.unknown_fields++;
+			if (skip_field(r, &p, end, wt))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int read_planes(struct host_reader *hr)
+{
+	struct xp_host *h = hr->host;
+	size_t np = hr->plane_ranges.n;
+	h->planes = xcalloc(np, sizeof *h->planes);
+	hr->pctx = xcalloc(np, sizeof *hr->pctx);
+	struct ranges lines = {0};
+	int rc = 0;
+	for (size_t i = 0; i < np && !rc; i++) {
+		struct xp_plane *pl = &h->planes[i];
+		lines.n = 0;
+		h->n_planes = (uint32_t)(i + 1);
+		rc = read_plane(hr, pl, &hr->pctx[i], hr->plane_ranges.v[i].p,
+				hr->plane_ranges.v[i].p + hr->plane_ranges.v[i].len, &lines);
+		if (rc)
+			break;
+		pl->n_lines = (uint32_t)lines.n;
+		pl->lines = xcalloc(lines.n, sizeof *pl->lines);
+		hr->lines = xrealloc(hr->lines, (hr->n_lines + lines.n) * sizeof *hr->lines);
+		for (size_t k = 0; k < lines.n; k++) {
+			struct line_job *lj = &hr->lines[hr->n_lines++];
+			memset(lj, 0, sizeof *lj);
+			lj->plane = pl;
+			lj->pctx = &hr->pctx[i];
+			lj->line = &pl->lines[k];
+			lj->beg = lines.v[k].p;
+			lj->end = lines.v[k].p + lines.v[k].len;
+		}
+	}
+	free(lines.v);
+	return rc;
+}
+
+/* The host base is the earliest line timestamp; a line too far from it (an
+ * un-normalized epoch timestamp among normalized ones) keeps its own base. */
+static void set_time_bases(struct host_reader *hr)
+{
+	struct xp_host *h = hr->host;
+	bool any = false;
+	for (size_t i = 0; i < hr->n_lines; i++) {
+		int64_t ts = hr->lines[i].line->timestamp_ns;
+		if (!any || ts < h->base_ns)
+			h->base_ns = ts;
+		any = true;
+	}
+	for (size_t i = 0; i < hr->n_lines; i++) {
+		struct line_job *lj = &hr->lines[i];
+		int64_t delta, ps;
+		if (__builtin_sub_overflow(lj->line->timestamp_ns, h->base_ns, &delta) ||
+		    __builtin_mul_overflow(delta, (int64_t)1000, &ps)) {
+			lj->line->time_overflow = true;
+			ps = 0;
+		}
+		lj->line_base_ps = ps;
+	}
+}
+
+static void prepare_lines(struct host_reader *hr)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < hr->n_lines; i++) {
+		struct line_job *lj = &hr->lines[i];
+		struct xp_line *l = lj->line;
+		l->name = intern_checked(hr, lj->name.p ? lj->name.p : (const uint8_t *)"", lj->name.len);
+		l->display_name = intern_checked(hr, lj->dname.p ? lj->dname.p : (const uint8_t *)"", lj->dname.len);
+		l->derived = xp_line_is_derived(l->id, xp_str(hr->cap, l->name));
+		l->n_blocks = lj->n_block_off;
+		l->blocks = xcalloc(l->n_blocks, sizeof *l->blocks);
+		l->start_ps = xmalloc(l->n_events * sizeof *l->start_ps);
+		l->dur_ps = xmalloc(l->n_events * sizeof *l->dur_ps);
+		l->meta = xmalloc(l->n_events * sizeof *l->meta);
+		l->stat_begin = xmalloc(l->n_events * sizeof *l->stat_begin);
+		total += l->n_blocks;
+	}
+	hr->blocks = xcalloc(total, sizeof *hr->blocks);
+	for (size_t i = 0; i < hr->n_lines; i++)
+		for (uint32_t b = 0; b < hr->lines[i].line->n_blocks; b++)
+			hr->blocks[hr->n_blocks++] = (struct block_job){&hr->lines[i], b};
+}
+
+static void finish_lines(struct host_reader *hr)
+{
+	for (size_t i = 0; i < hr->n_lines; i++) {
+		struct xp_line *l = hr->lines[i].line;
+		/* Blocks check order inside themselves; check the seams. */
+		for (uint32_t b = 1; b < l->n_blocks && !l->unsorted; b++) {
+			uint64_t k = (uint64_t)b << XP_BLOCK_SHIFT;
+			if (l->start_ps[k] < l->start_ps[k - 1])
+				l->unsorted = true;
+		}
+		for (uint32_t b = 0; b < l->n_blocks; b++)
+			l->n_stats += l->blocks[b].stats.n;
+		if (l->unsorted)
+			hr->host->odd.unsorted_lines++;
+		if (l->time_overflow)
+			hr->host->odd.time_overflow_lines++;
+	}
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static void count_duplicates(struct xp_host *h)
+{
+	for (uint32_t i = 0; i < h->n_planes; i++) {
+		struct xp_plane *pl = &h->planes[i];
+		for (uint32_t k = 0; k < i; k++)
+			if (h->planes[k].base_name == pl->base_name) {
+				pl->dup_of_plane = k + 1;
+				h->odd.duplicate_planes++;
+				break;
+			}
+		if (pl->n_lines < 2)
+			continue;
+		int64_t *ids = xmalloc(pl->n_lines * sizeof *ids);
+		for (uint32_t k = 0; k < pl->n_lines; k++)
+			ids[k] = pl->lines[k].id;
+		qsort(ids, pl->n_lines, sizeof *ids, cmp_i64);
+		for (uint32_t k = 1; k < pl->n_lines; k++)
+			if (ids[k] == ids[k - 1])
+				h->odd.duplicate_lines++;
+		free(ids);
+	}
+}
+
+static void sum_oddities(struct xp_oddities *dst, const struct xp_oddities *src)
+{
+	const uint64_t *s = (const uint64_t *)src;
+	uint64_t *d = (uint64_t *)dst;
+	for (size_t k = 0; k < sizeof *src / sizeof(uint64_t); k++)
+		d[k] += s[k];
+}
+
+static void detect_grouping(struct xp_capture *c, struct xp_host *h)
+{
+	for (uint32_t i = 0; i < h->n_planes; i++)
+		if (xp_plane_stat_id(c, &h->planes[i], "group_id")) {
+			h->pre_grouped = true;
+			return;
+		}
+}
+
+static void free_host_reader(struct host_reader *hr)
+{
+	for (size_t i = 0; i < hr->n_lines; i++)
+		free(hr->lines[i].block_off);
+	free(hr->lines);
+	free(hr->blocks);
+	if (hr->pctx)
+		for (uint32_t i = 0; i < hr->plane_ranges.n; i++) {
+			idmap_free(&hr->pctx[i].emap);
+			idmap_free(&hr->pctx[i].smap);
+		}
+	free(hr->pctx);
+	free(hr->plane_ranges.v);
+	free(hr->thread_odd);
+	pthread_mutex_destroy(&hr->r.err_lock);
+}
+
+int xp_read_xspace(struct xp_capture *c, const char *path, const uint8_t *data, uint64_t len,
+		   const struct xp_read_opts *o, struct xp_err *err)
+{
+	struct host_reader hr;
+	memset(&hr, 0, sizeof hr);
+	hr.r.base = data;
+	hr.r.path = path;
+	hr.r.err = err;
+	pthread_mutex_init(&hr.r.err_lock, NULL);
+	hr.cap = c;
+	hr.opts = o;
+	hr.host = xp_capture_add_host(c);
+	hr.host->path = strdup(path ? path : "");
+	hr.host->format = XP_FMT_XSPACE;
+	hr.host->decoded_bytes = len;
+	int threads = o->threads < 1 ? 1 : o->threads;
+	hr.thread_odd = xcalloc((size_t)threads, sizeof *hr.thread_odd);
+
+	int rc = read_space(&hr, data, data + len);
+	if (!rc)
+		rc = read_planes(&hr);
+	if (!rc)
+		rc = run_parallel(&hr, job_walk_line, hr.n_lines);
+	if (!rc) {
+		set_time_bases(&hr);
+		prepare_lines(&hr);
+		rc = run_parallel(&hr, job_decode_block, hr.n_blocks);
+	}
+	if (!rc) {
+		finish_lines(&hr);
+		count_duplicates(hr.host);
+		for (int t = 0; t < threads; t++)
+			sum_oddities(&hr.host->odd, &hr.thread_odd[t]);
+		detect_grouping(c, hr.host);
+		if (hr.host->n_hostnames && xp_strlen(c, hr.host->hostnames[0]))
+			hr.host->name = strdup(xp_str(c, hr.host->hostnames[0]));
+		else
+			hr.host->name = xp_host_from_filename(path ? path : "");
+	}
+	free_host_reader(&hr);
+	return rc ? -1 : 0;
+}
