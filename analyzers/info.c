@@ -278,6 +278,13 @@ static void hosts_table(struct xp_result *r, const struct xp_capture *c, struct 
 	size_t c_li = xp_table_col(t, "lines", "Lines", XP_T_INT, XP_U_NONE, 0);
 	size_t c_ev = xp_table_col(t, "events", "Events", XP_T_INT, XP_U_NONE, 0);
 	size_t c_span = xp_table_col(t, "span_ms", "Span", XP_T_DUR, XP_U_MS, 0);
+	size_t c_k = xp_table_col(t, "kernels", "Kernels", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	size_t c_kd = xp_table_col(t, "distinct_kernels", "Distinct kernels", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	size_t c_kt = xp_table_col(t, "kernel_time_ps", "Kernel time", XP_T_DUR, XP_U_PS, XP_COL_TEXT_HIDDEN);
+	size_t c_ma = xp_table_col(t, "memory_allocations", "Allocations", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	size_t c_md = xp_table_col(t, "memory_deallocations", "Deallocations", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	size_t c_er = xp_table_col(t, "capture_errors", "Errors", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	size_t c_wa = xp_table_col(t, "capture_warnings", "Warnings", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
 	for (uint32_t i = 0; i < c->n_hosts; i++) {
 		const struct xp_host *h = &c->hosts[i];
 		size_t row = xp_table_row(t);
@@ -295,6 +302,13 @@ static void hosts_table(struct xp_result *r, const struct xp_capture *c, struct 
 		xp_set_int(t, row, c_ev, (int64_t)hs[i].total.events);
 		if (hs[i].total.any_time)
 			xp_set_dur(t, row, c_span, hs[i].total.last_ps - hs[i].total.first_ps);
+		xp_set_int(t, row, c_k, (int64_t)hs[i].total.kernels);
+		xp_set_int(t, row, c_kd, (int64_t)hs[i].n_kernel_names);
+		xp_set_dur(t, row, c_kt, hs[i].total.kernel_ps);
+		xp_set_int(t, row, c_ma, (int64_t)hs[i].total.mem_alloc);
+		xp_set_int(t, row, c_md, (int64_t)hs[i].total.mem_dealloc);
+		xp_set_int(t, row, c_er, h->n_errors);
+		xp_set_int(t, row, c_wa, h->n_warnings);
 	}
 }
 
@@ -388,12 +402,15 @@ static bool plane_int(const struct xp_capture *c, const struct xp_plane *p, cons
 	return xp_view_find(c, xp_plane_stats(p), xp_plane_stat_id(c, p, name), &v) && xp_value_int(&v, out);
 }
 
-static const char *plane_text(const struct xp_capture *c, const struct xp_plane *p, const char *name)
+/* Text of a string plane stat (blob strings are not NUL-terminated). */
+static const char *plane_text(const struct xp_capture *c, const struct xp_plane *p, const char *name, uint32_t *len)
 {
 	struct xp_value v;
 	if (xp_view_find(c, xp_plane_stats(p), xp_plane_stat_id(c, p, name), &v) &&
-	    (v.kind == XP_STAT_STR || v.kind == XP_STAT_BLOBSTR))
+	    (v.kind == XP_STAT_STR || v.kind == XP_STAT_BLOBSTR)) {
+		*len = v.len;
 		return v.s;
+	}
 	return NULL;
 }
 
@@ -408,19 +425,20 @@ static void device_row(struct xp_table *t, const struct device_cols *dc, const s
 	int64_t v, major = -1, minor = -1;
 	xp_set_str(t, row, dc->host, h->name);
 	xp_set_str(t, row, dc->device, xp_str(c, p->name));
-	const char *vendor = plane_text(c, p, "device_vendor");
-	const char *model = plane_text(c, p, "gpu_device_name");
+	uint32_t vlen = 0, mlen = 0;
+	const char *vendor = plane_text(c, p, "device_vendor", &vlen);
+	const char *model = plane_text(c, p, "gpu_device_name", &mlen);
 	if (!model)
-		model = plane_text(c, p, "device_type_string");
+		model = plane_text(c, p, "device_type_string", &mlen);
 	if (vendor)
-		xp_set_str(t, row, dc->vendor, vendor);
+		xp_set_strn(t, row, dc->vendor, vendor, vlen);
 	if (model)
-		xp_set_str(t, row, dc->model, model);
+		xp_set_strn(t, row, dc->model, model, mlen);
 	if (plane_int(c, p, "compute_cap_major", &major) && plane_int(c, p, "compute_cap_minor", &minor)) {
 		char cc[48];
 		snprintf(cc, sizeof cc, "%" PRId64 ".%" PRId64, major, minor);
 		xp_set_str(t, row, dc->cc, cc);
-		if (!vendor || !strcmp(vendor, "Nvidia"))
+		if (!vendor || (vlen == 6 && !memcmp(vendor, "Nvidia", 6)))
 			xp_set_str(t, row, dc->arch, nvidia_arch(major, minor));
 	}
 	if (plane_int(c, p, "core_count", &v))
@@ -553,7 +571,7 @@ static void device_checks(struct xp_result *r, const struct xp_host *h, const st
 			       "%" PRIu64 " host launch events but no device kernels", hs->total.launches);
 	if (hs->tpu_planes)
 		xp_result_diag(r, XP_SEV_INFO, "tpu_steps_unsupported", h->name,
-			       "info, memory and tf-stats work where the data allows",
+			       "info works; the step analyses will say so plainly",
 			       "TPU capture: the TPU step-time breakdown is not supported yet");
 	if (hs->total.dropped)
 		xp_result_diag(r, XP_SEV_WARNING, "dropped_events", h->name,
@@ -567,15 +585,14 @@ static void step_checks(struct xp_result *r, const struct xp_host *h, const stru
 		return;
 	xp_result_diag(r, XP_SEV_WARNING, "no_step_markers", h->name,
 		       "wrap each training step in tf.profiler.experimental.Trace('train', step_num=i, _r=1) (TF) or "
-		       "jax.profiler.StepTraceAnnotation('train', step_num=i) (JAX), or pass --step-marker REGEX",
+		       "jax.profiler.StepTraceAnnotation('train', step_num=i) (JAX)",
 		       "no step markers: no event with _r, no TraceContext, no Steps line, no ProfilerStep#N");
 }
 
 static void odd_check(struct xp_result *r, const struct xp_host *h, uint64_t n, const char *code, const char *what)
 {
 	if (n)
-		xp_result_diag(r, XP_SEV_INFO, code, h->name, "read and kept going; results use what could be read",
-			       "%" PRIu64 " %s", n, what);
+		xp_result_diag(r, XP_SEV_INFO, code, h->name, NULL, "%" PRIu64 " %s", n, what);
 }
 
 static void odd_checks(struct xp_result *r, const struct xp_host *h)
@@ -610,7 +627,7 @@ static void summarize(struct xp_result *r, const struct xp_capture *c, const str
 		mem += hs[h].total.mem_alloc + hs[h].total.mem_dealloc;
 		planes += c->hosts[h].n_planes;
 		gpus += hs[h].gpu_active;
-		steps &= has_step_markers(&hs[h]);
+		steps &= has_step_markers(&hs[h]) || hs[h].tpu_planes > 0;
 		if (hs[h].total.any_time) {
 			if (!any || hs[h].total.first_ps < first)
 				first = hs[h].total.first_ps;
@@ -628,6 +645,9 @@ static void summarize(struct xp_result *r, const struct xp_capture *c, const str
 	xp_sum_int(r, "memory_events", "Memory events", (int64_t)mem);
 	xp_sum_bool(r, "step_markers", "Step markers", steps);
 	const char *prod = c->n_hosts ? producer_name(&c->hosts[0], &hs[0]) : "unknown";
+	for (uint32_t h = 1; h < c->n_hosts; h++)
+		if (strcmp(prod, producer_name(&c->hosts[h], &hs[h])))
+			prod = "Mixed";
 	xp_result_set_verdict(r, "%s capture: %u host%s, %u planes, %" PRIu64 " events, %u GPU%s with events%s",
 			      prod, c->n_hosts, c->n_hosts == 1 ? "" : "s", planes, events, gpus, gpus == 1 ? "" : "s",
 			      steps ? "" : ", no step markers");

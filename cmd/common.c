@@ -96,6 +96,58 @@ static int load_file(struct xp_ctx *ctx, struct xp_capture *c, const struct xp_i
 	return rc;
 }
 
+/* Real XSpace files always carry a host or device plane; other protobufs
+ * (say an overview_page.pb) decode as XSpace too but hold none. */
+static int check_looks_like_capture(const struct xp_capture *c, struct xp_err *err)
+{
+	for (uint32_t h = 0; h < c->n_hosts; h++) {
+		const struct xp_host *host = &c->hosts[h];
+		bool known = false;
+		for (uint32_t i = 0; i < host->n_planes && !known; i++)
+			known = host->planes[i].kind != XP_PLANE_OTHER;
+		if (!known)
+			return xp_err_set(err, XP_EXIT_BAD_INPUT, host->path,
+					  "not a profiler capture: no /host: or /device: plane (%u planes)", host->n_planes);
+	}
+	return 0;
+}
+
+/* --host matches the file's host part or, failing that, XSpace.hostnames[0]. */
+static int filter_hosts(struct xp_ctx *ctx, struct xp_capture *c)
+{
+	bool *keep = calloc(c->n_hosts ? c->n_hosts : 1, sizeof *keep);
+	if (!keep)
+		abort();
+	uint32_t kept = 0;
+	for (uint32_t h = 0; h < c->n_hosts; h++) {
+		keep[h] = xp_host_matches(ctx->host, c->hosts[h].name);
+		kept += keep[h];
+	}
+	if (!kept) {
+		fprintf(stderr, "xpstat: no host '%s'; hosts:", ctx->host);
+		for (uint32_t h = 0; h < c->n_hosts; h++)
+			fprintf(stderr, "%s %s", h ? "," : "", c->hosts[h].name);
+		fputc('\n', stderr);
+		free(keep);
+		return XP_EXIT_USAGE;
+	}
+	xp_capture_keep_hosts(c, keep);
+	free(keep);
+	return 0;
+}
+
+static int load_all(struct xp_ctx *ctx, struct xp_capture *c, const struct xp_input_list *in)
+{
+	struct xp_err err = {0};
+	for (size_t i = 0; i < in->n; i++) {
+		if (load_file(ctx, c, &in->files[i], &err) || check_looks_like_capture(c, &err)) {
+			xp_err_print(&err);
+			return err.status ? err.status : XP_EXIT_BAD_INPUT;
+		}
+	}
+	return 0;
+}
+
 int xp_load(struct xp_ctx *ctx, struct xp_capture **out)
 {
 	struct xp_err err = {0};
@@ -103,20 +155,26 @@ int xp_load(struct xp_ctx *ctx, struct xp_capture **out)
 	*out = NULL;
 	if (!ctx->max_input_bytes)
 		ctx->max_input_bytes = xp_physical_memory();
-	if (xp_resolve_inputs(ctx->paths, ctx->n_paths, ctx->run, ctx->host, &in, &err)) {
+	/* By file name first: that avoids reading the other hosts. */
+	int rc = xp_resolve_inputs(ctx->paths, ctx->n_paths, ctx->run, ctx->host, &in, &err);
+	bool by_name = rc == 0;
+	if (rc && ctx->host && err.status == XP_EXIT_USAGE) {
+		memset(&err, 0, sizeof err);
+		rc = xp_resolve_inputs(ctx->paths, ctx->n_paths, ctx->run, NULL, &in, &err);
+	}
+	if (rc) {
 		xp_err_print(&err);
 		return err.status ? err.status : XP_EXIT_BAD_INPUT;
 	}
 	struct xp_capture *c = xp_capture_new();
-	for (size_t i = 0; i < in.n; i++) {
-		if (load_file(ctx, c, &in.files[i], &err)) {
-			xp_err_print(&err);
-			xp_capture_free(c);
-			xp_input_list_free(&in);
-			return err.status ? err.status : XP_EXIT_BAD_INPUT;
-		}
-	}
+	rc = load_all(ctx, c, &in);
 	xp_input_list_free(&in);
+	if (!rc && ctx->host && !by_name)
+		rc = filter_hosts(ctx, c);
+	if (rc) {
+		xp_capture_free(c);
+		return rc;
+	}
 	*out = c;
 	return 0;
 }
@@ -126,7 +184,8 @@ static bool want_color(const struct xp_ctx *ctx)
 	if (ctx->color >= 0)
 		return ctx->color == 1;
 	const char *term = getenv("TERM");
-	if (getenv("NO_COLOR") || (term && !strcmp(term, "dumb")) || ctx->output)
+	const char *no_color = getenv("NO_COLOR");
+	if ((no_color && *no_color) || (term && !strcmp(term, "dumb")) || ctx->output)
 		return false;
 	return isatty(STDOUT_FILENO);
 }
@@ -147,7 +206,7 @@ int xp_emit(struct xp_ctx *ctx, const struct xp_result *r)
 	struct xp_outfile of;
 	if (xp_outfile_open(&of, ctx->output)) {
 		fprintf(stderr, "xpstat: %s: cannot create: %s\n", ctx->output, strerror(errno));
-		return XP_EXIT_INTERNAL;
+		return XP_EXIT_USAGE;
 	}
 	int rc = w->write(r, of.f, &oo);
 	if (rc) {

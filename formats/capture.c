@@ -234,21 +234,36 @@ static void free_plane(struct xp_plane *p)
 	xp_blob_free(&p->plane_blob);
 }
 
+static void free_host(struct xp_host *host)
+{
+	for (uint32_t p = 0; p < host->n_planes; p++)
+		free_plane(&host->planes[p]);
+	free(host->planes);
+	free(host->errors);
+	free(host->warnings);
+	free(host->hostnames);
+	free(host->path);
+	free(host->name);
+}
+
+void xp_capture_keep_hosts(struct xp_capture *c, const bool *keep)
+{
+	uint32_t n = 0;
+	for (uint32_t h = 0; h < c->n_hosts; h++) {
+		if (keep[h])
+			c->hosts[n++] = c->hosts[h];
+		else
+			free_host(&c->hosts[h]);
+	}
+	c->n_hosts = n;
+}
+
 void xp_capture_free(struct xp_capture *c)
 {
 	if (!c)
 		return;
-	for (uint32_t h = 0; h < c->n_hosts; h++) {
-		struct xp_host *host = &c->hosts[h];
-		for (uint32_t p = 0; p < host->n_planes; p++)
-			free_plane(&host->planes[p]);
-		free(host->planes);
-		free(host->errors);
-		free(host->warnings);
-		free(host->hostnames);
-		free(host->path);
-		free(host->name);
-	}
+	for (uint32_t h = 0; h < c->n_hosts; h++)
+		free_host(&c->hosts[h]);
 	free(c->hosts);
 	xp_strtab_free(&c->strings);
 	free(c);
@@ -281,9 +296,11 @@ struct xp_stat_view xp_event_stats(const struct xp_line *l, uint64_t i)
 	uint32_t last = blk->stats.n;
 	if (i + 1 < l->n_events && ((i + 1) >> XP_BLOCK_SHIFT) == b)
 		last = l->stat_begin[i + 1];
-	v.keys = blk->stats.keys + first;
-	v.vals = blk->stats.vals + first;
 	v.n = last - first;
+	if (v.n) { /* the arrays are NULL while a block has no stats */
+		v.keys = blk->stats.keys + first;
+		v.vals = blk->stats.vals + first;
+	}
 	v.blob = &blk->blob;
 	return v;
 }
@@ -292,9 +309,11 @@ struct xp_stat_view xp_meta_stats(const struct xp_plane *p, uint32_t emeta)
 {
 	struct xp_stat_view v = {0};
 	const struct xp_event_meta *m = &p->emeta[emeta];
-	v.keys = p->meta_stats.keys + m->stat_begin;
-	v.vals = p->meta_stats.vals + m->stat_begin;
 	v.n = m->stat_end - m->stat_begin;
+	if (v.n) {
+		v.keys = p->meta_stats.keys + m->stat_begin;
+		v.vals = p->meta_stats.vals + m->stat_begin;
+	}
 	v.blob = &p->meta_blob;
 	return v;
 }

@@ -58,6 +58,10 @@ struct xp_blob {
 struct xp_block {
 	struct xp_stats stats;
 	struct xp_blob blob;
+	/* Set by the thread that decodes the block, folded into the line after. */
+	uint32_t n_aggregated;
+	bool time_overflow;
+	bool unsorted;
 };
 
 struct xp_line {
@@ -200,6 +204,8 @@ static inline uint32_t xp_strlen(const struct xp_capture *c, uint32_t id) { retu
 /* --- lifecycle ---------------------------------------------------------- */
 struct xp_capture *xp_capture_new(void);
 void xp_capture_free(struct xp_capture *c);
+/* Drop the hosts whose keep[] entry is false (keeps the order of the rest). */
+void xp_capture_keep_hosts(struct xp_capture *c, const bool *keep);
 /* Appends a zeroed host and returns it (pointer valid until the next call). */
 struct xp_host *xp_capture_add_host(struct xp_capture *c);
 

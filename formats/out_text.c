@@ -14,7 +14,11 @@
  * the values aligned, then each table (its title, then rows indented by two
  * spaces, columns two spaces apart, numbers right-aligned, text
  * left-aligned), then the diagnostics. Sections are separated by one blank
- * line; no line has trailing blanks.
+ * line; no line has trailing blanks. A table shows at most the caller's
+ * text_rows (else its own text_limit) rows, then "… N more rows (use --format csv or
+ * json for all)" ("row" for one); a table without rows says "(no rows)";
+ * its note, if any, follows. Diagnostics are "warning: [HOST: ]MESSAGE"
+ * (likewise "error:", "info:") with "  hint: HINT" under it.
  *
  * Units are humanized for reading, never for parsing (CSV and JSON are for
  * that):

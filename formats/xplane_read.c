@@ -102,7 +102,7 @@ static inline int get_varint(const uint8_t **pp, const uint8_t *end, uint64_t *o
 }
 
 /* A tag: field number >= 1 and a wire type; tags are 32-bit (5 bytes at most). */
-static inline int get_tag(struct reader *r, const uint8_t **pp, const uint8_t *end, uint32_t *field, unsigned *wt)
+static inline __attribute__((always_inline)) int get_tag(struct reader *r, const uint8_t **pp, const uint8_t *end, uint32_t *field, unsigned *wt)
 {
 	const uint8_t *at = *pp;
 	uint64_t t;
@@ -113,12 +113,15 @@ static inline int get_tag(struct reader *r, const uint8_t **pp, const uint8_t *e
 		int rc = get_varint(pp, end, &t);
 		if (rc == -1)
 			return fail(r, at, "truncated field tag");
-		if (rc == -2 || *pp - at > 5 || t > UINT32_MAX)
+		if (rc == -2 || *pp - at > 5)
 			return fail(r, at, "field tag longer than 5 bytes");
 	}
+	/* Like protobuf-c, keep the low 32 bits of the field number. */
 	*field = (uint32_t)(t >> 3);
 	*wt = (unsigned)(t & 7);
-	if (*field == 0)
+	/* Field 0 is invalid; protobuf-c rejects it only in its one-byte form,
+	 * and the differential test holds us to protobuf-c's verdicts. */
+	if (*field == 0 && *pp - at == 1)
 		return fail(r, at, "field number 0");
 	if (*wt == WT_SGROUP || *wt == WT_EGROUP)
 		return fail(r, at, "group wire type (not used by XSpace)");
@@ -136,6 +139,22 @@ static inline int read_varint(struct reader *r, const uint8_t **pp, const uint8_
 	if (rc == -2)
 		return fail(r, at, "varint longer than 10 bytes");
 	return 0;
+}
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* Hot-loop varint: NULL on any trouble, and the caller takes the general
+ * path, which reports the error with its offset. */
+static inline const uint8_t *fast_varint(const uint8_t *p, const uint8_t *end, uint64_t *out)
+{
+	if (likely(p < end && *p < 0x80)) {
+		*out = *p;
+		return p + 1;
+	}
+	if (get_varint(&p, end, out))
+		return NULL;
+	return p;
 }
 
 /* LEN field: returns the body [*body, *body+len) and advances past it. */
@@ -379,6 +398,39 @@ struct stat_sink {
 	struct xp_oddities *odd;
 };
 
+static void __attribute__((noinline)) stats_grow(struct xp_stats *st)
+{
+	uint32_t cap = st->cap ? st->cap + st->cap / 2 + 16 : 64;
+	if (cap < st->cap) {
+		fputs("xpstat: too many stats in one block\n", stderr);
+		exit(4);
+	}
+	st->keys = xrealloc(st->keys, (size_t)cap * sizeof *st->keys);
+	st->vals = xrealloc(st->vals, (size_t)cap * sizeof *st->vals);
+	st->cap = cap;
+}
+
+static inline void stat_finish(struct stat_sink *s, uint64_t mid, unsigned kind, uint64_t val, bool is_ref)
+{
+	uint32_t dense = idmap_get(s->smap, (int64_t)mid);
+	if (unlikely(!dense))
+		s->odd->missing_stat_meta++;
+	if (is_ref) {
+		uint32_t target = idmap_get(s->smap, (int64_t)val);
+		if (unlikely(!target))
+			s->odd->dangling_ref++;
+		val = target ? s->smeta[target].name : 0;
+	}
+	if (unlikely(kind == XP_STAT_NONE))
+		s->odd->value_not_set++;
+	struct xp_stats *st = s->stats;
+	if (unlikely(st->n == st->cap))
+		stats_grow(st);
+	st->keys[st->n] = xp_stat_make_key(kind, dense);
+	st->vals[st->n] = val;
+	st->n++;
+}
+
 static int decode_stat(struct reader *r, const uint8_t *p, const uint8_t *end, struct stat_sink *s)
 {
 	uint64_t mid = 0, val = 0;
@@ -430,18 +482,60 @@ static int decode_stat(struct reader *r, const uint8_t *p, const uint8_t *end, s
 				return -1;
 		}
 	}
-	uint32_t dense = idmap_get(s->smap, (int64_t)mid);
-	if (!dense)
-		s->odd->missing_stat_meta++;
-	if (is_ref) {
-		uint32_t target = idmap_get(s->smap, (int64_t)val);
-		if (!target)
-			s->odd->dangling_ref++;
-		val = target ? s->smeta[target].name : 0;
+	stat_finish(s, mid, kind, val, is_ref);
+	return 0;
+}
+
+/* The common encodings only: one-byte tags of known fields. Returns 1 when
+ * the stat needs the general decoder (nothing was recorded then). */
+static inline int stat_fast(const uint8_t *p, const uint8_t *end, struct stat_sink *s)
+{
+	uint64_t mid = 0, val = 0, len;
+	unsigned kind = XP_STAT_NONE;
+	bool is_ref = false;
+	const uint8_t *text = NULL;
+	while (p < end) {
+		uint8_t tag = *p++;
+		switch (tag) {
+		case 0x08:
+			if (!(p = fast_varint(p, end, &mid)))
+				return 1;
+			break;
+		case 0x18:
+		case 0x20:
+		case 0x38:
+			if (!(p = fast_varint(p, end, &val)))
+				return 1;
+			kind = tag == 0x18 ? XP_STAT_U64 : tag == 0x20 ? XP_STAT_I64 : XP_STAT_STR;
+			is_ref = tag == 0x38;
+			text = NULL;
+			break;
+		case 0x11:
+			if (end - p < 8)
+				return 1;
+			memcpy(&val, p, 8);
+			p += 8;
+			kind = XP_STAT_F64;
+			is_ref = false;
+			text = NULL;
+			break;
+		case 0x2a:
+		case 0x32:
+			if (!(p = fast_varint(p, end, &len)) || len > (uint64_t)(end - p) || len > UINT32_MAX - 8)
+				return 1;
+			text = p;
+			val = len;
+			p += len;
+			kind = tag == 0x2a ? XP_STAT_BLOBSTR : XP_STAT_BYTES;
+			is_ref = false;
+			break;
+		default:
+			return 1;
+		}
 	}
-	if (kind == XP_STAT_NONE)
-		s->odd->value_not_set++;
-	xp_stats_push(s->stats, xp_stat_make_key(kind, dense), val);
+	if (text)
+		val = xp_blob_put(s->blob, text, (uint32_t)val);
+	stat_finish(s, mid, kind, val, is_ref);
 	return 0;
 }
 
@@ -763,6 +857,20 @@ static int walk_line(struct host_reader *hr, struct line_job *lj)
 		uint32_t field;
 		unsigned wt;
 		uint64_t v;
+		if (likely(*p == 0x22)) {
+			/* An event: only its extent matters here. */
+			const uint8_t *q = fast_varint(p + 1, end, &v);
+			if (likely(q && v <= (uint64_t)(end - q))) {
+				if ((n & (XP_BLOCK_EVENTS - 1)) == 0) {
+					push_block(lj, (uint64_t)(p - r->base));
+					if (atomic_load_explicit(&r->failed, memory_order_relaxed))
+						return -1;
+				}
+				n++;
+				p = q + v;
+				continue;
+			}
+		}
 		if (get_tag(r, &p, end, &field, &wt))
 			return -1;
 		switch (field) {
@@ -801,8 +909,6 @@ static int walk_line(struct host_reader *hr, struct line_job *lj)
 			if (skip_field(r, &p, end, wt))
 				return -1;
 		}
-		if (atomic_load_explicit(&r->failed, memory_order_relaxed))
-			return -1;
 	}
 	l->n_events = n;
 	release_range(hr, lj->beg, lj->end);
@@ -821,13 +927,42 @@ static inline int64_t sat_add(int64_t a, int64_t b, bool *overflow)
 	return s;
 }
 
-static int decode_event(struct reader *r, const uint8_t *p, const uint8_t *end, struct line_job *lj, uint64_t i,
-			struct stat_sink *sink)
+static inline void event_finish(struct line_job *lj, struct xp_block *blk, uint64_t i, uint64_t mid, uint64_t off,
+				uint64_t dur, bool aggregated, struct xp_oddities *odd)
 {
 	struct xp_line *l = lj->line;
+	uint32_t dense = idmap_get(&lj->pctx->emap, (int64_t)mid);
+	if (unlikely(!dense))
+		odd->missing_event_meta++;
+	if (unlikely(aggregated)) {
+		odd->aggregated_events++;
+		blk->n_aggregated++;
+	}
+	int64_t d = (int64_t)dur;
+	if (unlikely(d < 0)) {
+		odd->negative_durations++;
+		d = 0;
+	}
+	bool ovf = false;
+	int64_t start = sat_add(lj->line_base_ps, (int64_t)off, &ovf);
+	if (unlikely(ovf || start > INT64_MAX - d)) {
+		/* Keep end <= INT64_MAX so analyzers may add freely. */
+		if (start > INT64_MAX - d)
+			d = INT64_MAX - start;
+		blk->time_overflow = true;
+	}
+	l->start_ps[i] = start;
+	l->dur_ps[i] = d;
+	l->meta[i] = dense;
+}
+
+/* The general event decoder: any field order and encoding, full checks. */
+static int event_slow(struct reader *r, const uint8_t *p, const uint8_t *end, struct line_job *lj,
+		      struct xp_block *blk, uint64_t i, struct stat_sink *sink)
+{
 	uint64_t mid = 0, off = 0, dur = 0;
 	bool aggregated = false;
-	l->stat_begin[i] = sink->stats->n;
+	lj->line->stat_begin[i] = sink->stats->n;
 	while (p < end) {
 		const uint8_t *at = p, *body;
 		uint32_t field;
@@ -860,30 +995,72 @@ static int decode_event(struct reader *r, const uint8_t *p, const uint8_t *end, 
 				return -1;
 		}
 	}
-	uint32_t dense = idmap_get(&lj->pctx->emap, (int64_t)mid);
-	if (!dense)
-		sink->odd->missing_event_meta++;
-	if (aggregated) {
-		sink->odd->aggregated_events++;
-		l->n_aggregated++;
-	}
-	int64_t d = (int64_t)dur;
-	if (d < 0) {
-		sink->odd->negative_durations++;
-		d = 0;
-	}
-	bool ovf = false;
-	int64_t start = sat_add(lj->line_base_ps, (int64_t)off, &ovf);
-	if (ovf || start > INT64_MAX - d) {
-		/* Keep end <= INT64_MAX so analyzers may add freely. */
-		if (start > INT64_MAX - d)
-			d = INT64_MAX - start;
-		l->time_overflow = true;
-	}
-	l->start_ps[i] = start;
-	l->dur_ps[i] = d;
-	l->meta[i] = dense;
+	event_finish(lj, blk, i, mid, off, dur, aggregated, sink->odd);
 	return 0;
+}
+
+/* The common encodings; anything else restarts the event in event_slow. */
+static inline int decode_event(struct reader *r, const uint8_t *p, const uint8_t *end, struct line_job *lj,
+			       struct xp_block *blk, uint64_t i, struct stat_sink *sink)
+{
+	const uint8_t *begin = p;
+	uint64_t mid = 0, off = 0, dur = 0, len;
+	bool aggregated = false;
+	uint32_t first = sink->stats->n;
+	lj->line->stat_begin[i] = first;
+	while (p < end) {
+		uint8_t tag = *p++;
+		switch (tag) {
+		case 0x08:
+			p = fast_varint(p, end, &mid);
+			break;
+		case 0x10:
+			p = fast_varint(p, end, &off);
+			aggregated = false;
+			break;
+		case 0x18:
+			p = fast_varint(p, end, &dur);
+			break;
+		case 0x28:
+			p = fast_varint(p, end, &off);
+			off = 0;
+			aggregated = true;
+			break;
+		case 0x22:
+			p = fast_varint(p, end, &len);
+			if (p && len <= (uint64_t)(end - p)) {
+				if (stat_fast(p, p + len, sink) && decode_stat(r, p, p + len, sink))
+					return -1;
+				p += len;
+			} else {
+				p = NULL;
+			}
+			break;
+		default:
+			p = NULL;
+		}
+		if (unlikely(!p)) {
+			sink->stats->n = first;
+			return event_slow(r, begin, end, lj, blk, i, sink);
+		}
+	}
+	event_finish(lj, blk, i, mid, off, dur, aggregated, sink->odd);
+	return 0;
+}
+
+static void shrink_block(struct xp_block *blk)
+{
+	/* Growth leaves slack; give it back, the model is kept for the run. */
+	struct xp_stats *st = &blk->stats;
+	if (st->n && st->cap > st->n) {
+		st->keys = xrealloc(st->keys, (size_t)st->n * sizeof *st->keys);
+		st->vals = xrealloc(st->vals, (size_t)st->n * sizeof *st->vals);
+		st->cap = st->n;
+	}
+	if (blk->blob.len && blk->blob.cap > blk->blob.len) {
+		blk->blob.data = xrealloc(blk->blob.data, blk->blob.len);
+		blk->blob.cap = blk->blob.len;
+	}
 }
 
 static int decode_block(struct host_reader *hr, struct block_job *bj, struct xp_oddities *odd)
@@ -899,13 +1076,30 @@ static int decode_block(struct host_reader *hr, struct block_job *bj, struct xp_
 	const uint8_t *p = r->base + lj->block_off[bj->block], *end = lj->end;
 	const uint8_t *start = p;
 	struct stat_sink sink = {&blk->stats, &blk->blob, &lj->pctx->smap, lj->plane->smeta, odd};
+	/* About one stat per 16 bytes of events: a guess that saves regrowth. */
+	uint64_t guess = count * 4;
+	if (guess > (1u << 24))
+		guess = 1u << 24;
+	blk->stats.keys = xmalloc(guess * sizeof *blk->stats.keys);
+	blk->stats.vals = xmalloc(guess * sizeof *blk->stats.vals);
+	blk->stats.cap = (uint32_t)guess;
 	uint64_t i = first;
+	int64_t prev = INT64_MIN;
 	while (i < first + count) {
 		const uint8_t *body;
 		uint32_t field;
 		unsigned wt;
 		uint64_t len;
 		/* Step 2 already validated the line's own fields. */
+		if (likely(*p == 0x22)) {
+			const uint8_t *q = fast_varint(p + 1, end, &len);
+			if (likely(q && len <= (uint64_t)(end - q))) {
+				if (decode_event(r, q, q + len, lj, blk, i, &sink))
+					return -1;
+				p = q + len;
+				goto next;
+			}
+		}
 		if (get_tag(r, &p, end, &field, &wt))
 			return -1;
 		if (field != 4) {
@@ -915,12 +1109,15 @@ static int decode_block(struct host_reader *hr, struct block_job *bj, struct xp_
 		}
 		if (read_len(r, &p, end, &body, &len))
 			return -1;
-		if (decode_event(r, body, body + len, lj, i, &sink))
+		if (decode_event(r, body, body + len, lj, blk, i, &sink))
 			return -1;
-		if (i > first && l->start_ps[i] < l->start_ps[i - 1])
-			l->unsorted = true;
+next:
+		if (unlikely(l->start_ps[i] < prev))
+			blk->unsorted = true;
+		prev = l->start_ps[i];
 		i++;
 	}
+	shrink_block(blk);
 	release_range(hr, start, p);
 	return 0;
 }
@@ -1112,8 +1309,12 @@ static void finish_lines(struct host_reader *hr)
 			if (l->start_ps[k] < l->start_ps[k - 1])
 				l->unsorted = true;
 		}
-		for (uint32_t b = 0; b < l->n_blocks; b++)
+		for (uint32_t b = 0; b < l->n_blocks; b++) {
 			l->n_stats += l->blocks[b].stats.n;
+			l->n_aggregated += l->blocks[b].n_aggregated;
+			l->time_overflow |= l->blocks[b].time_overflow;
+			l->unsorted |= l->blocks[b].unsorted;
+		}
 		if (l->unsorted)
 			hr->host->odd.unsorted_lines++;
 		if (l->time_overflow)

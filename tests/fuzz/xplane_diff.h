@@ -1,0 +1,12 @@
+/* xplane_diff.h - differential check of the XSpace walker against protobuf-c. */
+#ifndef XPSTAT_XPLANE_DIFF_H
+#define XPSTAT_XPLANE_DIFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* 0 when both decoders agree (both reject, or both accept the same content);
+ * 1 with a reason in why[] otherwise. */
+int xp_diff_check(const uint8_t *data, size_t size, int threads, char *why, size_t whylen);
+
+#endif

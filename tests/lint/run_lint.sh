@@ -1,0 +1,48 @@
+#!/bin/sh
+# run_lint.sh - every table of every command as CSV through check_csv, and every JSON document through its schema.
+# Usage: run_lint.sh XPSTAT XPGEN CHECK_CSV CHECK_JSON_PY SCHEMA_DIR [REAL_DIR]
+set -u
+abspath() { case $1 in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac; }
+xpstat=$(abspath "$1") xpgen=$(abspath "$2") check_csv=$(abspath "$3") check_json=$(abspath "$4") schemas=$(abspath "$5") real=${6:-}
+work=$(mktemp -d) || exit 1
+trap 'rm -rf "$work"' EXIT
+fail=0
+n=0
+mkdir -p "$work/logs/plugins/profile/2026_01_01_00_00_00"
+"$xpgen" --variant raw --steps 3 --gpus 2 --seed 21 -o "$work/raw.xplane.pb" >/dev/null || exit 1
+"$xpgen" --variant grouped --steps 3 --gpus 2 --seed 22 -o "$work/grouped.xplane.pb" >/dev/null || exit 1
+"$xpgen" --variant jax --steps 2 --gpus 1 --seed 23 -o "$work/jax.xplane.pb" >/dev/null || exit 1
+"$xpgen" --variant cpu --steps 2 --seed 24 --odd -o "$work/odd.xplane.pb" >/dev/null || exit 1
+"$xpgen" --variant raw --hosts 2 --steps 2 --gpus 1 --seed 25 -o "$work/logs/plugins/profile/2026_01_01_00_00_00" >/dev/null || exit 1
+inputs="$work/raw.xplane.pb $work/grouped.xplane.pb $work/jax.xplane.pb $work/odd.xplane.pb $work/logs"
+if [ -n "$real" ] && [ -d "$real" ]; then
+	inputs="$inputs $(find "$real" -name '*.xplane.pb' | sort | tr '\n' ' ')"
+fi
+
+check() { # what, command...
+	what=$1
+	shift
+	n=$((n + 1))
+	if ! "$@" >"$work/check.log" 2>&1; then
+		echo "FAIL $what"
+		cat "$work/check.log"
+		fail=1
+	fi
+}
+
+for in in $inputs; do
+	for t in hosts planes devices analyses lines; do
+		"$xpstat" info --lines --format csv --table "$t" "$in" >"$work/out.csv" || { echo "FAIL info csv $t $in"; fail=1; continue; }
+		check "info --table $t $in" "$check_csv" "$work/out.csv"
+	done
+	"$xpstat" info --lines --format json "$in" >"$work/out.json" || { echo "FAIL info json $in"; fail=1; continue; }
+	check "info json $in" /usr/bin/python3 "$check_json" "$schemas/info.schema.json" "$work/out.json"
+done
+for t in runs run_hosts; do
+	"$xpstat" runs --format csv --table "$t" "$work/logs" >"$work/out.csv" || fail=1
+	check "runs --table $t" "$check_csv" "$work/out.csv"
+done
+"$xpstat" runs --format json "$work/logs" >"$work/out.json" || fail=1
+check "runs json" /usr/bin/python3 "$check_json" "$schemas/runs.schema.json" "$work/out.json"
+echo "lint: $n checks, $([ $fail = 0 ] && echo ok || echo FAILED)"
+exit $fail
