@@ -31,6 +31,8 @@ struct xp_ctx {
 	bool quiet;
 	bool csv_raw;
 	uint64_t max_input_bytes;
+	const char *step_marker; /* --step-marker REGEX */
+	bool xprof_compat;       /* --compat xprof */
 	char **paths;
 	size_t n_paths;
 	const struct xp_cmd *cmd;

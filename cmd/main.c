@@ -20,7 +20,7 @@ static const struct xp_cmd *const commands[] = {
 
 enum {
 	G_FORMAT = 1000, G_OUTPUT, G_HOST, G_RUN, G_THREADS, G_COLOR, G_QUIET, G_CSV_RAW, G_TABLE, G_MAX_INPUT,
-	G_HELP, G_VERSION
+	G_STEP_MARKER, G_COMPAT, G_HELP, G_VERSION
 };
 
 static const struct xp_opt global_opts[] = {
@@ -33,6 +33,8 @@ static const struct xp_opt global_opts[] = {
 	{"color", 1, G_COLOR, "WHEN", "colour in text output: auto (default), always or never"},
 	{"csv-raw", 0, G_CSV_RAW, NULL, "CSV: do not neutralize text cells that look like formulas"},
 	{"max-input-bytes", 1, G_MAX_INPUT, "N", "refuse inputs that decompress to more than N bytes (default: physical memory)"},
+	{"step-marker", 1, G_STEP_MARKER, "REGEX", "every host event whose name matches REGEX is one step (captures without step markers)"},
+	{"compat", 1, G_COMPAT, "MODE", "xpstat (default) or xprof: step breakdown as current xprof computes it"},
 	{"quiet", 0, G_QUIET, NULL, "no progress messages; also -q"},
 	{"help", 0, G_HELP, NULL, "show help and exit; also -h"},
 	{"version", 0, G_VERSION, NULL, "show the version and exit; also -V"},
@@ -172,6 +174,16 @@ static int set_global(struct xp_ctx *ctx, int key, const char *arg)
 		return 0;
 	case G_QUIET:
 		ctx->quiet = true;
+		return 0;
+	case G_STEP_MARKER:
+		if (!*arg)
+			return xp_usage_error(ctx, "--step-marker needs a regular expression");
+		ctx->step_marker = arg;
+		return 0;
+	case G_COMPAT:
+		if (strcmp(arg, "xprof") && strcmp(arg, "xpstat"))
+			return xp_usage_error(ctx, "--compat takes xpstat or xprof, not '%s'", arg);
+		ctx->xprof_compat = !strcmp(arg, "xprof");
 		return 0;
 	}
 	return XP_EXIT_INTERNAL;

@@ -1,0 +1,631 @@
+/* stepdb.c - the step database: step events typed and clipped to step markers, overlaps resolved by priority (spec §1.2-§1.6). */
+#include "group.h"
+
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p) {
+		fputs("xpstat: out of memory\n", stderr);
+		exit(4);
+	}
+	return p;
+}
+
+static void *xcalloc(size_t n, size_t s)
+{
+	void *p = calloc(n ? n : 1, s ? s : 1);
+	if (!p) {
+		fputs("xpstat: out of memory\n", stderr);
+		exit(4);
+	}
+	return p;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		fputs("xpstat: out of memory\n", stderr);
+		exit(4);
+	}
+	return p;
+}
+
+/* qsort with an empty array is undefined when the pointer is NULL. */
+static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+/* A typed span of one step. */
+struct typed {
+	uint32_t step;
+	uint8_t type;
+	int64_t begin, end;
+};
+
+struct span {
+	int64_t begin, end;
+	bool set;
+};
+
+struct builder {
+	const struct xp_capture *c;
+	const struct xp_host *h;
+	const struct xp_prep_opts *o;
+	uint32_t n_steps;               /* step slots (group ids or marker ordinals) */
+	struct typed *ev;
+	size_t n_ev, cap_ev;
+	struct span *host_marker, *dev_marker;
+	bool *on_device;
+	uint64_t (*xfer_count)[3], (*xfer_bytes)[3];
+	int64_t (*xfer_ps)[3];
+	char **names;                   /* borrowed */
+};
+
+static void push_typed(struct builder *b, uint32_t step, enum xp_event_type t, int64_t begin, int64_t end)
+{
+	if (b->n_ev == b->cap_ev) {
+		b->cap_ev = b->cap_ev ? b->cap_ev * 2 : 1024;
+		b->ev = xrealloc(b->ev, b->cap_ev * sizeof *b->ev);
+	}
+	b->ev[b->n_ev++] = (struct typed){step, (uint8_t)t, begin, end};
+}
+
+static void longest(struct span *s, int64_t begin, int64_t end)
+{
+	if (!s->set || end - begin > s->end - s->begin) {
+		s->begin = begin;
+		s->end = end;
+		s->set = true;
+	}
+}
+
+/* --- per-plane stat lookups ------------------------------------------------ */
+
+struct plane_ids {
+	uint32_t corr, shape, memcpy_details, group_id, step_name, ipl_stage_name, pt, p, ct, c;
+};
+
+static struct plane_ids plane_ids(const struct xp_capture *c, const struct xp_plane *p)
+{
+	struct plane_ids s = {
+		xp_plane_stat_id(c, p, "correlation_id"), xp_plane_stat_id(c, p, "shape"),
+		xp_plane_stat_id(c, p, "memcpy_details"), xp_plane_stat_id(c, p, "group_id"),
+		xp_plane_stat_id(c, p, "step_name"), xp_plane_stat_id(c, p, "_ipl_stage_name"),
+		xp_plane_stat_id(c, p, "_pt"), xp_plane_stat_id(c, p, "_p"), xp_plane_stat_id(c, p, "_ct"),
+		xp_plane_stat_id(c, p, "_c"),
+	};
+	return s;
+}
+
+static bool has_stat(struct xp_stat_view v, uint32_t sid)
+{
+	if (!sid)
+		return false;
+	for (uint32_t k = 0; k < v.n; k++)
+		if (xp_stat_meta(v.keys[k]) == sid && xp_stat_kind(v.keys[k]) != XP_STAT_NONE)
+			return true;
+	return false;
+}
+
+static bool starts_ci(const char *s, const char *pre)
+{
+	for (; *pre; s++, pre++)
+		if (!*s || ((*s | 0x20) != (*pre | 0x20)))
+			return false;
+	return true;
+}
+
+/* --- device events (spec §1.2) ------------------------------------------------ */
+
+static enum xp_event_type device_type(const struct builder *b, const struct xp_plane *p, const struct xp_line *l,
+				      uint64_t i, const struct plane_ids *ids, enum xp_op_cat *memcpy_kind)
+{
+	const char *name = xp_str(b->c, xp_event_name(p, l, i));
+	size_t len = xp_strlen(b->c, xp_event_name(p, l, i));
+	*memcpy_kind = xp_memcpy_kind(name, len, b->o->xprof_compat);
+	switch (*memcpy_kind) {
+	case XP_OP_MEMCPY_H2D: return XP_ET_HOST_TO_DEVICE;
+	case XP_OP_MEMCPY_D2H: return XP_ET_DEVICE_TO_HOST;
+	case XP_OP_MEMCPY_D2D: return XP_ET_DEVICE_TO_DEVICE;
+	default: break;
+	}
+	*memcpy_kind = XP_OP_UNKNOWN;
+	if (starts_ci(name, "nccl"))
+		return XP_ET_DEVICE_COLLECTIVES;
+	struct xp_value shape;
+	if (xp_view_find(b->c, xp_event_stats(l, i), ids->shape, &shape) && shape.len &&
+	    (shape.kind == XP_STAT_STR || shape.kind == XP_STAT_BLOBSTR))
+		return memmem(shape.s, shape.len, "half", 4) ? XP_ET_DEVICE_COMPUTE_16 : XP_ET_DEVICE_COMPUTE_32;
+	return strstr(name, "half") || strstr(name, "fp16") ? XP_ET_DEVICE_COMPUTE_16 : XP_ET_DEVICE_COMPUTE_32;
+}
+
+static void record_transfer(struct builder *b, uint32_t step, enum xp_op_cat kind, const struct xp_plane *p,
+			    const struct xp_line *l, uint64_t i, const struct plane_ids *ids)
+{
+	int k = kind == XP_OP_MEMCPY_H2D ? 0 : kind == XP_OP_MEMCPY_D2H ? 1 : 2;
+	struct xp_value v;
+	b->xfer_count[step][k]++;
+	b->xfer_ps[step][k] += l->dur_ps[i];
+	if (xp_event_find(b->c, p, l, i, ids->memcpy_details, &v) && (v.kind == XP_STAT_STR || v.kind == XP_STAT_BLOBSTR))
+		b->xfer_bytes[step][k] += xp_memcpy_bytes(v.s, v.len);
+}
+
+/* Markers of one GPU plane: its Steps line if the capture has one, else runs
+ * of equal group ids in time order (spec §0.3 (b)). */
+static void plane_markers(struct builder *b, const struct xp_group_out *g, uint32_t plane, struct span *m)
+{
+	const struct xp_plane *p = &b->h->planes[plane];
+	struct plane_ids ids = plane_ids(b->c, p);
+	bool steps_line = false;
+	for (uint32_t k = 0; k < p->n_lines; k++) {
+		const struct xp_line *l = &p->lines[k];
+		if (!l->derived || strcmp(xp_str(b->c, l->name), "Steps"))
+			continue;
+		steps_line = true;
+		for (uint64_t i = 0; i < l->n_events; i++) {
+			struct xp_value v;
+			int64_t gid;
+			if (xp_event_find(b->c, p, l, i, ids.group_id, &v) && xp_value_int(&v, &gid) && gid >= 0 &&
+			    (uint64_t)gid < b->n_steps)
+				longest(&m[gid], l->start_ps[i], xp_event_end(l, i));
+		}
+	}
+	if (steps_line)
+		return;
+	struct xp_time_merge tm;
+	xp_time_merge_init(&tm, b->h, plane, g->flines, g->n_flines);
+	uint32_t fl;
+	uint64_t i;
+	int32_t cur = -1;
+	int64_t begin = 0, end = 0;
+	while (xp_time_merge_next(&tm, &fl, &i)) {
+		uint32_t line, base;
+		xp_group_fline_plane(g, fl, &line, &base);
+		const struct xp_line *l = &p->lines[line];
+		int32_t gid = g->gid[base + i];
+		if (gid != cur) {
+			if (cur >= 0)
+				longest(&m[cur], begin, end);
+			cur = gid;
+			begin = l->start_ps[i];
+			end = xp_event_end(l, i);
+		} else if (xp_event_end(l, i) > end) {
+			end = xp_event_end(l, i);
+		}
+	}
+	if (cur >= 0)
+		longest(&m[cur], begin, end);
+	xp_time_merge_free(&tm);
+}
+
+static void device_plane_events(struct builder *b, const struct xp_group_out *g, uint32_t plane)
+{
+	const struct xp_plane *p = &b->h->planes[plane];
+	struct plane_ids ids = plane_ids(b->c, p);
+	struct span *m = xcalloc(b->n_steps, sizeof *m);
+	plane_markers(b, g, plane, m);
+	for (uint32_t k = 0; k < g->n_flines; k++) {
+		uint32_t line, base;
+		if (xp_group_fline_plane(g, k, &line, &base) != plane)
+			continue;
+		const struct xp_line *l = &p->lines[line];
+		for (uint64_t i = 0; i < l->n_events; i++) {
+			int32_t gid = g->gid[base + i];
+			/* only events with both correlation_id and group_id count (spec §7 item 10) */
+			if (gid < 0 || !m[gid].set || !has_stat(xp_event_stats(l, i), ids.corr))
+				continue;
+			enum xp_op_cat kind;
+			enum xp_event_type t = device_type(b, p, l, i, &ids, &kind);
+			push_typed(b, (uint32_t)gid, t, l->start_ps[i], xp_event_end(l, i));
+			if (kind != XP_OP_UNKNOWN)
+				record_transfer(b, (uint32_t)gid, kind, p, l, i, &ids);
+		}
+	}
+	for (uint32_t s = 0; s < b->n_steps; s++)
+		if (m[s].set) {
+			longest(&b->dev_marker[s], m[s].begin, m[s].end);
+			b->on_device[s] = true;
+		}
+	free(m);
+}
+
+/* --- host events (spec §1.3, DESIGN §8) ------------------------------------------- */
+
+static bool explicit_marker(const char *name)
+{
+	return (!strncmp(name, "train", 5) || !strncmp(name, "test", 4) || !strncmp(name, "TraceContext", 12)) &&
+	       !strchr(name, '/');
+}
+
+static bool not_real_compute(const char *name)
+{
+	return !strncmp(name, "EagerExecute", 12) || !strncmp(name, "EagerLocalExecute", 17) ||
+	       !strncmp(name, "EagerKernelExecute", 18) || !strncmp(name, "FunctionRun", 11);
+}
+
+static enum xp_event_type host_type(const struct builder *b, const char *name, size_t len, struct xp_stat_view v,
+				    const struct plane_ids *ids, bool has_device, bool root_stage)
+{
+	struct xp_tfop op;
+	xp_parse_tf_op(name, len, &op);
+	if ((op.cat == XP_OP_TF && op.type_len >= 13 && !memcmp(op.type, "InfeedEnqueue", 13)) ||
+	    op.cat == XP_OP_MEMCPY_H2D)
+		return XP_ET_HOST_TO_DEVICE;
+	if (op.cat == XP_OP_MEMCPY_H2H)
+		return XP_ET_HOST_TO_HOST;
+	if (has_device && (has_stat(v, ids->corr) || starts_ci(name, "ExecutorState::Process")))
+		return XP_ET_HOST_PREPARE;
+	if (starts_ci(name, "IteratorGetNext") || root_stage)
+		return XP_ET_HOST_WAIT_INPUT;
+	(void)b;
+	return XP_ET_HOST_COMPUTE;
+}
+
+/* Input-pipeline stages: root stages count as input (spec §1.3). The
+ * producer-context half of "descendant" is approximated by nesting only. */
+static bool is_stage(const struct builder *b, struct xp_stat_view v, const struct plane_ids *ids)
+{
+	struct xp_value s;
+	return xp_view_find(b->c, v, ids->ipl_stage_name, &s) && s.len > 0;
+}
+
+static void host_line_events(struct builder *b, const struct xp_group_out *g, uint32_t fl, bool has_device)
+{
+	uint32_t line, base;
+	uint32_t plane = xp_group_fline_plane(g, fl, &line, &base);
+	const struct xp_plane *p = &b->h->planes[plane];
+	const struct xp_line *l = &p->lines[line];
+	const uint32_t *order = xp_group_fline_order(g, fl);
+	struct plane_ids ids = plane_ids(b->c, p);
+	int64_t stage_end = INT64_MIN; /* end of the enclosing root stage on this line */
+	for (uint64_t k = 0; k < l->n_events; k++) {
+		uint64_t i = order ? order[k] : k;
+		int32_t gid = g->gid[base + i];
+		struct xp_stat_view v = xp_event_stats(l, i);
+		bool inside_stage = l->start_ps[i] < stage_end;
+		bool root_stage = false;
+		if (!inside_stage && ids.ipl_stage_name && is_stage(b, v, &ids)) {
+			root_stage = true;
+			stage_end = xp_event_end(l, i);
+		}
+		if (gid < 0 || (uint32_t)gid >= b->n_steps || (has_device && !b->on_device[gid]))
+			continue;
+		const char *name = xp_str(b->c, xp_event_name(p, l, i));
+		size_t len = xp_strlen(b->c, xp_event_name(p, l, i));
+		int64_t s = l->start_ps[i], e = xp_event_end(l, i);
+		if (explicit_marker(name) || has_stat(v, ids.step_name)) {
+			longest(&b->host_marker[gid], s, e);
+			continue;
+		}
+		if (not_real_compute(name))
+			continue;
+		push_typed(b, (uint32_t)gid, host_type(b, name, len, v, &ids, has_device, root_stage), s, e);
+	}
+}
+
+/* --- overlap resolution and the per-step breakdown (spec §1.4) ---------------- */
+
+struct boundary {
+	int64_t t;
+	uint8_t type;
+	uint8_t is_start;
+};
+
+static int cmp_boundary(const void *x, const void *y)
+{
+	const struct boundary *a = x, *b = y;
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	if (a->is_start != b->is_start)
+		return a->is_start ? 1 : -1; /* ends first */
+	return (int)b->type - (int)a->type; /* higher priority first */
+}
+
+/* Sweep the typed spans of one step into non-overlapping segments; add each
+ * segment's overlap with [sb, se) to type_ps, and every segment to prec. */
+static void sweep(const struct typed *ev, size_t n, int64_t sb, int64_t se, int64_t type_ps[XP_N_EVENT_TYPES],
+		  bool present[XP_N_EVENT_TYPES], int64_t *c16, int64_t *c32)
+{
+	struct boundary *bd = xmalloc(2 * n * sizeof *bd);
+	for (size_t i = 0; i < n; i++) {
+		bd[2 * i] = (struct boundary){ev[i].begin, ev[i].type, 1};
+		bd[2 * i + 1] = (struct boundary){ev[i].end, ev[i].type, 0};
+	}
+	sort(bd, 2 * n, sizeof *bd, cmp_boundary);
+	uint32_t count[XP_N_EVENT_TYPES] = {0};
+	for (size_t i = 0; i + 1 < 2 * n; i++) {
+		if (bd[i].is_start)
+			count[bd[i].type]++;
+		else if (count[bd[i].type])
+			count[bd[i].type]--;
+		int cur = XP_N_EVENT_TYPES - 1;
+		while (cur > 0 && !count[cur])
+			cur--;
+		int64_t a = bd[i].t, b = bd[i + 1].t;
+		present[cur] = true;
+		if (cur == XP_ET_DEVICE_COMPUTE_16)
+			*c16 += b - a;
+		else if (cur == XP_ET_DEVICE_COMPUTE_32)
+			*c32 += b - a;
+		int64_t lo = a > sb ? a : sb, hi = b < se ? b : se;
+		if (hi > lo)
+			type_ps[cur] += hi - lo;
+	}
+	free(bd);
+}
+
+static int cmp_typed_step(const void *x, const void *y)
+{
+	const struct typed *a = x, *b = y;
+	return (a->step > b->step) - (a->step < b->step);
+}
+
+static char *step_name(const struct builder *b, uint32_t s)
+{
+	if (b->names && b->names[s])
+		return strdup(b->names[s]);
+	char buf[32];
+	snprintf(buf, sizeof buf, "%u", s);
+	return strdup(buf);
+}
+
+static void finish_steps(struct builder *b, struct xp_step_db *db, bool has_device)
+{
+	sort(b->ev, b->n_ev, sizeof *b->ev, cmp_typed_step);
+	db->steps = xcalloc(b->n_steps, sizeof *db->steps);
+	size_t e = 0;
+	for (uint32_t s = 0; s < b->n_steps; s++) {
+		size_t first = e;
+		while (e < b->n_ev && b->ev[e].step == s)
+			e++;
+		const struct span *hm = &b->host_marker[s], *dm = &b->dev_marker[s];
+		struct span st = *dm;
+		if (!dm->set || (hm->set && hm->begin <= dm->begin && dm->end <= hm->end))
+			st = *hm;
+		if (!st.set)
+			continue;
+		struct xp_step *out = &db->steps[db->n];
+		memset(out, 0, sizeof *out);
+		bool present[XP_N_EVENT_TYPES] = {0};
+		sweep(b->ev + first, e - first, st.begin, st.end, out->type_ps, present, &db->compute16_ps, &db->compute32_ps);
+		bool well_formed = has_device ? (present[XP_ET_DEVICE_COMPUTE_16] || present[XP_ET_DEVICE_COMPUTE_32])
+					      : present[XP_ET_HOST_COMPUTE];
+		if (!well_formed || st.end <= st.begin) {
+			db->n_dropped++;
+			continue;
+		}
+		out->id = s;
+		out->begin_ps = st.begin;
+		out->duration_ps = st.end - st.begin;
+		int64_t sum = 0;
+		for (int t = 0; t < XP_N_EVENT_TYPES; t++)
+			sum += out->type_ps[t];
+		if (sum < out->duration_ps)
+			out->type_ps[XP_ET_UNKNOWN] += out->duration_ps - sum;
+		for (int k = 0; k < 3; k++) {
+			out->transfer_count[k] = b->xfer_count[s][k];
+			out->transfer_bytes[k] = b->xfer_bytes[s][k];
+			out->transfer_ps[k] = b->xfer_ps[s][k];
+		}
+		out->name = step_name(b, s);
+		db->n++;
+	}
+}
+
+static void builder_init(struct builder *b, const struct xp_capture *c, const struct xp_host *h,
+			 const struct xp_prep_opts *o, uint32_t n_steps, char **names)
+{
+	memset(b, 0, sizeof *b);
+	b->c = c;
+	b->h = h;
+	b->o = o;
+	b->n_steps = n_steps;
+	b->names = names;
+	b->host_marker = xcalloc(n_steps, sizeof *b->host_marker);
+	b->dev_marker = xcalloc(n_steps, sizeof *b->dev_marker);
+	b->on_device = xcalloc(n_steps, sizeof *b->on_device);
+	b->xfer_count = xcalloc(n_steps, sizeof *b->xfer_count);
+	b->xfer_bytes = xcalloc(n_steps, sizeof *b->xfer_bytes);
+	b->xfer_ps = xcalloc(n_steps, sizeof *b->xfer_ps);
+}
+
+static void builder_free(struct builder *b)
+{
+	free(b->ev);
+	free(b->host_marker);
+	free(b->dev_marker);
+	free(b->on_device);
+	free(b->xfer_count);
+	free(b->xfer_bytes);
+	free(b->xfer_ps);
+}
+
+static bool plane_has_events(const struct xp_plane *p)
+{
+	for (uint32_t k = 0; k < p->n_lines; k++)
+		if (p->lines[k].n_events && !p->lines[k].derived)
+			return true;
+	return false;
+}
+
+static void detect_devices(const struct xp_host *h, struct xp_step_db *db)
+{
+	for (uint32_t p = 0; p < h->n_planes; p++) {
+		db->tpu |= h->planes[p].kind == XP_PLANE_TPU;
+		db->has_device |= h->planes[p].kind == XP_PLANE_GPU && plane_has_events(&h->planes[p]);
+	}
+}
+
+void xp_stepdb_from_groups(const struct xp_capture *c, struct xp_prep_host *ph, const struct xp_prep_opts *o,
+			   const struct xp_group_out *g)
+{
+	struct xp_step_db *db = &ph->steps;
+	detect_devices(ph->host, db);
+	db->source = g->source;
+	db->grouping_skipped_loops = g->loop_ops;
+	if (db->tpu || !ph->n_groups)
+		return;
+	struct builder b;
+	builder_init(&b, c, ph->host, o, ph->n_groups, ph->group_names);
+	const struct xp_host *h = ph->host;
+	for (uint32_t p = 0; p < h->n_planes; p++)
+		if (h->planes[p].kind == XP_PLANE_GPU && db->has_device)
+			device_plane_events(&b, g, p);
+	bool host_events = !db->has_device || !o->xprof_compat;
+	for (uint32_t k = 0; host_events && k < g->n_flines; k++) {
+		uint32_t line, base;
+		if (h->planes[xp_group_fline_plane(g, k, &line, &base)].kind == XP_PLANE_HOST_CPU)
+			host_line_events(&b, g, k, db->has_device);
+	}
+	finish_steps(&b, db, db->has_device);
+	builder_free(&b);
+}
+
+/* --- --step-marker: every matching host event is one step ------------------------ */
+
+struct marker {
+	int64_t begin, end;
+	uint32_t fline;
+	uint64_t event;
+};
+
+static int cmp_marker(const void *x, const void *y)
+{
+	const struct marker *a = x, *b = y;
+	if (a->begin != b->begin)
+		return a->begin < b->begin ? -1 : 1;
+	if (a->fline != b->fline)
+		return a->fline < b->fline ? -1 : 1;
+	return (a->event > b->event) - (a->event < b->event);
+}
+
+static struct marker *find_markers(const struct xp_capture *c, const struct xp_host *h, const struct xp_group_out *g,
+				   regex_t *re, size_t *n)
+{
+	struct marker *m = NULL;
+	size_t cap = 0;
+	*n = 0;
+	for (uint32_t k = 0; k < g->n_flines; k++) {
+		uint32_t line, base;
+		const struct xp_plane *p = &h->planes[xp_group_fline_plane(g, k, &line, &base)];
+		if (p->kind != XP_PLANE_HOST_CPU)
+			continue;
+		const struct xp_line *l = &p->lines[line];
+		/* Match each metadata name once, not each event. */
+		int8_t *hit = xcalloc(p->n_emeta, 1);
+		for (uint32_t e = 1; e < p->n_emeta; e++)
+			hit[e] = regexec(re, xp_str(c, p->emeta[e].name), 0, NULL, 0) == 0;
+		for (uint64_t i = 0; i < l->n_events; i++) {
+			if (!hit[l->meta[i]])
+				continue;
+			if (*n == cap) {
+				cap = cap ? cap * 2 : 64;
+				m = xrealloc(m, cap * sizeof *m);
+			}
+			m[(*n)++] = (struct marker){l->start_ps[i], xp_event_end(l, i), k, i};
+		}
+		free(hit);
+	}
+	sort(m, *n, sizeof *m, cmp_marker);
+	return m;
+}
+
+/* The step whose span holds t: the last marker starting at or before t. */
+static int64_t step_at(const struct marker *m, size_t n, int64_t t)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (m[mid].begin <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || t >= m[lo - 1].end)
+		return -1;
+	return (int64_t)(lo - 1);
+}
+
+static void marker_events(struct builder *b, const struct xp_group_out *g, const struct marker *m, size_t n,
+			  bool has_device)
+{
+	for (uint32_t k = 0; k < g->n_flines; k++) {
+		uint32_t line, base;
+		const struct xp_plane *p = &b->h->planes[xp_group_fline_plane(g, k, &line, &base)];
+		const struct xp_line *l = &p->lines[line];
+		struct plane_ids ids = plane_ids(b->c, p);
+		bool host = p->kind == XP_PLANE_HOST_CPU;
+		if (!host && p->kind != XP_PLANE_GPU)
+			continue;
+		if (host && has_device && b->o->xprof_compat)
+			continue;
+		for (uint64_t i = 0; i < l->n_events; i++) {
+			int64_t s = step_at(m, n, l->start_ps[i]);
+			if (s < 0 || (m[s].fline == k && m[s].event == i))
+				continue;
+			enum xp_event_type t;
+			if (host) {
+				const char *name = xp_str(b->c, xp_event_name(p, l, i));
+				if (not_real_compute(name))
+					continue;
+				t = host_type(b, name, strlen(name), xp_event_stats(l, i), &ids, has_device, false);
+			} else {
+				enum xp_op_cat kind;
+				t = device_type(b, p, l, i, &ids, &kind);
+				if (kind != XP_OP_UNKNOWN)
+					record_transfer(b, (uint32_t)s, kind, p, l, i, &ids);
+			}
+			push_typed(b, (uint32_t)s, t, l->start_ps[i], xp_event_end(l, i));
+		}
+	}
+}
+
+int xp_stepdb_from_marker(const struct xp_capture *c, struct xp_prep_host *ph, const struct xp_prep_opts *o,
+			  const struct xp_group_out *g, char *errmsg, size_t errlen)
+{
+	struct xp_step_db *db = &ph->steps;
+	regex_t re;
+	int rc = regcomp(&re, o->step_marker, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		char buf[256];
+		regerror(rc, &re, buf, sizeof buf);
+		snprintf(errmsg, errlen, "--step-marker '%s': %s", o->step_marker, buf);
+		return -1;
+	}
+	detect_devices(ph->host, db);
+	db->source = XP_STEPS_MARKER_REGEX;
+	size_t n;
+	struct marker *m = find_markers(c, ph->host, g, &re, &n);
+	regfree(&re);
+	if (n > UINT32_MAX - 1)
+		n = UINT32_MAX - 1;
+	char **names = xcalloc(n + 1, sizeof *names);
+	for (size_t s = 0; s < n; s++) {
+		uint32_t line, base;
+		const struct xp_plane *p = &ph->host->planes[xp_group_fline_plane(g, m[s].fline, &line, &base)];
+		const char *nm = xp_str(c, xp_event_name(p, &p->lines[line], m[s].event));
+		names[s] = xmalloc(strlen(nm) + 24);
+		sprintf(names[s], "%s %zu", nm, s);
+	}
+	ph->n_groups = (uint32_t)n;
+	ph->group_names = names;
+	struct builder b;
+	builder_init(&b, c, ph->host, o, (uint32_t)n, names);
+	for (size_t s = 0; s < n; s++)
+		longest(&b.host_marker[s], m[s].begin, m[s].end);
+	marker_events(&b, g, m, n, db->has_device);
+	/* With markers the step is the marker's span; well-formed as for CPU
+	 * captures unless device compute is present. */
+	finish_steps(&b, db, db->has_device);
+	builder_free(&b);
+	free(m);
+	return 0;
+}
