@@ -111,6 +111,66 @@ static int cmp_keyed(const void *x, const void *y)
 	return (a->node > b->node) - (a->node < b->node);
 }
 
+/* --- correlation_id -> node (open addressing; the last insert wins) -------- */
+
+struct corr_map {
+	uint64_t *keys;
+	uint32_t *vals;         /* node + 1; 0 = empty */
+	size_t cap, n;
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 31;
+	x *= 0x7fb5d329728ea185ull;
+	x ^= x >> 27;
+	return x;
+}
+
+static void corr_put(struct corr_map *m, uint64_t key, uint32_t node);
+
+static void corr_grow(struct corr_map *m)
+{
+	struct corr_map old = *m;
+	m->cap = old.cap ? old.cap * 2 : 1024;
+	m->keys = xcalloc(m->cap, sizeof *m->keys);
+	m->vals = xcalloc(m->cap, sizeof *m->vals);
+	m->n = 0;
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.vals[i])
+			corr_put(m, old.keys[i], old.vals[i] - 1);
+	free(old.keys);
+	free(old.vals);
+}
+
+static void corr_put(struct corr_map *m, uint64_t key, uint32_t node)
+{
+	if (2 * (m->n + 1) > m->cap)
+		corr_grow(m);
+	size_t j = mix(key) & (m->cap - 1);
+	while (m->vals[j] && m->keys[j] != key)
+		j = (j + 1) & (m->cap - 1);
+	if (!m->vals[j])
+		m->n++;
+	m->keys[j] = key;
+	m->vals[j] = node + 1;
+}
+
+static bool corr_get(const struct corr_map *m, uint64_t key, uint32_t *node)
+{
+	if (!m->cap)
+		return false;
+	size_t j = mix(key) & (m->cap - 1);
+	while (m->vals[j]) {
+		if (m->keys[j] == key) {
+			*node = m->vals[j] - 1;
+			return true;
+		}
+		j = (j + 1) & (m->cap - 1);
+	}
+	return false;
+}
+
 /* --- the forest -------------------------------------------------------------- */
 
 struct fline {
@@ -138,7 +198,10 @@ struct forest {
 	uint32_t *pofs, *pidx;          /* parents over extra edges */
 	struct root *roots;
 	size_t n_roots, cap_roots;
-	struct keyvec contexts, corrs, iters, getnexts;
+	struct keyvec contexts, iters, getnexts;
+	struct corr_map launches;       /* correlation_id -> last host launch node */
+	struct u32vec exec_nodes;       /* device events with a correlation_id ... */
+	uint64_t *exec_corr;            /* ... and their ids */
 	struct u32vec captured_ids_nodes;
 	uint64_t *captured_ids;
 	size_t n_captured;
@@ -280,7 +343,7 @@ static void read_stats(const struct forest *f, uint32_t plane, const struct xp_l
 		unsigned kind = xp_stat_kind(v.keys[k]);
 		if (kind != XP_STAT_I64 && kind != XP_STAT_U64)
 			continue;
-		uint64_t val = v.vals[k];
+		uint64_t val = xp_view_val(&v, k);
 		switch (role[xp_stat_meta(v.keys[k])]) {
 		case SR_ROOT: s->has_root = true; s->root = (int64_t)val; break;
 		case SR_ASYNC: s->async = val != 0; break;
@@ -348,8 +411,15 @@ static void scan_events(struct forest *f)
 				key_push(&f->contexts, (uint64_t)s.pt, s.p, node, 1);
 			if (s.has_c == 3)
 				key_push(&f->contexts, (uint64_t)s.ct, s.c, node, 0);
-			if (s.has_corr)
-				key_push(&f->corrs, s.corr, 0, node, host_cpu ? 1 : 0);
+			if (s.has_corr && host_cpu) {
+				corr_put(&f->launches, s.corr, node);
+			} else if (s.has_corr) {
+				if (f->exec_nodes.n == f->exec_nodes.cap)
+					f->exec_corr = xrealloc(f->exec_corr, (f->exec_nodes.cap ? f->exec_nodes.cap * 2 : 64) *
+									      sizeof *f->exec_corr);
+				f->exec_corr[f->exec_nodes.n] = s.corr;
+				u32_push(&f->exec_nodes, node);
+			}
 			if (nk == NK_EXECUTOR_PROCESS && s.has_id && s.has_iter)
 				key_push(&f->iters, (uint64_t)s.id, (uint64_t)s.iter, node, 1);
 			if (nk == NK_GET_NEXT && s.has_id && s.has_iter)
@@ -393,17 +463,10 @@ static void link_contexts(struct forest *f)
 /* Host launch -> device kernel on equal correlation_id; the last launch wins. */
 static void link_correlations(struct forest *f)
 {
-	struct keyvec *kv = &f->corrs;
-	sort(kv->v, kv->n, sizeof *kv->v, cmp_keyed);
-	for (size_t i = 0; i < kv->n;) {
-		size_t j = i;
-		while (j < kv->n && kv->v[j].a == kv->v[i].a)
-			j++;
-		/* sorted: consumers (flag 0) first, then launches by node order */
-		if (kv->v[j - 1].flag == 1)
-			for (size_t c = i; c < j && kv->v[c].flag == 0; c++)
-				add_edge(f, kv->v[j - 1].node, kv->v[c].node);
-		i = j;
+	for (size_t k = 0; k < f->exec_nodes.n; k++) {
+		uint32_t launch;
+		if (corr_get(&f->launches, f->exec_corr[k], &launch))
+			add_edge(f, launch, f->exec_nodes.v[k]);
 	}
 }
 
@@ -505,7 +568,7 @@ static int64_t node_int(const struct forest *f, uint32_t node, uint8_t want, boo
 	for (uint32_t k = 0; k < v.n; k++) {
 		unsigned kind = xp_stat_kind(v.keys[k]);
 		if ((kind == XP_STAT_I64 || kind == XP_STAT_U64) && f->srole[fl->plane][xp_stat_meta(v.keys[k])] == want) {
-			out = (int64_t)v.vals[k];
+			out = (int64_t)xp_view_val(&v, k);
 			*found = true;
 		}
 	}
@@ -611,10 +674,10 @@ static bool find_name_parts(struct forest *f, uint32_t node, void *arg)
 		bool is_int = kind == XP_STAT_I64 || kind == XP_STAT_U64;
 		if (role == SR_ITER && is_int && !a->found_iter) {
 			a->found_iter = true;
-			a->iter = (int64_t)v.vals[k];
+			a->iter = (int64_t)xp_view_val(&v, k);
 		} else if (role == SR_STEP_NUM && is_int && !a->found_step) {
 			a->found_step = true;
-			a->step = (int64_t)v.vals[k];
+			a->step = (int64_t)xp_view_val(&v, k);
 		} else if (role == SR_GRAPH_TYPE && !a->found_graph && (kind == XP_STAT_STR || kind == XP_STAT_BLOBSTR)) {
 			struct xp_value val;
 			if (xp_view_find(f->c, v, xp_stat_meta(v.keys[k]), &val)) {
@@ -751,8 +814,8 @@ static void read_pregrouped(struct forest *f, struct xp_prep_host *ph)
 				uint8_t rl = role[xp_stat_meta(v.keys[k])];
 				unsigned kind = xp_stat_kind(v.keys[k]);
 				if (rl == SR_GROUP_ID && (kind == XP_STAT_I64 || kind == XP_STAT_U64) &&
-				    (int64_t)v.vals[k] >= 0 && (int64_t)v.vals[k] < INT32_MAX)
-					g = (int32_t)v.vals[k];
+				    (int64_t)xp_view_val(&v, k) >= 0 && (int64_t)xp_view_val(&v, k) < INT32_MAX)
+					g = (int32_t)xp_view_val(&v, k);
 				else if (rl == SR_STEP_NAME)
 					name = k + 1;
 			}
@@ -778,7 +841,7 @@ static void read_pregrouped(struct forest *f, struct xp_prep_host *ph)
 					uint8_t rl = f->srole[p][xp_stat_meta(v.keys[s])];
 					unsigned kind = xp_stat_kind(v.keys[s]);
 					if (rl == SR_GROUP_ID && (kind == XP_STAT_I64 || kind == XP_STAT_U64))
-						g = (int64_t)v.vals[s];
+						g = (int64_t)xp_view_val(&v, s);
 					else if (rl == SR_STEP_NAME)
 						name = s + 1;
 				}
@@ -889,7 +952,10 @@ static void free_forest(struct forest *f)
 	free(f->pidx);
 	free(f->roots);
 	free(f->contexts.v);
-	free(f->corrs.v);
+	free(f->launches.keys);
+	free(f->launches.vals);
+	free(f->exec_nodes.v);
+	free(f->exec_corr);
 	free(f->iters.v);
 	free(f->getnexts.v);
 	free(f->captured_ids);

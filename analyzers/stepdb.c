@@ -43,11 +43,10 @@ static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, con
 		qsort(base, n, size, cmp);
 }
 
-/* A typed span of one step. */
-struct typed {
-	uint32_t step;
-	uint8_t type;
+/* A typed span of one step (packed: there can be tens of millions). */
+struct __attribute__((packed)) typed {
 	int64_t begin, end;
+	uint8_t type;
 };
 
 struct span {
@@ -60,22 +59,44 @@ struct builder {
 	const struct xp_host *h;
 	const struct xp_prep_opts *o;
 	uint32_t n_steps;               /* step slots (group ids or marker ordinals) */
+	/* Typed spans are gathered in two passes: count per step, then fill
+	 * each step's slice, so no sort and no slack are needed. */
+	bool counting;
+	size_t *first;                  /* per step + 1: start of its slice */
+	size_t *fill;
 	struct typed *ev;
-	size_t n_ev, cap_ev;
 	struct span *host_marker, *dev_marker;
 	bool *on_device;
 	uint64_t (*xfer_count)[3], (*xfer_bytes)[3];
 	int64_t (*xfer_ps)[3];
 	char **names;                   /* borrowed */
+	uint8_t **hcls, **dcls;         /* per plane: name classes of its event metadata */
 };
+
+/* Name classes, decided once per event metadata instead of once per event. */
+enum { HC_MARKER = 1, HC_SKIP = 2, HC_H2D = 4, HC_H2H = 8, HC_PROCESS = 16, HC_GETNEXT = 32 };
+enum { DC_COMPUTE32 = 0, DC_H2D, DC_D2H, DC_D2D, DC_NCCL, DC_COMPUTE16 };
 
 static void push_typed(struct builder *b, uint32_t step, enum xp_event_type t, int64_t begin, int64_t end)
 {
-	if (b->n_ev == b->cap_ev) {
-		b->cap_ev = b->cap_ev ? b->cap_ev * 2 : 1024;
-		b->ev = xrealloc(b->ev, b->cap_ev * sizeof *b->ev);
+	if (b->counting) {
+		b->first[step + 1]++;
+		return;
 	}
-	b->ev[b->n_ev++] = (struct typed){step, (uint8_t)t, begin, end};
+	struct typed *e = &b->ev[b->fill[step]++];
+	e->begin = begin;
+	e->end = end;
+	e->type = (uint8_t)t;
+}
+
+/* After the counting pass: turn counts into slice offsets. */
+static void start_filling(struct builder *b)
+{
+	for (uint32_t s = 0; s < b->n_steps; s++)
+		b->first[s + 1] += b->first[s];
+	b->ev = xmalloc(b->first[b->n_steps] * sizeof *b->ev + 1);
+	memcpy(b->fill, b->first, b->n_steps * sizeof *b->fill);
+	b->counting = false;
 }
 
 static void longest(struct span *s, int64_t begin, int64_t end)
@@ -125,26 +146,36 @@ static bool starts_ci(const char *s, const char *pre)
 
 /* --- device events (spec §1.2) ------------------------------------------------ */
 
-static enum xp_event_type device_type(const struct builder *b, const struct xp_plane *p, const struct xp_line *l,
-				      uint64_t i, const struct plane_ids *ids, enum xp_op_cat *memcpy_kind)
+static uint8_t device_class(const char *name, size_t len, bool xprof_compat)
 {
-	const char *name = xp_str(b->c, xp_event_name(p, l, i));
-	size_t len = xp_strlen(b->c, xp_event_name(p, l, i));
-	*memcpy_kind = xp_memcpy_kind(name, len, b->o->xprof_compat);
-	switch (*memcpy_kind) {
-	case XP_OP_MEMCPY_H2D: return XP_ET_HOST_TO_DEVICE;
-	case XP_OP_MEMCPY_D2H: return XP_ET_DEVICE_TO_HOST;
-	case XP_OP_MEMCPY_D2D: return XP_ET_DEVICE_TO_DEVICE;
+	switch (xp_memcpy_kind(name, len, xprof_compat)) {
+	case XP_OP_MEMCPY_H2D: return DC_H2D;
+	case XP_OP_MEMCPY_D2H: return DC_D2H;
+	case XP_OP_MEMCPY_D2D: return DC_D2D;
 	default: break;
 	}
-	*memcpy_kind = XP_OP_UNKNOWN;
 	if (starts_ci(name, "nccl"))
-		return XP_ET_DEVICE_COLLECTIVES;
+		return DC_NCCL;
+	return strstr(name, "half") || strstr(name, "fp16") ? DC_COMPUTE16 : DC_COMPUTE32;
+}
+
+static enum xp_event_type device_type(const struct builder *b, uint32_t plane, const struct xp_line *l,
+				      uint64_t i, const struct plane_ids *ids, enum xp_op_cat *memcpy_kind)
+{
+	uint8_t dc = b->dcls[plane][l->meta[i]];
+	*memcpy_kind = XP_OP_UNKNOWN;
+	switch (dc) {
+	case DC_H2D: *memcpy_kind = XP_OP_MEMCPY_H2D; return XP_ET_HOST_TO_DEVICE;
+	case DC_D2H: *memcpy_kind = XP_OP_MEMCPY_D2H; return XP_ET_DEVICE_TO_HOST;
+	case DC_D2D: *memcpy_kind = XP_OP_MEMCPY_D2D; return XP_ET_DEVICE_TO_DEVICE;
+	case DC_NCCL: return XP_ET_DEVICE_COLLECTIVES;
+	default: break;
+	}
 	struct xp_value shape;
-	if (xp_view_find(b->c, xp_event_stats(l, i), ids->shape, &shape) && shape.len &&
+	if (ids->shape && xp_view_find(b->c, xp_event_stats(l, i), ids->shape, &shape) && shape.len &&
 	    (shape.kind == XP_STAT_STR || shape.kind == XP_STAT_BLOBSTR))
 		return memmem(shape.s, shape.len, "half", 4) ? XP_ET_DEVICE_COMPUTE_16 : XP_ET_DEVICE_COMPUTE_32;
-	return strstr(name, "half") || strstr(name, "fp16") ? XP_ET_DEVICE_COMPUTE_16 : XP_ET_DEVICE_COMPUTE_32;
+	return dc == DC_COMPUTE16 ? XP_ET_DEVICE_COMPUTE_16 : XP_ET_DEVICE_COMPUTE_32;
 }
 
 static void record_transfer(struct builder *b, uint32_t step, enum xp_op_cat kind, const struct xp_plane *p,
@@ -152,6 +183,8 @@ static void record_transfer(struct builder *b, uint32_t step, enum xp_op_cat kin
 {
 	int k = kind == XP_OP_MEMCPY_H2D ? 0 : kind == XP_OP_MEMCPY_D2H ? 1 : 2;
 	struct xp_value v;
+	if (b->counting)
+		return;
 	b->xfer_count[step][k]++;
 	b->xfer_ps[step][k] += l->dur_ps[i];
 	if (xp_event_find(b->c, p, l, i, ids->memcpy_details, &v) && (v.kind == XP_STAT_STR || v.kind == XP_STAT_BLOBSTR))
@@ -223,7 +256,7 @@ static void device_plane_events(struct builder *b, const struct xp_group_out *g,
 			if (gid < 0 || !m[gid].set || !has_stat(xp_event_stats(l, i), ids.corr))
 				continue;
 			enum xp_op_cat kind;
-			enum xp_event_type t = device_type(b, p, l, i, &ids, &kind);
+			enum xp_event_type t = device_type(b, plane, l, i, &ids, &kind);
 			push_typed(b, (uint32_t)gid, t, l->start_ps[i], xp_event_end(l, i));
 			if (kind != XP_OP_UNKNOWN)
 				record_transfer(b, (uint32_t)gid, kind, p, l, i, &ids);
@@ -251,21 +284,38 @@ static bool not_real_compute(const char *name)
 	       !strncmp(name, "EagerKernelExecute", 18) || !strncmp(name, "FunctionRun", 11);
 }
 
-static enum xp_event_type host_type(const struct builder *b, const char *name, size_t len, struct xp_stat_view v,
-				    const struct plane_ids *ids, bool has_device, bool root_stage)
+static uint8_t host_class(const char *name, size_t len)
 {
+	uint8_t c = 0;
 	struct xp_tfop op;
+	if (explicit_marker(name))
+		c |= HC_MARKER;
+	if (not_real_compute(name))
+		c |= HC_SKIP;
 	xp_parse_tf_op(name, len, &op);
 	if ((op.cat == XP_OP_TF && op.type_len >= 13 && !memcmp(op.type, "InfeedEnqueue", 13)) ||
 	    op.cat == XP_OP_MEMCPY_H2D)
-		return XP_ET_HOST_TO_DEVICE;
+		c |= HC_H2D;
 	if (op.cat == XP_OP_MEMCPY_H2H)
+		c |= HC_H2H;
+	if (starts_ci(name, "ExecutorState::Process"))
+		c |= HC_PROCESS;
+	if (starts_ci(name, "IteratorGetNext"))
+		c |= HC_GETNEXT;
+	return c;
+}
+
+static enum xp_event_type host_type(uint8_t cls, struct xp_stat_view v, const struct plane_ids *ids,
+				    bool has_device, bool root_stage)
+{
+	if (cls & HC_H2D)
+		return XP_ET_HOST_TO_DEVICE;
+	if (cls & HC_H2H)
 		return XP_ET_HOST_TO_HOST;
-	if (has_device && (has_stat(v, ids->corr) || starts_ci(name, "ExecutorState::Process")))
+	if (has_device && ((cls & HC_PROCESS) || has_stat(v, ids->corr)))
 		return XP_ET_HOST_PREPARE;
-	if (starts_ci(name, "IteratorGetNext") || root_stage)
+	if ((cls & HC_GETNEXT) || root_stage)
 		return XP_ET_HOST_WAIT_INPUT;
-	(void)b;
 	return XP_ET_HOST_COMPUTE;
 }
 
@@ -277,6 +327,41 @@ static bool is_stage(const struct builder *b, struct xp_stat_view v, const struc
 	return xp_view_find(b->c, v, ids->ipl_stage_name, &s) && s.len > 0;
 }
 
+/* Spans already pushed on one line, innermost last. An event inside a span
+ * of the same step whose type (or an enclosing one) ranks at least as high
+ * cannot change the priority sweep, so it is left out: nested host events
+ * are most of a capture's events. */
+struct cover_entry {
+	int64_t begin, end;
+	int32_t gid;
+	uint8_t max_type;   /* highest type of this span and the ones enclosing it */
+};
+
+struct cover {
+	struct cover_entry *v;
+	size_t n, cap;
+};
+
+static bool covered(struct cover *c, int32_t gid, enum xp_event_type t, int64_t b, int64_t e)
+{
+	while (c->n && !(c->v[c->n - 1].begin <= b && e <= c->v[c->n - 1].end))
+		c->n--;
+	uint8_t enclosing = 0;
+	if (c->n && c->v[c->n - 1].gid == gid) {
+		enclosing = c->v[c->n - 1].max_type;
+		if (enclosing >= t)
+			return true;
+	} else if (c->n) {
+		c->n = 0; /* another step: start over */
+	}
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 64;
+		c->v = xrealloc(c->v, c->cap * sizeof *c->v);
+	}
+	c->v[c->n++] = (struct cover_entry){b, e, gid, (uint8_t)(t > enclosing ? t : enclosing)};
+	return false;
+}
+
 static void host_line_events(struct builder *b, const struct xp_group_out *g, uint32_t fl, bool has_device)
 {
 	uint32_t line, base;
@@ -286,6 +371,7 @@ static void host_line_events(struct builder *b, const struct xp_group_out *g, ui
 	const uint32_t *order = xp_group_fline_order(g, fl);
 	struct plane_ids ids = plane_ids(b->c, p);
 	int64_t stage_end = INT64_MIN; /* end of the enclosing root stage on this line */
+	struct cover cov = {0};
 	for (uint64_t k = 0; k < l->n_events; k++) {
 		uint64_t i = order ? order[k] : k;
 		int32_t gid = g->gid[base + i];
@@ -298,17 +384,19 @@ static void host_line_events(struct builder *b, const struct xp_group_out *g, ui
 		}
 		if (gid < 0 || (uint32_t)gid >= b->n_steps || (has_device && !b->on_device[gid]))
 			continue;
-		const char *name = xp_str(b->c, xp_event_name(p, l, i));
-		size_t len = xp_strlen(b->c, xp_event_name(p, l, i));
+		uint8_t cls = b->hcls[plane][l->meta[i]];
 		int64_t s = l->start_ps[i], e = xp_event_end(l, i);
-		if (explicit_marker(name) || has_stat(v, ids.step_name)) {
+		if ((cls & HC_MARKER) || has_stat(v, ids.step_name)) {
 			longest(&b->host_marker[gid], s, e);
 			continue;
 		}
-		if (not_real_compute(name))
+		if (cls & HC_SKIP)
 			continue;
-		push_typed(b, (uint32_t)gid, host_type(b, name, len, v, &ids, has_device, root_stage), s, e);
+		enum xp_event_type t = host_type(cls, v, &ids, has_device, root_stage);
+		if (!covered(&cov, gid, t, s, e))
+			push_typed(b, (uint32_t)gid, t, s, e);
 	}
+	free(cov.v);
 }
 
 /* --- overlap resolution and the per-step breakdown (spec §1.4) ---------------- */
@@ -319,14 +407,58 @@ struct boundary {
 	uint8_t is_start;
 };
 
-static int cmp_boundary(const void *x, const void *y)
+static inline bool bd_less(const struct boundary *a, const struct boundary *b)
 {
-	const struct boundary *a = x, *b = y;
 	if (a->t != b->t)
-		return a->t < b->t ? -1 : 1;
+		return a->t < b->t;
 	if (a->is_start != b->is_start)
-		return a->is_start ? 1 : -1; /* ends first */
-	return (int)b->type - (int)a->type; /* higher priority first */
+		return !a->is_start; /* ends first */
+	return a->type > b->type;    /* higher priority first */
+}
+
+/* An inline quicksort: the sweep sorts millions of boundaries in small
+ * per-step batches, where qsort's indirect calls dominated. */
+static void sort_boundaries(struct boundary *a, size_t n)
+{
+	while (n > 16) {
+		struct boundary pivot = a[n / 2], tmp;
+		if (bd_less(&a[n - 1], &pivot))
+			pivot = a[n - 1];
+		if (bd_less(&pivot, &a[0]))
+			pivot = a[0];
+		size_t i = 0, j = n - 1;
+		for (;;) {
+			while (bd_less(&a[i], &pivot))
+				i++;
+			while (bd_less(&pivot, &a[j]))
+				j--;
+			if (i >= j)
+				break;
+			tmp = a[i];
+			a[i] = a[j];
+			a[j] = tmp;
+			i++;
+			j--;
+		}
+		/* recurse into the smaller half, loop on the larger */
+		if (j + 1 < n - j - 1) {
+			sort_boundaries(a, j + 1);
+			a += j + 1;
+			n -= j + 1;
+		} else {
+			sort_boundaries(a + j + 1, n - j - 1);
+			n = j + 1;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct boundary x = a[i];
+		size_t k = i;
+		while (k > 0 && bd_less(&x, &a[k - 1])) {
+			a[k] = a[k - 1];
+			k--;
+		}
+		a[k] = x;
+	}
 }
 
 /* Sweep the typed spans of one step into non-overlapping segments; add each
@@ -339,15 +471,14 @@ static void sweep(const struct typed *ev, size_t n, int64_t sb, int64_t se, int6
 		bd[2 * i] = (struct boundary){ev[i].begin, ev[i].type, 1};
 		bd[2 * i + 1] = (struct boundary){ev[i].end, ev[i].type, 0};
 	}
-	sort(bd, 2 * n, sizeof *bd, cmp_boundary);
-	uint32_t count[XP_N_EVENT_TYPES] = {0};
+	sort_boundaries(bd, 2 * n);
+	/* Signed: a zero-length event's end sorts before its start, so its
+	 * count dips to -1 and comes back to 0. */
+	int32_t count[XP_N_EVENT_TYPES] = {0};
 	for (size_t i = 0; i + 1 < 2 * n; i++) {
-		if (bd[i].is_start)
-			count[bd[i].type]++;
-		else if (count[bd[i].type])
-			count[bd[i].type]--;
+		count[bd[i].type] += bd[i].is_start ? 1 : -1;
 		int cur = XP_N_EVENT_TYPES - 1;
-		while (cur > 0 && !count[cur])
+		while (cur > 0 && count[cur] <= 0)
 			cur--;
 		int64_t a = bd[i].t, b = bd[i + 1].t;
 		present[cur] = true;
@@ -358,14 +489,9 @@ static void sweep(const struct typed *ev, size_t n, int64_t sb, int64_t se, int6
 		int64_t lo = a > sb ? a : sb, hi = b < se ? b : se;
 		if (hi > lo)
 			type_ps[cur] += hi - lo;
+
 	}
 	free(bd);
-}
-
-static int cmp_typed_step(const void *x, const void *y)
-{
-	const struct typed *a = x, *b = y;
-	return (a->step > b->step) - (a->step < b->step);
 }
 
 static char *step_name(const struct builder *b, uint32_t s)
@@ -379,13 +505,9 @@ static char *step_name(const struct builder *b, uint32_t s)
 
 static void finish_steps(struct builder *b, struct xp_step_db *db, bool has_device)
 {
-	sort(b->ev, b->n_ev, sizeof *b->ev, cmp_typed_step);
 	db->steps = xcalloc(b->n_steps, sizeof *db->steps);
-	size_t e = 0;
 	for (uint32_t s = 0; s < b->n_steps; s++) {
-		size_t first = e;
-		while (e < b->n_ev && b->ev[e].step == s)
-			e++;
+		size_t first = b->first[s], e = b->first[s + 1];
 		const struct span *hm = &b->host_marker[s], *dm = &b->dev_marker[s];
 		struct span st = *dm;
 		if (!dm->set || (hm->set && hm->begin <= dm->begin && dm->end <= hm->end))
@@ -429,6 +551,22 @@ static void builder_init(struct builder *b, const struct xp_capture *c, const st
 	b->o = o;
 	b->n_steps = n_steps;
 	b->names = names;
+	b->counting = true;
+	b->first = xcalloc((size_t)n_steps + 1, sizeof *b->first);
+	b->fill = xcalloc((size_t)n_steps + 1, sizeof *b->fill);
+	b->hcls = xcalloc(h->n_planes, sizeof *b->hcls);
+	b->dcls = xcalloc(h->n_planes, sizeof *b->dcls);
+	for (uint32_t p = 0; p < h->n_planes; p++) {
+		const struct xp_plane *pl = &h->planes[p];
+		b->hcls[p] = xcalloc(pl->n_emeta, 1);
+		b->dcls[p] = xcalloc(pl->n_emeta, 1);
+		for (uint32_t m = 0; m < pl->n_emeta; m++) {
+			const char *name = xp_str(c, pl->emeta[m].name);
+			size_t len = xp_strlen(c, pl->emeta[m].name);
+			b->hcls[p][m] = host_class(name, len);
+			b->dcls[p][m] = device_class(name, len, o->xprof_compat);
+		}
+	}
 	b->host_marker = xcalloc(n_steps, sizeof *b->host_marker);
 	b->dev_marker = xcalloc(n_steps, sizeof *b->dev_marker);
 	b->on_device = xcalloc(n_steps, sizeof *b->on_device);
@@ -439,7 +577,15 @@ static void builder_init(struct builder *b, const struct xp_capture *c, const st
 
 static void builder_free(struct builder *b)
 {
+	for (uint32_t p = 0; p < b->h->n_planes; p++) {
+		free(b->hcls[p]);
+		free(b->dcls[p]);
+	}
+	free(b->hcls);
+	free(b->dcls);
 	free(b->ev);
+	free(b->first);
+	free(b->fill);
 	free(b->host_marker);
 	free(b->dev_marker);
 	free(b->on_device);
@@ -464,6 +610,20 @@ static void detect_devices(const struct xp_host *h, struct xp_step_db *db)
 	}
 }
 
+static void collect_grouped(struct builder *b, const struct xp_group_out *g, bool has_device)
+{
+	const struct xp_host *h = b->h;
+	for (uint32_t p = 0; p < h->n_planes; p++)
+		if (h->planes[p].kind == XP_PLANE_GPU && has_device)
+			device_plane_events(b, g, p);
+	bool host_events = !has_device || !b->o->xprof_compat;
+	for (uint32_t k = 0; host_events && k < g->n_flines; k++) {
+		uint32_t line, base;
+		if (h->planes[xp_group_fline_plane(g, k, &line, &base)].kind == XP_PLANE_HOST_CPU)
+			host_line_events(b, g, k, has_device);
+	}
+}
+
 void xp_stepdb_from_groups(const struct xp_capture *c, struct xp_prep_host *ph, const struct xp_prep_opts *o,
 			   const struct xp_group_out *g)
 {
@@ -474,17 +634,16 @@ void xp_stepdb_from_groups(const struct xp_capture *c, struct xp_prep_host *ph, 
 	if (db->tpu || !ph->n_groups)
 		return;
 	struct builder b;
-	builder_init(&b, c, ph->host, o, ph->n_groups, ph->group_names);
-	const struct xp_host *h = ph->host;
-	for (uint32_t p = 0; p < h->n_planes; p++)
-		if (h->planes[p].kind == XP_PLANE_GPU && db->has_device)
-			device_plane_events(&b, g, p);
-	bool host_events = !db->has_device || !o->xprof_compat;
-	for (uint32_t k = 0; host_events && k < g->n_flines; k++) {
-		uint32_t line, base;
-		if (h->planes[xp_group_fline_plane(g, k, &line, &base)].kind == XP_PLANE_HOST_CPU)
-			host_line_events(&b, g, k, db->has_device);
+	/* Current xprof names GPU steps from the device Steps line, which only
+	 * pre-grouped captures carry; otherwise the step number is the name. */
+	bool device_names_only = o->xprof_compat && db->has_device && g->source != XP_STEPS_PREGROUPED;
+	builder_init(&b, c, ph->host, o, ph->n_groups, device_names_only ? NULL : ph->group_names);
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass)
+			start_filling(&b);
+		collect_grouped(&b, g, db->has_device);
 	}
+
 	finish_steps(&b, db, db->has_device);
 	builder_free(&b);
 }
@@ -572,14 +731,15 @@ static void marker_events(struct builder *b, const struct xp_group_out *g, const
 			if (s < 0 || (m[s].fline == k && m[s].event == i))
 				continue;
 			enum xp_event_type t;
+			uint32_t plane = (uint32_t)(p - b->h->planes);
 			if (host) {
-				const char *name = xp_str(b->c, xp_event_name(p, l, i));
-				if (not_real_compute(name))
+				uint8_t cls = b->hcls[plane][l->meta[i]];
+				if (cls & HC_SKIP)
 					continue;
-				t = host_type(b, name, strlen(name), xp_event_stats(l, i), &ids, has_device, false);
+				t = host_type(cls, xp_event_stats(l, i), &ids, has_device, false);
 			} else {
 				enum xp_op_cat kind;
-				t = device_type(b, p, l, i, &ids, &kind);
+				t = device_type(b, plane, l, i, &ids, &kind);
 				if (kind != XP_OP_UNKNOWN)
 					record_transfer(b, (uint32_t)s, kind, p, l, i, &ids);
 			}
@@ -621,7 +781,11 @@ int xp_stepdb_from_marker(const struct xp_capture *c, struct xp_prep_host *ph, c
 	builder_init(&b, c, ph->host, o, (uint32_t)n, names);
 	for (size_t s = 0; s < n; s++)
 		longest(&b.host_marker[s], m[s].begin, m[s].end);
-	marker_events(&b, g, m, n, db->has_device);
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass)
+			start_filling(&b);
+		marker_events(&b, g, m, n, db->has_device);
+	}
 	/* With markers the step is the marker's span; well-formed as for CPU
 	 * captures unless device compute is present. */
 	finish_steps(&b, db, db->has_device);

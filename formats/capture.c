@@ -142,8 +142,17 @@ void xp_stats_push(struct xp_stats *s, uint32_t key, uint64_t val)
 		s->vals = xrealloc(s->vals, (size_t)cap * sizeof *s->vals);
 		s->cap = cap;
 	}
+	if (val > UINT32_MAX) {
+		if (s->n_wide == s->cap_wide) {
+			s->cap_wide = s->cap_wide ? s->cap_wide * 2 : 16;
+			s->wide = xrealloc(s->wide, (size_t)s->cap_wide * sizeof *s->wide);
+		}
+		s->wide[s->n_wide] = val;
+		val = s->n_wide++;
+		key |= XP_STAT_WIDE;
+	}
 	s->keys[s->n] = key;
-	s->vals[s->n] = val;
+	s->vals[s->n] = (uint32_t)val;
 	s->n++;
 }
 
@@ -151,6 +160,7 @@ void xp_stats_free(struct xp_stats *s)
 {
 	free(s->keys);
 	free(s->vals);
+	free(s->wide);
 	memset(s, 0, sizeof *s);
 }
 
@@ -301,6 +311,7 @@ struct xp_stat_view xp_event_stats(const struct xp_line *l, uint64_t i)
 		v.keys = blk->stats.keys + first;
 		v.vals = blk->stats.vals + first;
 	}
+	v.wide = blk->stats.wide;
 	v.blob = &blk->blob;
 	return v;
 }
@@ -314,19 +325,21 @@ struct xp_stat_view xp_meta_stats(const struct xp_plane *p, uint32_t emeta)
 		v.keys = p->meta_stats.keys + m->stat_begin;
 		v.vals = p->meta_stats.vals + m->stat_begin;
 	}
+	v.wide = p->meta_stats.wide;
 	v.blob = &p->meta_blob;
 	return v;
 }
 
 struct xp_stat_view xp_plane_stats(const struct xp_plane *p)
 {
-	struct xp_stat_view v = {p->plane_stats.keys, p->plane_stats.vals, p->plane_stats.n, &p->plane_blob};
+	struct xp_stat_view v = {p->plane_stats.keys, p->plane_stats.vals, p->plane_stats.wide, p->plane_stats.n,
+				 &p->plane_blob};
 	return v;
 }
 
 static void fill_value(const struct xp_capture *c, const struct xp_stat_view *v, uint32_t k, struct xp_value *out)
 {
-	uint64_t raw = v->vals[k];
+	uint64_t raw = xp_view_val(v, k);
 	memset(out, 0, sizeof *out);
 	out->kind = xp_stat_kind(v->keys[k]);
 	switch (out->kind) {

@@ -32,7 +32,11 @@ enum xp_stat_kind {
 };
 
 #define XP_STAT_KIND_SHIFT 28
-#define XP_STAT_META_MASK ((1u << XP_STAT_KIND_SHIFT) - 1)
+/* Values that do not fit 32 bits live in the block's wide[] array and the
+ * 32-bit value slot holds their index: most stats are small integers and
+ * interned strings, so this keeps a stat at 8 bytes. */
+#define XP_STAT_WIDE (1u << 27)
+#define XP_STAT_META_MASK ((1u << 27) - 1)
 static inline uint32_t xp_stat_make_key(unsigned kind, uint32_t meta)
 {
 	return ((uint32_t)kind << XP_STAT_KIND_SHIFT) | (meta & XP_STAT_META_MASK);
@@ -44,8 +48,10 @@ static inline uint32_t xp_stat_meta(uint32_t key) { return key & XP_STAT_META_MA
 /* A block of stats: keys[] and vals[] are parallel arrays. */
 struct xp_stats {
 	uint32_t *keys;
-	uint64_t *vals; /* bit pattern: int64, uint64, double, string id, blob offset */
+	uint32_t *vals;     /* the value, or an index into wide[] (XP_STAT_WIDE) */
+	uint64_t *wide;     /* bit patterns: int64, uint64, double, string id, blob offset */
 	uint32_t n, cap;
+	uint32_t n_wide, cap_wide;
 };
 
 /* Growable byte arena for str_value / bytes_value payloads (u32 length + bytes). */
@@ -232,10 +238,16 @@ static inline int64_t xp_event_end(const struct xp_line *l, uint64_t i)
 /* A view of the stats of one event (or of a metadata entry, or a plane). */
 struct xp_stat_view {
 	const uint32_t *keys;
-	const uint64_t *vals;
+	const uint32_t *vals;
+	const uint64_t *wide;
 	uint32_t n;
 	const struct xp_blob *blob;
 };
+/* The raw 64-bit value of stat k of a view. */
+static inline uint64_t xp_view_val(const struct xp_stat_view *v, uint32_t k)
+{
+	return (v->keys[k] & XP_STAT_WIDE) ? v->wide[v->vals[k]] : v->vals[k];
+}
 struct xp_stat_view xp_event_stats(const struct xp_line *l, uint64_t i);
 struct xp_stat_view xp_meta_stats(const struct xp_plane *p, uint32_t emeta);
 struct xp_stat_view xp_plane_stats(const struct xp_plane *p);

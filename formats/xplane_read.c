@@ -410,6 +410,12 @@ static void __attribute__((noinline)) stats_grow(struct xp_stats *st)
 	st->cap = cap;
 }
 
+static void __attribute__((noinline)) wide_grow(struct xp_stats *st)
+{
+	st->cap_wide = st->cap_wide ? st->cap_wide * 2 : 16;
+	st->wide = xrealloc(st->wide, (size_t)st->cap_wide * sizeof *st->wide);
+}
+
 static inline void stat_finish(struct stat_sink *s, uint64_t mid, unsigned kind, uint64_t val, bool is_ref)
 {
 	uint32_t dense = idmap_get(s->smap, (int64_t)mid);
@@ -426,8 +432,16 @@ static inline void stat_finish(struct stat_sink *s, uint64_t mid, unsigned kind,
 	struct xp_stats *st = s->stats;
 	if (unlikely(st->n == st->cap))
 		stats_grow(st);
-	st->keys[st->n] = xp_stat_make_key(kind, dense);
-	st->vals[st->n] = val;
+	uint32_t key = xp_stat_make_key(kind, dense);
+	if (unlikely(val > UINT32_MAX)) {
+		if (st->n_wide == st->cap_wide)
+			wide_grow(st);
+		st->wide[st->n_wide] = val;
+		val = st->n_wide++;
+		key |= XP_STAT_WIDE;
+	}
+	st->keys[st->n] = key;
+	st->vals[st->n] = (uint32_t)val;
 	st->n++;
 }
 
@@ -1056,6 +1070,10 @@ static void shrink_block(struct xp_block *blk)
 		st->keys = xrealloc(st->keys, (size_t)st->n * sizeof *st->keys);
 		st->vals = xrealloc(st->vals, (size_t)st->n * sizeof *st->vals);
 		st->cap = st->n;
+	}
+	if (st->n_wide && st->cap_wide > st->n_wide) {
+		st->wide = xrealloc(st->wide, (size_t)st->n_wide * sizeof *st->wide);
+		st->cap_wide = st->n_wide;
 	}
 	if (blk->blob.len && blk->blob.cap > blk->blob.len) {
 		blk->blob.data = xrealloc(blk->blob.data, blk->blob.len);

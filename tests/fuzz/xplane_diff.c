@@ -68,6 +68,7 @@ static int cmp_stat(struct diff *d, const PPlane *pp, const struct xp_plane *op,
 {
 	const struct xp_capture *c = d->c;
 	uint32_t dense = xp_stat_meta(key);
+	key &= ~XP_STAT_WIDE;
 	const Tensorflow__Profiler__XStatMetadata *sm = smeta_of(pp, ps->metadata_id);
 	if (!sm ? dense != 0 : (dense == 0 || op->smeta[dense].id != ps->metadata_id))
 		return mismatch(d, "%s: stat metadata id %lld", where, (long long)ps->metadata_id);
@@ -114,7 +115,7 @@ static int cmp_stats(struct diff *d, const PPlane *pp, const struct xp_plane *op
 	if (n != v.n)
 		return mismatch(d, "%s: %zu stats in protobuf-c, %u in ours", where, n, v.n);
 	for (size_t k = 0; k < n; k++)
-		if (cmp_stat(d, pp, op, ps[k], v.keys[k], v.vals[k], v.blob, where))
+		if (cmp_stat(d, pp, op, ps[k], v.keys[k], xp_view_val(&v, k), v.blob, where))
 			return 1;
 	return 0;
 }

@@ -549,7 +549,7 @@ struct sids {
 		correlation_id, device_id, kernel_details, tf_op, level0, memcpy_details, context_id, hlo_op, hlo_module,
 		program_id, name, occ_pct, occ_grid, occ_block, kernel_name, num_output_edges, num_output_control_edges, allocator_name, bytes_reserved,
 		bytes_allocated, bytes_available, fragmentation, peak_bytes_in_use, requested_bytes, allocation_bytes, addr,
-		region_type, data_type, shape, element_id, parent_id, buffer_limit, is_eager, is_func;
+		region_type, data_type, shape, element_id, parent_id, buffer_limit, is_eager;
 };
 
 /* event metadata ids of the host plane */
@@ -638,14 +638,13 @@ struct host {
 	int64_t opev[2][MAXGPU][MAXOPS], opname[2][MAXGPU][MAXOPS], opfull[2][MAXGPU][MAXOPS];
 	int64_t shape_ref[2][MAXOPS], region_out, region_temp, fn_call_ref, hkmd[NK];
 	int64_t ref_ident, ref_retval, ref_mdi, ref_getnext;
-	int64_t odd_bad_md, odd_bad_name_md, odd_ev_md, odd_odd_stat;
+	int64_t odd_bad_name_md, odd_ev_md, odd_odd_stat;
 	struct gpu gpu[MAXGPU];
 	struct alc *alc;
 	int nalc;
 	struct ltmpl lt[64];
 	int nlt, op_l0[MAXOPS], op_nl[MAXOPS], nfree[2][MAXOPS];
 	struct heavy hv[2];
-	int nheavy;
 	/* simulation state */
 	struct rng rng;
 	struct jrep jr[MAXGPU];
@@ -1373,7 +1372,6 @@ static void build_heavy(struct host *h)
 		snprintf(nm, sizeof nm, "GPU_%d_bfc", r);
 		alcs[r] = add_alc(h, nm, limit, 0x7f2a00000000LL + ((int64_t)r << 36), 157286400LL + r * 4096LL);
 	}
-	h->nheavy = 2;
 	for (int k = 0; k < 2; k++)
 		h->hv[k].line = h->rl[R_HEAVY][k];
 	if (h->v == V_CPU) {
@@ -1602,7 +1600,11 @@ static void lay_device(struct host *h, int r)
 	G->step_lo = INT64_MAX;
 	G->step_hi = 0;
 	for (int li = 0; li < h->nlt; li++) {
-		int64_t t = max64(G->lt[li] + rr(&h->rng, 4000, 8000), f + rr(&h->rng, 1000, 2500));
+		/* separate statements: C leaves the order of argument evaluation
+		 * open; this is the order the first (gcc-built) fixtures used */
+		int64_t gap = rr(&h->rng, 1000, 2500);
+		int64_t ready = G->lt[li] + rr(&h->rng, 4000, 8000);
+		int64_t t = max64(ready, f + gap);
 		G->dt[li] = t;
 		G->dd[li] = dev_dur(h, &h->lt[li]);
 		f = t + G->dd[li];
@@ -1974,45 +1976,40 @@ static void em_evmgr(struct host *h, int64_t s)
 	}
 }
 
-static void em_device_event(struct host *h, int r, int li, int64_t s)
+/* what the CUPTI/ROCm collector attaches to a device event */
+static void device_stats(const struct host *h, const struct gpu *G, const struct ltmpl *l, int li, struct ev *e)
 {
-	struct gpu *G = &h->gpu[r];
-	const struct ltmpl *l = &h->lt[li];
 	const struct sids *k = &G->s;
-	int line = l->kind == L_KERNEL ? G->lcomp : l->kind == L_H2D ? G->lh2d : G->ld2h;
-	int64_t md = l->kind == L_KERNEL ? G->kmd[l->kern] : l->kind == L_H2D ? G->h2d_md : G->d2h_md;
-	struct ev e;
-	ev_begin(&e, &h->ln[line], md, G->dt[li], G->dd[li]);
-	ev_u64(&e, k->correlation_id, (uint64_t)corr_id(h, s, r, li));
-	if (grouped(h))
-		ev_str(&e, k->context_id, "$$1");
-	if (l->kind == L_KERNEL) {
-		ev_ref(&e, k->kernel_details, G->kdet[l->kern]);
-		if (k->occ_pct) {
-			const struct kdef *kd = &KERNELS[l->kern];
-			ev_dbl(&e, k->occ_pct, kd->occ);
-			ev_i64(&e, k->occ_grid, 2L * 108);
-			ev_i64(&e, k->occ_block, kd->b[0] >= 1024 ? 1024 : 2 * kd->b[0]);
-		}
+	if (l->kind != L_KERNEL) {
+		if (grouped(h))
+			ev_str(e, k->memcpy_details, G->ldet_s[li]);
+		else
+			ev_ref(e, k->memcpy_details, G->ldet[li]);
+	} else {
+		ev_ref(e, k->kernel_details, G->kdet[l->kern]);
 	}
-	else if (grouped(h))
-		ev_str(&e, k->memcpy_details, G->ldet_s[li]);
-	else
-		ev_ref(&e, k->memcpy_details, G->ldet[li]);
+	if (k->occ_pct && l->kind == L_KERNEL) {
+		const struct kdef *kd = &KERNELS[l->kern];
+		ev_dbl(e, k->occ_pct, kd->occ);
+		ev_i64(e, k->occ_grid, 2L * 108);
+		ev_i64(e, k->occ_block, kd->b[0] >= 1024 ? 1024 : 2 * kd->b[0]);
+	}
 	if (h->v == V_JAX && l->kind == L_KERNEL) {
-		ev_ref(&e, k->tf_op, G->xla_module);
-		ev_ref(&e, k->hlo_module, G->hlo_module);
-		ev_ref(&e, k->hlo_op, G->hlo_op[l->kern]);
-		ev_i64(&e, k->program_id, h->program_id);
-		ev_ref(&e, k->name, G->jname[l->kern]);
+		ev_ref(e, k->tf_op, G->xla_module);
+		ev_ref(e, k->hlo_module, G->hlo_module);
+		ev_ref(e, k->hlo_op, G->hlo_op[l->kern]);
+		ev_i64(e, k->program_id, h->program_id);
+		ev_ref(e, k->name, G->jname[l->kern]);
 	} else if (h->v != V_JAX) {
-		ev_ref(&e, grouped(h) ? k->level0 : k->tf_op, G->optf[l->op]);
+		ev_ref(e, grouped(h) ? k->level0 : k->tf_op, G->optf[l->op]);
 	}
-	ev_group(h, &e, k->group_id, s);
-	emit(h, line, &e);
+}
+
+static void count_device_event(struct host *h, const struct ltmpl *l, int64_t d)
+{
 	if (l->kind == L_KERNEL) {
 		h->tr.kernels++;
-		h->tr.kernel_ps += (uint64_t)G->dd[li] * 1000;
+		h->tr.kernel_ps += (uint64_t)d * 1000;
 		h->tr.kused[l->kern] = 1;
 	} else if (l->kind == L_H2D) {
 		h->tr.h2d++;
@@ -2021,6 +2018,23 @@ static void em_device_event(struct host *h, int r, int li, int64_t s)
 		h->tr.d2h++;
 		h->tr.d2h_bytes += (uint64_t)l->bytes;
 	}
+}
+
+static void em_device_event(struct host *h, int r, int li, int64_t s)
+{
+	struct gpu *G = &h->gpu[r];
+	const struct ltmpl *l = &h->lt[li];
+	int line = l->kind == L_KERNEL ? G->lcomp : l->kind == L_H2D ? G->lh2d : G->ld2h;
+	int64_t md = l->kind == L_KERNEL ? G->kmd[l->kern] : l->kind == L_H2D ? G->h2d_md : G->d2h_md;
+	struct ev e;
+	ev_begin(&e, &h->ln[line], md, G->dt[li], G->dd[li]);
+	ev_u64(&e, G->s.correlation_id, (uint64_t)corr_id(h, s, r, li));
+	if (grouped(h))
+		ev_str(&e, G->s.context_id, "$$1");
+	device_stats(h, G, l, li, &e);
+	ev_group(h, &e, G->s.group_id, s);
+	emit(h, line, &e);
+	count_device_event(h, l, G->dd[li]);
 }
 
 /* span of an op's kernels on the device this step */
@@ -2956,6 +2970,17 @@ static void check_opts(struct opts *o)
 		die(2, "--host names a single host; with --hosts N they are worker-0 ...");
 }
 
+static bool takes_value(const char *a, const char *eq)
+{
+	static const char *const known[] = {"--variant", "--compress", "--hosts", "--steps", "--seed", "--target-bytes",
+					    "--gpus", "--truth", "-o", "--output", "--host"};
+	size_t n = eq ? (size_t)(eq - a) : strlen(a);
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (strlen(known[i]) == n && !strncmp(a, known[i], n))
+			return true;
+	return false;
+}
+
 static void parse_args(struct opts *o, int argc, char **argv)
 {
 	*o = (struct opts){.variant = V_RAW, .hosts = 1, .gpus = 1, .steps = 4, .seed = 1, .cmp = C_NONE};
@@ -2970,6 +2995,8 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			continue;
 		}
 		const char *eq = strncmp(a, "--", 2) ? NULL : strchr(a, '=');
+		if (!takes_value(a, eq))
+			die(2, a[0] == '-' ? "unknown option: %s (see --help)" : "unexpected argument: %s (see --help)", a);
 		if (eq) {
 			char *opt = xstrndup(a, (size_t)(eq - a));
 			parse_opt(o, opt, eq + 1);
@@ -3065,8 +3092,14 @@ int main(int argc, char **argv)
 	/* with a target, host 0 runs until its file is big enough (the estimate
 	 * from small captures misses the varints that grow with time) */
 	int64_t steps = o.target ? steps_for_target(&o) * 5 / 4 + 16 : o.steps;
-	if (o.hosts > 1)
+	if (o.hosts > 1) {
 		mkdir_p(o.out);
+	} else if (strrchr(o.out, '/')) { /* a logdir's run directory is deep: create it */
+		char *dir = xstrndup(o.out, (size_t)(strrchr(o.out, '/') - o.out));
+		if (*dir)
+			mkdir_p(dir);
+		free(dir);
+	}
 	struct host *hs = xcalloc((size_t)o.hosts, sizeof *hs);
 	for (int i = 0; i < o.hosts; i++) {
 		init_host(&hs[i], &o, i, steps);
