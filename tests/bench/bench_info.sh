@@ -11,7 +11,7 @@ cap=$dir/bench.xplane.pb
 echo "bench: generating a $size skewed raw capture..."
 "$measure" - "$xpgen" --variant raw --gpus 2 --seed 42 --target-bytes "$size" --truth "$dir/truth.json" -o "$cap" | sed 's/^/bench: xpgen /'
 bytes=$(stat -c %s "$cap")
-events=$(/usr/bin/python3 -c "import json,sys; t=json.load(open(sys.argv[1])); h=t['hosts'][0] if 'hosts' in t else t; print(h['total_events'])" "$dir/truth.json")
+events=$(/usr/bin/python3 -c "import json,sys; t=json.load(open(sys.argv[1])); print(t['totals']['events'])" "$dir/truth.json")
 mb=$(echo "$bytes" | awk '{printf "%.1f", $1/1e6}')
 echo "bench: file $mb MB, $events events"
 
@@ -49,7 +49,7 @@ if [ "$big" != 0 ]; then
 	echo "bench: generating a $big capture (over 4 GiB)..."
 	"$xpgen" --variant raw --gpus 1 --seed 43 --target-bytes "$big" --truth "$dir/big.json" -o "$dir/big.xplane.pb" >/dev/null || exit 1
 	bbytes=$(stat -c %s "$dir/big.xplane.pb")
-	bev=$(/usr/bin/python3 -c "import json,sys; t=json.load(open(sys.argv[1])); h=t['hosts'][0] if 'hosts' in t else t; print(h['total_events'])" "$dir/big.json")
+	bev=$(/usr/bin/python3 -c "import json,sys; t=json.load(open(sys.argv[1])); print(t['totals']['events'])" "$dir/big.json")
 	r=$("$measure" "$dir/big.out" "$xpstat" info --format json "$dir/big.xplane.pb")
 	got=$(/usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['summary']['events'])" "$dir/big.out" 2>/dev/null)
 	echo "bench: $(echo "$bbytes" | awk '{printf "%.2f GiB", $1/1073741824}') capture: $r, events $got of $bev"

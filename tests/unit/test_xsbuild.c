@@ -1,0 +1,214 @@
+/* test_xsbuild.c - the test-capture builder round-trips through the real XSpace reader. */
+#include <stdlib.h>
+
+#include "caputil.h"
+#include "check.h"
+#include "xsbuild.h"
+
+/* Value of stat `name` on event (p, l, i) of host 0. */
+static bool event_stat(const struct xp_capture *c, int p, int l, uint64_t i, const char *name, struct xp_value *v)
+{
+	const struct xp_plane *pl = &c->hosts[0].planes[p];
+	return xp_event_find(c, pl, &pl->lines[l], i, xp_plane_stat_id(c, pl, name), v);
+}
+
+static const char *event_name(const struct xp_capture *c, struct cap_pos pos)
+{
+	const struct xp_plane *pl = &c->hosts[0].planes[pos.plane];
+	return xp_str(c, xp_event_name(pl, &pl->lines[pos.line], pos.index));
+}
+
+static void test_structure(void)
+{
+	struct xsb *b = xsb_new();
+	int host = xsb_plane(b, "/host:CPU", 7);
+	int gpu = xsb_plane(b, "/device:GPU:1", 8);
+	int l0 = xsb_line(b, host, 10, "python", 1000);
+	int l1 = xsb_line(b, gpu, 20, "Stream #20", 1002);
+	int e0 = xsb_event(b, host, l0, "TraceContext", 5, 100);
+	int e1 = xsb_event(b, gpu, l1, "kernel", 0, 40);
+	struct xp_capture *c = xsb_read(b);
+	REQUIRE_INT(c->n_hosts, 1);
+	int ph = cap_plane(c, 0, "/host:CPU"), pg = cap_plane(c, 0, "/device:GPU:1");
+	REQUIRE(ph >= 0 && pg >= 0);
+	const struct xp_plane *h = &c->hosts[0].planes[ph], *g = &c->hosts[0].planes[pg];
+	CHECK_INT(h->id, 7);
+	CHECK_INT(h->kind, XP_PLANE_HOST_CPU);
+	CHECK_INT(g->kind, XP_PLANE_GPU);
+	CHECK_INT(g->device_ordinal, 1);
+	struct cap_pos p0 = cap_find(c, 0, b, host, e0), p1 = cap_find(c, 0, b, gpu, e1);
+	REQUIRE(p0.ok && p1.ok);
+	CHECK_STR(xp_str(c, h->lines[p0.line].name), "python");
+	CHECK_INT(h->lines[p0.line].timestamp_ns, 1000);
+	CHECK_STR(event_name(c, p0), "TraceContext");
+	CHECK_STR(event_name(c, p1), "kernel");
+	/* The host base is the smallest line timestamp (1000 ns). */
+	CHECK_INT(h->lines[p0.line].start_ps[p0.index], 5);
+	CHECK_INT(h->lines[p0.line].dur_ps[p0.index], 100);
+	CHECK_INT(g->lines[p1.line].start_ps[p1.index], 2000);
+	xp_capture_free(c);
+	xsb_free(b);
+}
+
+static void test_metadata_ids(void)
+{
+	struct xsb *b = xsb_new();
+	int p = xsb_plane(b, "/host:CPU", 0);
+	int q = xsb_plane(b, "/device:GPU:0", 1);
+	int l = xsb_line(b, p, 1, "t", 0);
+	CHECK_INT(xsb_meta(b, p, "a"), 1);
+	xsb_event(b, p, l, "b", 0, 1);
+	CHECK_INT(xsb_meta(b, p, "b"), 2);
+	CHECK_INT(xsb_meta(b, p, "a"), 1);
+	CHECK_INT(xsb_meta(b, q, "b"), 1);
+	CHECK_INT(xsb_stat_meta(b, p, "step_num"), 1);
+	CHECK_INT(xsb_stat_meta(b, p, "group_id"), 2);
+	CHECK_INT(xsb_stat_meta(b, q, "group_id"), 1);
+	struct xp_capture *c = xsb_read(b);
+	int pp = cap_plane(c, 0, "/host:CPU");
+	REQUIRE(pp >= 0);
+	const struct xp_plane *pl = &c->hosts[0].planes[pp];
+	bool found_a = false;
+	for (uint32_t k = 1; k < pl->n_emeta; k++)
+		if (!strcmp(xp_str(c, pl->emeta[k].name), "a"))
+			found_a = pl->emeta[k].id == 1;
+	CHECK(found_a);
+	CHECK(c->hosts[0].pre_grouped); /* a group_id stat metadata exists */
+	xp_capture_free(c);
+	xsb_free(b);
+}
+
+static void test_stat_kinds(void)
+{
+	struct xsb *b = xsb_new();
+	int p = xsb_plane(b, "/host:CPU", 0);
+	int l = xsb_line(b, p, 1, "t", 0);
+	int e = xsb_event(b, p, l, "ev", 0, 10);
+	xsb_stat_int(b, p, e, "i", -5);
+	xsb_stat_uint(b, p, e, "u", 18446744073709551615ull);
+	xsb_stat_double(b, p, e, "d", 2.5);
+	xsb_stat_str(b, p, e, "s", "hello");
+	xsb_stat_ref(b, p, e, "r", "interned text");
+	xsb_stat_bytes(b, p, e, "y", "\x01\x02", 2);
+	xsb_meta_stat_str(b, p, "ev", "m", "from metadata");
+	xsb_plane_stat_int(b, p, "pi", 42);
+	xsb_plane_stat_str(b, p, "ps", "plane text");
+	struct xp_capture *c = xsb_read(b);
+	struct cap_pos pos = cap_find(c, 0, b, p, e);
+	REQUIRE(pos.ok);
+	struct xp_value v;
+	REQUIRE(event_stat(c, pos.plane, pos.line, pos.index, "i", &v));
+	CHECK_INT(v.kind, XP_STAT_I64);
+	CHECK_INT(v.i, -5);
+	REQUIRE(event_stat(c, pos.plane, pos.line, pos.index, "u", &v));
+	CHECK_INT(v.kind, XP_STAT_U64);
+	CHECK(v.u == 18446744073709551615ull);
+	REQUIRE(event_stat(c, pos.plane, pos.line, pos.index, "d", &v));
+	CHECK_DBL(v.d, 2.5, 0);
+	REQUIRE(event_stat(c, pos.plane, pos.line, pos.index, "s", &v));
+	CHECK_SLICE(v.s, v.len, "hello");
+	REQUIRE(event_stat(c, pos.plane, pos.line, pos.index, "r", &v));
+	CHECK_INT(v.kind, XP_STAT_STR);
+	CHECK_SLICE(v.s, v.len, "interned text");
+	REQUIRE(event_stat(c, pos.plane, pos.line, pos.index, "y", &v));
+	CHECK_INT(v.kind, XP_STAT_BYTES);
+	CHECK(v.len == 2 && v.s[0] == 1 && v.s[1] == 2);
+	REQUIRE(event_stat(c, pos.plane, pos.line, pos.index, "m", &v));
+	CHECK_SLICE(v.s, v.len, "from metadata");
+	const struct xp_plane *pl = &c->hosts[0].planes[pos.plane];
+	REQUIRE(xp_view_find(c, xp_plane_stats(pl), xp_plane_stat_id(c, pl, "pi"), &v));
+	CHECK_INT(v.i, 42);
+	REQUIRE(xp_view_find(c, xp_plane_stats(pl), xp_plane_stat_id(c, pl, "ps"), &v));
+	CHECK_SLICE(v.s, v.len, "plane text");
+	CHECK(!c->hosts[0].pre_grouped);
+	xp_capture_free(c);
+	xsb_free(b);
+}
+
+/* Events come back in the writers' order: offset ascending, duration descending. */
+static void test_event_order(void)
+{
+	struct xsb *b = xsb_new();
+	int p = xsb_plane(b, "/host:CPU", 0);
+	int l = xsb_line(b, p, 1, "t", 0);
+	int late = xsb_event(b, p, l, "late", 50, 10);
+	int inner = xsb_event(b, p, l, "inner", 0, 10);
+	int outer = xsb_event(b, p, l, "outer", 0, 100);
+	struct xp_capture *c = xsb_read(b);
+	CHECK_INT(xsb_event_index(b, p, outer), 0);
+	CHECK_INT(xsb_event_index(b, p, inner), 1);
+	CHECK_INT(xsb_event_index(b, p, late), 2);
+	struct cap_pos pos = cap_find(c, 0, b, p, late);
+	REQUIRE(pos.ok);
+	CHECK_STR(event_name(c, pos), "late");
+	CHECK(!c->hosts[0].planes[pos.plane].lines[pos.line].unsorted);
+	xp_capture_free(c);
+	xsb_free(b);
+}
+
+static void test_keep_order(void)
+{
+	struct xsb *b = xsb_new();
+	xsb_keep_order(b);
+	int p = xsb_plane(b, "/host:CPU", 0);
+	int l = xsb_line(b, p, 1, "t", 0);
+	int late = xsb_event(b, p, l, "late", 50, 10);
+	xsb_event(b, p, l, "early", 0, 10);
+	struct xp_capture *c = xsb_read(b);
+	CHECK_INT(xsb_event_index(b, p, late), 0);
+	struct cap_pos pos = cap_find(c, 0, b, p, late);
+	REQUIRE(pos.ok);
+	CHECK_STR(event_name(c, pos), "late");
+	CHECK(c->hosts[0].planes[pos.plane].lines[pos.line].unsorted);
+	xp_capture_free(c);
+	xsb_free(b);
+}
+
+static void test_hosts(void)
+{
+	struct xsb *b[2] = {xsb_new(), xsb_new()};
+	xsb_hostname(b[0], "host1");
+	xsb_hostname(b[1], "host2");
+	xsb_error(b[1], "oops");
+	xsb_warning(b[1], "careful");
+	for (int i = 0; i < 2; i++)
+		xsb_line(b[i], xsb_plane(b[i], "/host:CPU", 0), 0, "t", 0);
+	struct xp_capture *c = xsb_read_hosts(b, 2);
+	REQUIRE_INT(c->n_hosts, 2);
+	CHECK_STR(c->hosts[0].name, "host1");
+	CHECK_STR(c->hosts[1].name, "host2");
+	CHECK_INT(c->hosts[0].n_errors, 0);
+	REQUIRE_INT(c->hosts[1].n_errors, 1);
+	CHECK_STR(xp_str(c, c->hosts[1].errors[0]), "oops");
+	REQUIRE_INT(c->hosts[1].n_warnings, 1);
+	CHECK_STR(xp_str(c, c->hosts[1].warnings[0]), "careful");
+	xp_capture_free(c);
+	xsb_free(b[0]);
+	xsb_free(b[1]);
+}
+
+/* Packing twice gives the same bytes (the builder is deterministic). */
+static void test_pack_stable(void)
+{
+	struct xsb *b = xsb_new();
+	int p = xsb_plane(b, "/host:CPU", 0);
+	int l = xsb_line(b, p, 1, "t", 0);
+	int e = xsb_event(b, p, l, "x", 3, 4);
+	xsb_stat_str(b, p, e, "s", "v");
+	size_t n1, n2;
+	uint8_t *a = xsb_pack(b, &n1), *a2 = xsb_pack(b, &n2);
+	CHECK(n1 == n2 && !memcmp(a, a2, n1));
+	CHECK(n1 > 0);
+	free(a);
+	free(a2);
+	xsb_free(b);
+}
+
+int main(void)
+{
+	static const struct test tests[] = {
+		TEST(test_structure), TEST(test_metadata_ids), TEST(test_stat_kinds), TEST(test_event_order),
+		TEST(test_keep_order), TEST(test_hosts), TEST(test_pack_stable),
+	};
+	return RUN_TESTS("test_xsbuild", tests);
+}
