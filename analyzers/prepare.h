@@ -153,6 +153,23 @@ struct xp_prep {
 struct xp_prep *xp_prepare(const struct xp_capture *c, const struct xp_prep_opts *o, char *errmsg, size_t errlen);
 void xp_prep_free(struct xp_prep *p);
 
+/* --- several hosts (spec §6(a)) ---------------------------------------------- */
+
+/* Which steps of each host make up the combined steps. */
+struct xp_step_align {
+	size_t n;               /* combined steps (0 when none or the intersection is empty) */
+	uint32_t chief;         /* host with the shortest span of steps */
+	size_t chief_first;     /* the chief's step index of combined step 0 */
+	bool empty_intersect;   /* hosts have steps but no step is common to all */
+	uint32_t n_hosts;
+	long *first;            /* per host: its step index of combined step 0; -1 = not aligned (coordinator) */
+};
+
+/* Align the hosts' steps; hosts without a device when another host has one
+ * (coordinators) take no part. Returns -1 only when out of memory. */
+int xp_align_steps(const struct xp_prep *p, struct xp_step_align *out);
+void xp_step_align_free(struct xp_step_align *a);
+
 /* Step-time summary over steps (spec §1.5): sample standard deviation. */
 struct xp_summary_stat {
 	double avg, sdv, min, max;  /* milliseconds */
