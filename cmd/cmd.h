@@ -50,6 +50,7 @@ struct xp_cmd {
 };
 
 extern const struct xp_cmd xp_cmd_info, xp_cmd_runs;
+extern const struct xp_cmd xp_cmd_overview, xp_cmd_steps, xp_cmd_pod;
 
 /* Load every capture named by ctx->paths (honouring --run, --host). */
 int xp_load(struct xp_ctx *ctx, struct xp_capture **out);

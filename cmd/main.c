@@ -15,6 +15,9 @@
 static const struct xp_cmd *const commands[] = {
 	&xp_cmd_info,
 	&xp_cmd_runs,
+	&xp_cmd_overview,
+	&xp_cmd_steps,
+	&xp_cmd_pod,
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 

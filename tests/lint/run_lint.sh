@@ -38,6 +38,33 @@ for in in $inputs; do
 	"$xpstat" info --lines --format json "$in" >"$work/out.json" || { echo "FAIL info json $in"; fail=1; continue; }
 	check "info json $in" /usr/bin/python3 "$check_json" "$schemas/info.schema.json" "$work/out.json"
 done
+# The step commands: every table as CSV, the whole result against its schema.
+step_tables() {
+	case $1 in
+	overview) echo "step_time top_ops run_environment recommendation" ;;
+	steps) echo "steps" ;;
+	pod) echo "hosts steps" ;;
+	esac
+}
+lint_step_command() { # command input [options...]
+	cmd=$1 in=$2
+	shift 2
+	for t in $(step_tables "$cmd"); do
+		"$xpstat" "$cmd" "$@" --format csv --table "$t" "$in" >"$work/out.csv" || { echo "FAIL $cmd $* csv $t $in"; fail=1; continue; }
+		check "$cmd $* --table $t $in" "$check_csv" "$work/out.csv"
+	done
+	"$xpstat" "$cmd" "$@" --format json "$in" >"$work/out.json" || { echo "FAIL $cmd $* json $in"; fail=1; return; }
+	check "$cmd $* json $in" /usr/bin/python3 "$check_json" "$schemas/$cmd.schema.json" "$work/out.json"
+}
+for in in $inputs; do
+	for cmd in overview steps pod; do
+		lint_step_command "$cmd" "$in"
+	done
+done
+for cmd in overview steps pod; do
+	lint_step_command "$cmd" "$work/jax.xplane.pb" --step-marker '^jit_train_step$'
+	lint_step_command "$cmd" "$work/raw.xplane.pb" --compat xprof
+done
 for t in runs run_hosts; do
 	"$xpstat" runs --format csv --table "$t" "$work/logs" >"$work/out.csv" || fail=1
 	check "runs --table $t" "$check_csv" "$work/out.csv"

@@ -1,0 +1,878 @@
+/* kernel_stats.c - GPU Kernel Stats (spec analyzers §4): kernel reports per kernel-op pair, their by-op form, and the kernel-stats result. */
+#include "analyzers.h"
+#include "prepare.h"
+
+#include <inttypes.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Reports live in an array with an open-addressing index over their whole
+ * key (host, name, details, Tensor Core flags, op, module). Per GPU plane a
+ * cache maps the interned values an event is made of - its metadata entry
+ * and the kernel_details, op, module and equation strings - to its report,
+ * so that the common case costs a few stat lookups and one probe, not a
+ * parse and a string hash per kernel. Values kept in the blob arena
+ * (BLOBSTR: long strings, not interned) bypass the cache.
+ */
+
+#define NO_KERNELS_MESSAGE "There is no GPU data to display because there were no kernels in the capture duration."
+
+static void oom(void)
+{
+	fputs("xpstat: out of memory\n", stderr);
+	abort();
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+static char *xstrndup(const char *s, size_t n)
+{
+	char *p = malloc(n + 1);
+	if (!p)
+		oom();
+	if (n)
+		memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+static uint64_t hash_bytes(uint64_t h, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return h;
+}
+
+/* --- values (A9) ---------------------------------------------------------------- */
+
+void xp_kernel_value_merge(struct xp_kernel_value *a, const struct xp_kernel_value *b)
+{
+	if (!b->occurrences)
+		return;
+	if (!a->occurrences || b->min_ps < a->min_ps)
+		a->min_ps = b->min_ps;
+	if (!a->occurrences || b->max_ps > a->max_ps)
+		a->max_ps = b->max_ps;
+	a->occurrences += b->occurrences;
+	a->total_ps += b->total_ps;
+}
+
+int64_t xp_kernel_avg_ps(const struct xp_kernel_value *v)
+{
+	if (!v->occurrences)
+		return 0;
+	int64_t n = (int64_t)v->occurrences;
+	return (v->total_ps + n / 2) / n;   /* totals are never negative */
+}
+
+/* --- the report index ------------------------------------------------------------- */
+
+struct xp_kernel_index {
+	size_t cap;         /* power of two */
+	size_t *slot;       /* row + 1; 0 = empty */
+};
+
+static bool opt_eq(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return !strcmp(a, b);
+}
+
+static uint64_t report_hash(const struct xp_kernel_report *r)
+{
+	const struct xp_kernel_details *d = &r->details;
+	uint32_t nums[9] = {d->grid[0], d->grid[1], d->grid[2], d->block[0], d->block[1], d->block[2],
+			    d->regs, d->static_shmem, d->dynamic_shmem};
+	unsigned char flags[3] = {r->uses_tc, r->tc_eligible, r->module != NULL};
+	uint64_t h = hash_bytes(14695981039346656037ull, &r->host, sizeof r->host);
+	h = hash_bytes(h, r->name, strlen(r->name) + 1);
+	h = hash_bytes(h, r->op_name, strlen(r->op_name) + 1);
+	if (r->module)
+		h = hash_bytes(h, r->module, strlen(r->module) + 1);
+	h = hash_bytes(h, nums, sizeof nums);
+	return hash_bytes(h, flags, sizeof flags);
+}
+
+/* Same key (spec §4.4, plus host and module); occupancy and the value are not part of it. */
+static bool same_key(const struct xp_kernel_report *a, const struct xp_kernel_report *b)
+{
+	const struct xp_kernel_details *x = &a->details, *y = &b->details;
+	return a->host == b->host && a->uses_tc == b->uses_tc && a->tc_eligible == b->tc_eligible &&
+	       x->regs == y->regs && x->static_shmem == y->static_shmem && x->dynamic_shmem == y->dynamic_shmem &&
+	       !memcmp(x->grid, y->grid, sizeof x->grid) && !memcmp(x->block, y->block, sizeof x->block) &&
+	       !strcmp(a->name, b->name) && !strcmp(a->op_name, b->op_name) && opt_eq(a->module, b->module);
+}
+
+static void index_put(struct xp_kernel_db *db, size_t row)
+{
+	struct xp_kernel_index *ix = db->index;
+	size_t mask = ix->cap - 1, i = (size_t)report_hash(&db->rows[row]) & mask;
+	while (ix->slot[i])
+		i = (i + 1) & mask;
+	ix->slot[i] = row + 1;
+}
+
+static void index_rebuild(struct xp_kernel_db *db)
+{
+	size_t cap = 64;
+	while (cap < db->n * 2 + 2)
+		cap *= 2;
+	free(db->index->slot);
+	db->index->cap = cap;
+	db->index->slot = xcalloc(cap, sizeof *db->index->slot);
+	for (size_t i = 0; i < db->n; i++)
+		index_put(db, i);
+}
+
+static struct xp_kernel_db *db_new(void)
+{
+	struct xp_kernel_db *db = xcalloc(1, sizeof *db);
+	db->index = xcalloc(1, sizeof *db->index);
+	index_rebuild(db);
+	return db;
+}
+
+static void report_free(struct xp_kernel_report *r)
+{
+	free(r->name);
+	free(r->op_name);
+	free(r->module);
+}
+
+void xp_kernel_db_free(struct xp_kernel_db *db)
+{
+	if (!db)
+		return;
+	for (size_t i = 0; i < db->n; i++)
+		report_free(&db->rows[i]);
+	free(db->rows);
+	free(db->index->slot);
+	free(db->index);
+	free(db);
+}
+
+/* The row with R's key; R (its strings) is taken over when new, freed otherwise. */
+static size_t db_insert(struct xp_kernel_db *db, struct xp_kernel_report *r)
+{
+	struct xp_kernel_index *ix = db->index;
+	size_t mask = ix->cap - 1, i = (size_t)report_hash(r) & mask;
+	for (; ix->slot[i]; i = (i + 1) & mask) {
+		if (same_key(&db->rows[ix->slot[i] - 1], r)) {
+			report_free(r);
+			return ix->slot[i] - 1;
+		}
+	}
+	if (db->n == db->cap) {
+		db->cap = db->cap ? db->cap * 2 : 64;
+		db->rows = realloc(db->rows, db->cap * sizeof *db->rows);
+		if (!db->rows)
+			oom();
+	}
+	size_t row = db->n++;
+	db->rows[row] = *r;
+	if (ix->cap < db->n * 2 + 2)
+		index_rebuild(db);
+	else
+		ix->slot[i] = row + 1;
+	return row;
+}
+
+/* --- reading one GPU plane ------------------------------------------------------------ */
+
+struct plane_ids {
+	uint32_t details, tf_op, level0, hlo_op, hlo_module, equation, occupancy;
+};
+
+/* What a kernel event is made of; the pointers of STR values are interned
+ * (equal pointers, equal strings), which the cache relies on. */
+struct kernel_src {
+	uint32_t meta;
+	struct xp_value details, op, module, equation;
+	bool has_op, has_module, has_equation;
+	bool xla;               /* op from hlo_op */
+	bool cacheable;         /* every value present is interned */
+};
+
+struct cache_slot {
+	uint32_t meta;          /* 0 = empty (event metadata index 0 is "missing"; such events skip the cache) */
+	bool xla;
+	const char *details, *op, *module, *equation;
+	size_t row;
+};
+
+struct plane_cache {
+	size_t cap, n;
+	struct cache_slot *slot;
+};
+
+struct plane_pass {
+	const struct xp_capture *c;
+	const struct xp_plane *p;
+	uint32_t host;
+	bool compat;
+	struct plane_ids ids;
+	struct xp_kernel_db *db;
+	struct plane_cache cache;
+};
+
+static bool is_text(const struct xp_value *v)
+{
+	return (v->kind == XP_STAT_STR || v->kind == XP_STAT_BLOBSTR) && v->len > 0;
+}
+
+/* A non-empty string stat of the event (its own first, then its metadata's). */
+static bool event_text(const struct plane_pass *pp, const struct xp_line *l, uint64_t i, uint32_t sid,
+		       struct xp_value *v)
+{
+	return sid && xp_event_find(pp->c, pp->p, l, i, sid, v) && is_text(v);
+}
+
+/* Which op annotation names the kernel (see kernel_stats.h). */
+static void find_op(const struct plane_pass *pp, const struct xp_line *l, uint64_t i, struct kernel_src *k)
+{
+	if (!pp->compat && event_text(pp, l, i, pp->ids.hlo_op, &k->op)) {
+		k->has_op = k->xla = true;
+		k->has_module = event_text(pp, l, i, pp->ids.hlo_module, &k->module);
+		return;
+	}
+	k->has_op = event_text(pp, l, i, pp->ids.tf_op, &k->op) || event_text(pp, l, i, pp->ids.level0, &k->op);
+}
+
+static bool kernel_source(const struct plane_pass *pp, const struct xp_line *l, uint64_t i, struct kernel_src *k)
+{
+	memset(k, 0, sizeof *k);
+	if (!event_text(pp, l, i, pp->ids.details, &k->details))
+		return false;
+	k->meta = l->meta[i];
+	find_op(pp, l, i, k);
+	k->has_equation = event_text(pp, l, i, pp->ids.equation, &k->equation);
+	k->cacheable = k->meta && k->details.kind == XP_STAT_STR && (!k->has_op || k->op.kind == XP_STAT_STR) &&
+		       (!k->has_module || k->module.kind == XP_STAT_STR) &&
+		       (!k->has_equation || k->equation.kind == XP_STAT_STR);
+	return true;
+}
+
+/* The HLO op name is the last "::" part of the hlo_op stat. */
+static void hlo_name(const char *s, size_t len, const char **name, size_t *nlen)
+{
+	const char *start = s;
+	for (size_t i = 0; i + 1 < len; i++)
+		if (s[i] == ':' && s[i + 1] == ':')
+			start = s + i + 2;
+	*name = start;
+	*nlen = len - (size_t)(start - s);
+}
+
+/* Theoretical occupancy: occ_pct of kernel_details, else the theoretical_occupancy_pct stat. */
+static void occupancy(const struct plane_pass *pp, const struct xp_line *l, uint64_t i, struct xp_kernel_report *r)
+{
+	struct xp_value v;
+	int64_t n;
+	if (r->details.fields & XP_KD_F_OCC) {
+		r->has_occupancy = true;
+		r->occupancy_pct = r->details.occupancy_pct;
+	} else if (pp->ids.occupancy && xp_event_find(pp->c, pp->p, l, i, pp->ids.occupancy, &v)) {
+		if (v.kind == XP_STAT_F64 && v.d == v.d) {
+			r->has_occupancy = true;
+			r->occupancy_pct = v.d;
+		} else if (xp_value_int(&v, &n)) {
+			r->has_occupancy = true;
+			r->occupancy_pct = (double)n;
+		}
+	}
+}
+
+/* A new report (value zero) for the kernel event i; strings are copied. */
+static void make_report(const struct plane_pass *pp, const struct xp_line *l, uint64_t i, const struct kernel_src *k,
+			struct xp_kernel_report *r)
+{
+	memset(r, 0, sizeof *r);
+	r->host = pp->host;
+	const char *name = xp_str(pp->c, xp_event_name(pp->p, l, i));
+	size_t name_len = xp_strlen(pp->c, xp_event_name(pp->p, l, i));
+	r->name = xstrndup(name, name_len);
+	xp_kernel_details_parse(k->details.s, k->details.len, &r->details);
+	if (k->xla) {
+		const char *op;
+		size_t op_len;
+		hlo_name(k->op.s, k->op.len, &op, &op_len);
+		r->op_name = xstrndup(op, op_len);
+		r->module = k->has_module ? xstrndup(k->module.s, k->module.len) : xstrndup("", 0);
+	} else if (k->has_op) {
+		struct xp_tfop t;
+		xp_parse_tf_op(k->op.s, k->op.len, &t);
+		r->op_name = xstrndup(t.name, t.name_len);
+	} else {
+		r->op_name = xstrndup("", 0);
+	}
+	r->uses_tc = xp_kernel_uses_tensor_core(name, name_len);
+	r->tc_eligible = r->uses_tc || xp_op_tensor_core_eligible(r->op_name, strlen(r->op_name)) ||
+			 (k->has_equation && xp_einsum_tensor_core_eligible(k->equation.s, k->equation.len));
+	occupancy(pp, l, i, r);
+}
+
+static size_t cache_pos(const struct plane_cache *pc, const struct kernel_src *k)
+{
+	uintptr_t key[5] = {(uintptr_t)k->details.s, k->has_op ? (uintptr_t)k->op.s : 0,
+			    k->has_module ? (uintptr_t)k->module.s : 0, k->has_equation ? (uintptr_t)k->equation.s : 0,
+			    ((uintptr_t)k->meta << 1) | k->xla};
+	size_t mask = pc->cap - 1, i = (size_t)hash_bytes(14695981039346656037ull, key, sizeof key) & mask;
+	for (; pc->slot[i].meta; i = (i + 1) & mask) {
+		const struct cache_slot *s = &pc->slot[i];
+		if (s->meta == k->meta && s->xla == k->xla && s->details == k->details.s &&
+		    s->op == (k->has_op ? k->op.s : NULL) && s->module == (k->has_module ? k->module.s : NULL) &&
+		    s->equation == (k->has_equation ? k->equation.s : NULL))
+			break;
+	}
+	return i;
+}
+
+static void cache_grow(struct plane_cache *pc)
+{
+	struct plane_cache old = *pc;
+	pc->cap = old.cap ? old.cap * 2 : 256;
+	pc->slot = xcalloc(pc->cap, sizeof *pc->slot);
+	for (size_t i = 0; i < old.cap; i++) {
+		const struct cache_slot *s = &old.slot[i];
+		if (!s->meta)
+			continue;
+		struct kernel_src k = {.meta = s->meta, .xla = s->xla};
+		k.details.s = s->details;
+		k.op.s = s->op;
+		k.module.s = s->module;
+		k.equation.s = s->equation;
+		k.has_op = s->op != NULL;
+		k.has_module = s->module != NULL;
+		k.has_equation = s->equation != NULL;
+		pc->slot[cache_pos(pc, &k)] = *s;
+	}
+	free(old.slot);
+}
+
+static size_t report_row(struct plane_pass *pp, const struct xp_line *l, uint64_t i, const struct kernel_src *k)
+{
+	struct xp_kernel_report r;
+	if (!k->cacheable) {
+		make_report(pp, l, i, k, &r);
+		return db_insert(pp->db, &r);
+	}
+	if (pp->cache.n * 2 >= pp->cache.cap)
+		cache_grow(&pp->cache);
+	size_t pos = cache_pos(&pp->cache, k);
+	struct cache_slot *s = &pp->cache.slot[pos];
+	if (!s->meta) {
+		make_report(pp, l, i, k, &r);
+		*s = (struct cache_slot){k->meta, k->xla, k->details.s, k->has_op ? k->op.s : NULL,
+					 k->has_module ? k->module.s : NULL, k->has_equation ? k->equation.s : NULL,
+					 db_insert(pp->db, &r)};
+		pp->cache.n++;
+	}
+	return s->row;
+}
+
+static void add_kernel(struct plane_pass *pp, const struct xp_line *l, uint64_t i)
+{
+	struct kernel_src k;
+	if (!kernel_source(pp, l, i, &k))
+		return;
+	int64_t d = l->dur_ps[i];
+	struct xp_kernel_value one = {1, d, d, d};
+	xp_kernel_value_merge(&pp->db->rows[report_row(pp, l, i, &k)].v, &one);
+	pp->db->kernels++;
+	pp->db->total_ps += d;
+}
+
+static void read_plane(struct xp_kernel_db *db, const struct xp_capture *c, const struct xp_plane *p, uint32_t host,
+		       bool compat)
+{
+	struct plane_pass pp = {.c = c, .p = p, .host = host, .compat = compat, .db = db};
+	pp.ids = (struct plane_ids){
+		xp_plane_stat_id(c, p, "kernel_details"), xp_plane_stat_id(c, p, "tf_op"),
+		xp_plane_stat_id(c, p, "level 0"), xp_plane_stat_id(c, p, "hlo_op"),
+		xp_plane_stat_id(c, p, "hlo_module"), xp_plane_stat_id(c, p, "equation"),
+		xp_plane_stat_id(c, p, "theoretical_occupancy_pct"),
+	};
+	if (!pp.ids.details)
+		return;
+	for (uint32_t k = 0; k < p->n_lines; k++) {
+		const struct xp_line *l = &p->lines[k];
+		if (l->derived)
+			continue;
+		for (uint64_t i = 0; i < l->n_events; i++)
+			if (l->dur_ps[i] > 0)   /* zero-length (and negative) events are no kernels */
+				add_kernel(&pp, l, i);
+	}
+	free(pp.cache.slot);
+}
+
+static void read_host(struct xp_kernel_db *db, const struct xp_capture *c, uint32_t h,
+		      const struct xp_kernel_db_opts *o)
+{
+	const struct xp_host *host = &c->hosts[h];
+	for (uint32_t i = 0; i < host->n_planes; i++) {
+		if (host->planes[i].kind != XP_PLANE_GPU)
+			continue;
+		db->gpu_planes++;
+		read_plane(db, c, &host->planes[i], h, o && o->xprof_compat);
+	}
+}
+
+struct xp_kernel_db *xp_kernel_db_host(const struct xp_capture *c, uint32_t h, const struct xp_kernel_db_opts *o)
+{
+	struct xp_kernel_db *db = db_new();
+	db->n_hosts = 1;
+	if (h < c->n_hosts)
+		read_host(db, c, h, o);
+	return db;
+}
+
+struct xp_kernel_db *xp_kernel_db_build(const struct xp_capture *c, const struct xp_kernel_db_opts *o)
+{
+	struct xp_kernel_db *db = db_new();
+	db->n_hosts = c->n_hosts;
+	for (uint32_t h = 0; h < c->n_hosts; h++)
+		read_host(db, c, h, o);
+	return db;
+}
+
+/* --- ordering ------------------------------------------------------------------------------ */
+
+static int cmp_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_i64_desc(int64_t a, int64_t b)
+{
+	return a > b ? -1 : a < b;
+}
+
+/* The reference's order (total descending, then the key ascending), then module and host. */
+static int cmp_reference(const struct xp_kernel_report *a, const struct xp_kernel_report *b)
+{
+	int d = cmp_i64_desc(a->v.total_ps, b->v.total_ps);
+	if (d || (d = strcmp(a->name, b->name)))
+		return d;
+	for (int k = 0; k < 3; k++)
+		if ((d = cmp_u32(a->details.grid[k], b->details.grid[k])))
+			return d;
+	for (int k = 0; k < 3; k++)
+		if ((d = cmp_u32(a->details.block[k], b->details.block[k])))
+			return d;
+	if ((d = cmp_u32(a->details.regs, b->details.regs)) ||
+	    (d = cmp_u32(a->details.static_shmem, b->details.static_shmem)) ||
+	    (d = cmp_u32(a->details.dynamic_shmem, b->details.dynamic_shmem)) ||
+	    (d = cmp_u32(a->uses_tc, b->uses_tc)) || (d = cmp_u32(a->tc_eligible, b->tc_eligible)) ||
+	    (d = strcmp(a->op_name, b->op_name)))
+		return d;
+	if (!a->module != !b->module)
+		return a->module ? 1 : -1;
+	if (a->module && (d = strcmp(a->module, b->module)))
+		return d;
+	return cmp_u32(a->host, b->host);
+}
+
+static int cmp_reports(const void *pa, const void *pb, void *arg)
+{
+	const struct xp_kernel_report *a = pa, *b = pb;
+	int d = 0;
+	switch (*(const enum xp_kernel_sort *)arg) {
+	case XP_KSORT_COUNT:
+		d = a->v.occurrences > b->v.occurrences ? -1 : a->v.occurrences < b->v.occurrences;
+		break;
+	case XP_KSORT_AVG:
+		d = cmp_i64_desc(xp_kernel_avg_ps(&a->v), xp_kernel_avg_ps(&b->v));
+		break;
+	case XP_KSORT_MAX:
+		d = cmp_i64_desc(a->v.max_ps, b->v.max_ps);
+		break;
+	case XP_KSORT_NAME:
+		d = strcmp(a->name, b->name);
+		break;
+	case XP_KSORT_TOTAL:
+		break;
+	}
+	return d ? d : cmp_reference(a, b);
+}
+
+void xp_kernel_db_sort(struct xp_kernel_db *db, enum xp_kernel_sort key)
+{
+	if (db->n > 1)
+		qsort_r(db->rows, db->n, sizeof *db->rows, cmp_reports, &key);
+	index_rebuild(db);
+}
+
+/* --- by op (spec §4.5) ---------------------------------------------------------------------- */
+
+static bool op_is(const struct xp_kernel_op *o, uint32_t host, const char *op, const char *module)
+{
+	return o->host == host && !strcmp(o->op_name, op) && opt_eq(o->module, module);
+}
+
+const struct xp_kernel_op *xp_kernel_ops_find(const struct xp_kernel_ops *ops, uint32_t host, const char *op_name,
+					      const char *module)
+{
+	for (size_t i = 0; ops && i < ops->n; i++)
+		if (op_is(&ops->ops[i], host, op_name, module))
+			return &ops->ops[i];
+	return NULL;
+}
+
+struct xp_kernel_ops *xp_kernel_ops_by_op(const struct xp_kernel_db *db, bool merge_hosts)
+{
+	struct xp_kernel_ops *ops = xcalloc(1, sizeof *ops);
+	ops->ops = xcalloc(db->n, sizeof *ops->ops);
+	/* A small index over (host, op, module): ops are far fewer than kernel events, not than reports. */
+	size_t cap = 64;
+	while (cap < db->n * 2 + 2)
+		cap *= 2;
+	size_t *slot = xcalloc(cap, sizeof *slot);
+	for (size_t i = 0; i < db->n; i++) {
+		const struct xp_kernel_report *r = &db->rows[i];
+		uint32_t host = merge_hosts ? 0 : r->host;
+		uint64_t h = hash_bytes(14695981039346656037ull, &host, sizeof host);
+		h = hash_bytes(h, r->op_name, strlen(r->op_name) + 1);
+		if (r->module)
+			h = hash_bytes(h, r->module, strlen(r->module) + 1);
+		size_t j = (size_t)h & (cap - 1);
+		while (slot[j] && !op_is(&ops->ops[slot[j] - 1], host, r->op_name, r->module))
+			j = (j + 1) & (cap - 1);
+		if (!slot[j]) {
+			struct xp_kernel_op *o = &ops->ops[ops->n];
+			o->host = host;
+			o->op_name = xstrndup(r->op_name, strlen(r->op_name));
+			o->module = r->module ? xstrndup(r->module, strlen(r->module)) : NULL;
+			o->tc_eligible = r->tc_eligible;    /* the first report's flag */
+			slot[j] = ++ops->n;
+		}
+		struct xp_kernel_op *o = &ops->ops[slot[j] - 1];
+		o->total_ps += r->v.total_ps;
+		o->occurrences += r->v.occurrences;
+		if (r->uses_tc)
+			o->tensor_core_ps += r->v.total_ps;
+	}
+	free(slot);
+	return ops;
+}
+
+void xp_kernel_ops_free(struct xp_kernel_ops *ops)
+{
+	if (!ops)
+		return;
+	for (size_t i = 0; i < ops->n; i++) {
+		free(ops->ops[i].op_name);
+		free(ops->ops[i].module);
+	}
+	free(ops->ops);
+	free(ops);
+}
+
+/* --- filters ---------------------------------------------------------------------------------- */
+
+struct filters {
+	regex_t op, kernel;
+	bool has_op, has_kernel;
+};
+
+static bool compile(regex_t *re, const char *expr, const char *opt, char *errmsg, size_t errlen)
+{
+	int rc = regcomp(re, expr, REG_EXTENDED | REG_NOSUB);
+	if (!rc)
+		return true;
+	char buf[128];
+	regerror(rc, re, buf, sizeof buf);
+	snprintf(errmsg, errlen, "bad %s regular expression '%s': %s", opt, expr, buf);
+	return false;
+}
+
+static bool filters_init(struct filters *f, const struct xp_kernel_stats_opts *o, char *errmsg, size_t errlen)
+{
+	memset(f, 0, sizeof *f);
+	if (o->op_regex) {
+		if (!compile(&f->op, o->op_regex, "--op", errmsg, errlen))
+			return false;
+		f->has_op = true;
+	}
+	if (o->kernel_regex) {
+		if (!compile(&f->kernel, o->kernel_regex, "--kernel", errmsg, errlen)) {
+			if (f->has_op)
+				regfree(&f->op);
+			return false;
+		}
+		f->has_kernel = true;
+	}
+	return true;
+}
+
+static void filters_free(struct filters *f)
+{
+	if (f->has_op)
+		regfree(&f->op);
+	if (f->has_kernel)
+		regfree(&f->kernel);
+}
+
+/* --op matches the op name, and for XLA kernels also MODULE/OP. */
+static bool op_matches(const struct filters *f, const struct xp_kernel_report *r)
+{
+	if (!regexec(&f->op, r->op_name, 0, NULL, 0))
+		return true;
+	if (!r->module)
+		return false;
+	size_t n = strlen(r->module) + strlen(r->op_name) + 2;
+	char *full = xcalloc(n, 1);
+	snprintf(full, n, "%s/%s", r->module, r->op_name);
+	bool hit = !regexec(&f->op, full, 0, NULL, 0);
+	free(full);
+	return hit;
+}
+
+static bool keep(const struct filters *f, const struct xp_kernel_report *r)
+{
+	if (f->has_kernel && regexec(&f->kernel, r->name, 0, NULL, 0))
+		return false;
+	return !f->has_op || op_matches(f, r);
+}
+
+/* --- the result ------------------------------------------------------------------------------- */
+
+/* Totals over the reports that pass the filters. */
+struct totals {
+	uint64_t kernels;
+	size_t rows, distinct;
+	int64_t total_ps, tc_used_ps, tc_eligible_ps;
+	bool any_module;
+};
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Distinct kernel names among the kept rows (over all hosts). */
+static size_t distinct_names(const struct xp_kernel_db *db, const bool *kept)
+{
+	const char **names = xcalloc(db->n, sizeof *names);
+	size_t n = 0, d = 0;
+	for (size_t i = 0; i < db->n; i++)
+		if (kept[i])
+			names[n++] = db->rows[i].name;
+	qsort(names, n, sizeof *names, cmp_str_ptr);
+	for (size_t i = 0; i < n; i++)
+		d += !i || strcmp(names[i], names[i - 1]);
+	free(names);
+	return d;
+}
+
+static void sum_totals(const struct xp_kernel_db *db, const bool *kept, struct totals *t)
+{
+	memset(t, 0, sizeof *t);
+	for (size_t i = 0; i < db->n; i++) {
+		const struct xp_kernel_report *r = &db->rows[i];
+		if (!kept[i])
+			continue;
+		t->rows++;
+		t->kernels += r->v.occurrences;
+		t->total_ps += r->v.total_ps;
+		if (r->uses_tc)
+			t->tc_used_ps += r->v.total_ps;
+		if (r->tc_eligible)
+			t->tc_eligible_ps += r->v.total_ps;
+		t->any_module |= r->module != NULL;
+	}
+	t->distinct = distinct_names(db, kept);
+}
+
+static double pct(int64_t part, int64_t whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
+}
+
+struct kcols {
+	size_t rank, host, total, share, count, avg, min, max, regs, sshm, dshm, shm, grid, block, occ, elig, tc, module,
+		op, kernel;
+};
+
+static void columns(struct xp_table *t, struct kcols *k, bool one_host, bool any_module)
+{
+	k->rank = xp_table_col(t, "rank", "#", XP_T_INT, XP_U_NONE, 0);
+	k->host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, one_host ? XP_COL_TEXT_HIDDEN : 0);
+	k->total = xp_table_col(t, "total_duration_us", "Total", XP_T_DUR, XP_U_US, 0);
+	k->share = xp_table_col(t, "kernel_time_pct", "Time", XP_T_PCT, XP_U_NONE, 0);
+	k->count = xp_table_col(t, "occurrences", "Count", XP_T_INT, XP_U_NONE, 0);
+	k->avg = xp_table_col(t, "avg_duration_us", "Avg", XP_T_DUR, XP_U_US, 0);
+	k->min = xp_table_col(t, "min_duration_us", "Min", XP_T_DUR, XP_U_US, XP_COL_TEXT_HIDDEN);
+	k->max = xp_table_col(t, "max_duration_us", "Max", XP_T_DUR, XP_U_US, 0);
+	k->regs = xp_table_col(t, "registers_per_thread", "Regs", XP_T_INT, XP_U_NONE, 0);
+	k->sshm = xp_table_col(t, "static_shmem_bytes", "Static shm", XP_T_BYTES, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	k->dshm = xp_table_col(t, "dynamic_shmem_bytes", "Dynamic shm", XP_T_BYTES, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	k->shm = xp_table_col(t, "shmem_bytes", "Shm", XP_T_BYTES, XP_U_NONE, 0);
+	k->grid = xp_table_col(t, "grid_dim", "Grid", XP_T_STR, XP_U_NONE, XP_COL_TEXT_RIGHT);
+	k->block = xp_table_col(t, "block_dim", "Block", XP_T_STR, XP_U_NONE, XP_COL_TEXT_RIGHT);
+	k->occ = xp_table_col(t, "occupancy_pct", "Occ", XP_T_PCT, XP_U_NONE, 0);
+	k->elig = xp_table_col(t, "is_op_tensor_core_eligible", "TC elig", XP_T_BOOL, XP_U_NONE, 0);
+	k->tc = xp_table_col(t, "is_kernel_using_tensor_core", "TC", XP_T_BOOL, XP_U_NONE, 0);
+	k->module = xp_table_col(t, "hlo_module", "Module", XP_T_STR, XP_U_NONE, any_module ? 0 : XP_COL_TEXT_HIDDEN);
+	k->op = xp_table_col(t, "op_name", "Op", XP_T_STR, XP_U_NONE, 0);
+	k->kernel = xp_table_col(t, "kernel_name", "Kernel", XP_T_STR, XP_U_NONE, 0);
+}
+
+static void dim_text(const uint32_t d[3], char *buf, size_t n)
+{
+	snprintf(buf, n, "%" PRIu32 ",%" PRIu32 ",%" PRIu32, d[0], d[1], d[2]);
+}
+
+static void add_row(struct xp_table *t, const struct kcols *k, const struct xp_capture *c,
+		    const struct xp_kernel_report *r, int64_t all_ps)
+{
+	size_t row = xp_table_row(t);
+	char dim[48];
+	xp_set_int(t, row, k->rank, (int64_t)row + 1);
+	xp_set_str(t, row, k->host, r->host < c->n_hosts ? c->hosts[r->host].name : "");
+	xp_set_dur(t, row, k->total, r->v.total_ps);
+	xp_set_pct(t, row, k->share, pct(r->v.total_ps, all_ps));
+	xp_set_int(t, row, k->count, (int64_t)r->v.occurrences);
+	xp_set_dur(t, row, k->avg, xp_kernel_avg_ps(&r->v));
+	xp_set_dur(t, row, k->min, r->v.min_ps);
+	xp_set_dur(t, row, k->max, r->v.max_ps);
+	xp_set_int(t, row, k->regs, r->details.regs);
+	xp_set_bytes(t, row, k->sshm, r->details.static_shmem);
+	xp_set_bytes(t, row, k->dshm, r->details.dynamic_shmem);
+	xp_set_bytes(t, row, k->shm, (int64_t)r->details.static_shmem + r->details.dynamic_shmem);
+	dim_text(r->details.grid, dim, sizeof dim);
+	xp_set_str(t, row, k->grid, dim);
+	dim_text(r->details.block, dim, sizeof dim);
+	xp_set_str(t, row, k->block, dim);
+	if (r->has_occupancy)
+		xp_set_pct(t, row, k->occ, r->occupancy_pct);
+	xp_set_bool(t, row, k->elig, r->tc_eligible);
+	xp_set_bool(t, row, k->tc, r->uses_tc);
+	if (r->module)
+		xp_set_str(t, row, k->module, r->module);
+	xp_set_str(t, row, k->op, r->op_name);
+	xp_set_str(t, row, k->kernel, r->name);
+}
+
+static bool filtering(const struct xp_kernel_stats_opts *o)
+{
+	return o->op_regex || o->kernel_regex;
+}
+
+static void set_verdict(struct xp_result *r, const struct xp_capture *c, const struct xp_kernel_db *db,
+			const struct xp_kernel_stats_opts *o, const struct totals *t)
+{
+	char total[32], hosts[32] = "";
+	if (!db->kernels) {
+		xp_result_set_verdict(r, db->gpu_planes ? "No GPU kernels in the capture"
+							: "No GPU kernels: the capture has no GPU device plane");
+		return;
+	}
+	if (!t->kernels) {
+		xp_result_set_verdict(r, "No kernel matches the filters (%" PRIu64 " kernel%s in the capture)", db->kernels,
+				      db->kernels == 1 ? "" : "s");
+		return;
+	}
+	xp_format_duration(t->total_ps, total, sizeof total);
+	if (c->n_hosts > 1)
+		snprintf(hosts, sizeof hosts, " on %" PRIu32 " hosts", c->n_hosts);
+	if (filtering(o))
+		xp_result_set_verdict(r, "%" PRIu64 " of %" PRIu64 " kernels%s match the filters, %zu distinct, %s total; "
+				      "%.1f%% of that time in Tensor Core kernels, %.1f%% in Tensor-Core-eligible ops",
+				      t->kernels, db->kernels, hosts, t->distinct, total, pct(t->tc_used_ps, t->total_ps),
+				      pct(t->tc_eligible_ps, t->total_ps));
+	else
+		xp_result_set_verdict(r, "%" PRIu64 " kernel%s%s, %zu distinct, %s total; %.1f%% of kernel time in "
+				      "Tensor Core kernels, %.1f%% in Tensor-Core-eligible ops",
+				      t->kernels, t->kernels == 1 ? "" : "s", hosts, t->distinct, total,
+				      pct(t->tc_used_ps, t->total_ps), pct(t->tc_eligible_ps, t->total_ps));
+}
+
+static void summary(struct xp_result *r, const struct xp_capture *c, const struct xp_kernel_db *db,
+		    const struct xp_kernel_stats_opts *o, const struct totals *t)
+{
+	xp_sum_int(r, "hosts", "Hosts", c->n_hosts);
+	xp_sum_int(r, "gpu_planes", "GPU planes", db->gpu_planes);
+	xp_sum_int(r, "kernels", "Kernels", (int64_t)t->kernels);
+	xp_sum_int(r, "distinct_kernels", "Distinct kernel names", (int64_t)t->distinct);
+	xp_sum_int(r, "rows", "Kernel-op rows", (int64_t)t->rows);
+	xp_sum_dur(r, "kernel_time_us", "Total kernel time", t->total_ps, XP_U_US);
+	xp_sum_dur(r, "tc_eligible_time_us", "Tensor-Core-eligible time", t->tc_eligible_ps, XP_U_US);
+	xp_sum_pct(r, "tc_eligible_pct", "Tensor-Core-eligible share", pct(t->tc_eligible_ps, t->total_ps));
+	xp_sum_dur(r, "tc_used_time_us", "Tensor Core time", t->tc_used_ps, XP_U_US);
+	xp_sum_pct(r, "tc_used_pct", "Tensor Core share", pct(t->tc_used_ps, t->total_ps));
+	xp_sum_int(r, "capture_kernels", "Kernels in the capture", (int64_t)db->kernels);
+	xp_sum_dur(r, "capture_kernel_time_us", "Kernel time in the capture", db->total_ps, XP_U_US);
+	xp_sum_str(r, "compat", "Compatibility", o->xprof_compat ? "xprof" : "xpstat");
+}
+
+static void no_kernels_diag(struct xp_result *r, const struct xp_kernel_db *db)
+{
+	/* The reference's text, word for word. */
+	if (db->gpu_planes)
+		xp_result_diag(r, XP_SEV_WARNING, "no_kernels", NULL,
+			       "the GPU planes hold no kernel events: the profiler recorded no CUPTI/ROCm kernel activity "
+			       "(profile while the job runs GPU work; xpstat info shows what the capture holds)",
+			       NO_KERNELS_MESSAGE);
+	else
+		xp_result_diag(r, XP_SEV_WARNING, "no_kernels", NULL,
+			       "kernel stats need a capture of a GPU job: this one has no /device:GPU plane (a CPU-only "
+			       "or TPU capture); xpstat info shows what it holds",
+			       NO_KERNELS_MESSAGE);
+}
+
+static void fill_table(struct xp_result *r, const struct xp_capture *c, const struct xp_kernel_db *db,
+		       const bool *kept, const struct xp_kernel_stats_opts *o, const struct totals *t)
+{
+	struct xp_table *tab = xp_result_add_table(r, "kernels", "Kernels (per kernel and op)");
+	struct kcols k;
+	columns(tab, &k, c->n_hosts <= 1, t->any_module);
+	size_t limit = o->top ? o->top : SIZE_MAX;
+	for (size_t i = 0; i < db->n && tab->n_rows < limit; i++)
+		if (kept[i])
+			add_row(tab, &k, c, &db->rows[i], db->total_ps);
+	tab->text_limit = o->top ? o->top : 25;
+	if (tab->n_rows < t->rows) {
+		char note[96];
+		snprintf(note, sizeof note, "top %zu of %zu rows (--top)", tab->n_rows, t->rows);
+		tab->text_note = xstrndup(note, strlen(note));
+	}
+}
+
+struct xp_result *xp_analyze_kernel_stats(const struct xp_capture *c, const struct xp_kernel_stats_opts *o,
+					  char *errmsg, size_t errlen)
+{
+	struct filters f;
+	if (!filters_init(&f, o, errmsg, errlen))
+		return NULL;
+	struct xp_kernel_db_opts dbo = {.xprof_compat = o->xprof_compat};
+	struct xp_kernel_db *db = xp_kernel_db_build(c, &dbo);
+	xp_kernel_db_sort(db, o->sort);
+	bool *kept = xcalloc(db->n, sizeof *kept);
+	for (size_t i = 0; i < db->n; i++)
+		kept[i] = keep(&f, &db->rows[i]);
+	struct totals t;
+	sum_totals(db, kept, &t);
+
+	struct xp_result *r = xp_result_new("kernel-stats");
+	set_verdict(r, c, db, o, &t);
+	summary(r, c, db, o, &t);
+	fill_table(r, c, db, kept, o, &t);
+	r->primary = 0;
+	if (!db->kernels)
+		no_kernels_diag(r, db);
+	free(kept);
+	xp_kernel_db_free(db);
+	filters_free(&f);
+	return r;
+}

@@ -1,0 +1,665 @@
+/* overview.c - the Overview page: step-time summary, precision, top device ops, run environment, recommendation (spec §1.6-§1.11). */
+#include "analyzers.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Thresholds of spec §1.10, in percent of the total step time. */
+#define INPUT_HIGH_PCT 20.0
+#define INPUT_MODERATE_PCT 5.0
+#define ALL_OTHERS_POTENTIAL_PCT 3.0
+#define HIGH_PCT 15.0           /* kernel launch, all others, device collectives */
+#define MODERATE_PCT 3.0
+#define LOW_16BIT_PCT 10.0
+
+#define DEFAULT_TOP_OPS 10
+
+static double pct_of(int64_t part, int64_t whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
+}
+
+/* --- run environment (spec §1.9) ------------------------------------------------ */
+
+static bool plane_int(const struct xp_capture *c, const struct xp_plane *p, const char *name, int64_t *out)
+{
+	struct xp_value v;
+	return xp_view_find(c, xp_plane_stats(p), xp_plane_stat_id(c, p, name), &v) && xp_value_int(&v, out);
+}
+
+/* A string plane stat copied into buf ("" when absent). */
+static const char *plane_text(const struct xp_capture *c, const struct xp_plane *p, const char *name, char *buf,
+			      size_t n)
+{
+	struct xp_value v;
+	buf[0] = 0;
+	if (xp_view_find(c, xp_plane_stats(p), xp_plane_stat_id(c, p, name), &v) &&
+	    (v.kind == XP_STAT_STR || v.kind == XP_STAT_BLOBSTR))
+		snprintf(buf, n, "%.*s", (int)v.len, v.s);
+	return buf;
+}
+
+static const char *nvidia_generation(int64_t major, int64_t minor)
+{
+	switch (major) {
+	case 2: return " (Fermi)";
+	case 3: return " (Kepler)";
+	case 5: return " (Maxwell)";
+	case 6: return " (Pascal)";
+	case 7: return minor < 5 ? " (Volta)" : " (Turing)";
+	case 8: return minor == 9 ? " (Ada Lovelace)" : " (Ampere)";
+	case 9: return " (Hopper)";
+	case 10: return " (Blackwell)";
+	default: return "";
+	}
+}
+
+/*
+ * The model name of the first GPU plane. Older TensorFlow (2.4 era) wrote
+ * no device_vendor stat, only the compute capability, which then always
+ * means NVIDIA; xprof says "GPU" for those, xpstat names the generation.
+ */
+static void gpu_model(const struct xp_capture *c, const struct xp_plane *p, char *out, size_t n)
+{
+	char vendor[64], name[64];
+	int64_t major = -1, minor = -1;
+	plane_text(c, p, "device_vendor", vendor, sizeof vendor);
+	bool cc = plane_int(c, p, "compute_cap_major", &major) && plane_int(c, p, "compute_cap_minor", &minor);
+	if (!strcmp(vendor, "Nvidia") || (!vendor[0] && cc)) {
+		snprintf(out, n, "Nvidia GPU%s", cc ? nvidia_generation(major, minor) : "");
+	} else if (!strcmp(vendor, "AMD")) {
+		if (plane_text(c, p, "gpu_device_name", name, sizeof name)[0])
+			snprintf(out, n, "AMD GPU - %s", name);
+		else if (cc && major >= 9 && major <= 11)
+			snprintf(out, n, "AMD GPU - gfx-%" PRId64 "XX series", major);
+		else
+			snprintf(out, n, "AMD GPU");
+	} else {
+		snprintf(out, n, "GPU");
+	}
+}
+
+static bool plane_has_events(const struct xp_plane *p)
+{
+	for (uint32_t k = 0; k < p->n_lines; k++)
+		if (p->lines[k].n_events)
+			return true;
+	return false;
+}
+
+void xp_run_env_host(const struct xp_capture *c, const struct xp_host *h, struct xp_run_env *e)
+{
+	const struct xp_plane *first_gpu = NULL, *first_tpu = NULL;
+	memset(e, 0, sizeof *e);
+	for (uint32_t i = 0; i < h->n_planes; i++) {
+		const struct xp_plane *p = &h->planes[i];
+		if (p->kind == XP_PLANE_TPU && !first_tpu)
+			first_tpu = p;
+		if (p->kind == XP_PLANE_GPU && !first_gpu)
+			first_gpu = p;
+	}
+	e->tpu = first_tpu != NULL;
+	e->gpu = !e->tpu && first_gpu != NULL;
+	enum xp_plane_kind want = e->tpu ? XP_PLANE_TPU : XP_PLANE_GPU;
+	for (uint32_t i = 0; i < h->n_planes; i++)
+		if (h->planes[i].kind == want) {
+			e->device_cores++;
+			e->devices_with_events += plane_has_events(&h->planes[i]);
+		}
+	if (e->tpu) {
+		if (!plane_text(c, first_tpu, "device_type_string", e->device_type, sizeof e->device_type)[0])
+			snprintf(e->device_type, sizeof e->device_type, "TPU");
+	} else if (e->gpu) {
+		gpu_model(c, first_gpu, e->device_type, sizeof e->device_type);
+	} else {
+		snprintf(e->device_type, sizeof e->device_type, "CPU");
+	}
+}
+
+/* --- the input-bound test (spec §1.10) ------------------------------------------------ */
+
+const char *xp_input_bound(const struct xp_step_totals *t, double *input_pct, double *all_others_pct,
+			   const char **level)
+{
+	*input_pct = pct_of(t->cat_ps[XP_SC_INPUT], t->step_ps);
+	*all_others_pct = pct_of(t->cat_ps[XP_SC_OTHER], t->step_ps);
+	if (t->step_ps <= 0) {
+		*level = "";
+		return "unknown";
+	}
+	if (*input_pct >= INPUT_HIGH_PCT) {
+		*level = "HIGHLY";
+		return "host";
+	}
+	if (*input_pct >= INPUT_MODERATE_PCT) {
+		*level = "MODERATELY";
+		return "both";
+	}
+	if (*all_others_pct >= ALL_OTHERS_POTENTIAL_PCT) {
+		*level = "POTENTIALLY";
+		return "both";
+	}
+	*level = "NOT";
+	return "device";
+}
+
+/* --- gathering ------------------------------------------------------------------------ */
+
+struct overview {
+	const struct xp_prep *p;
+	const struct xp_overview_opts *o;
+	uint32_t bh;                /* host whose steps make the breakdown */
+	struct xp_step_totals tot;
+	struct xp_run_env env;      /* combined over hosts */
+	uint32_t host_count;        /* distinct host names */
+	int64_t c16_ps, c32_ps;
+	bool tf_data, tpu;
+	const char *bottleneck, *level;
+	double input_pct, all_others_pct;
+};
+
+/* The first host with steps: hosts without any (coordinators, missing markers) cannot feed the breakdown. */
+static uint32_t breakdown_host(const struct xp_prep *p)
+{
+	for (uint32_t h = 0; h < p->n_hosts; h++)
+		if (p->hosts[h].steps.n)
+			return h;
+	return 0;
+}
+
+static bool has_tf_data(const struct xp_capture *c, const struct xp_host *h)
+{
+	for (uint32_t i = 0; i < h->n_planes; i++) {
+		const struct xp_plane *p = &h->planes[i];
+		if (p->kind != XP_PLANE_HOST_CPU)
+			continue;
+		for (uint32_t m = 1; m < p->n_emeta; m++)
+			if (!strncmp(xp_str(c, p->emeta[m].name), "Iterator::", 10))
+				return true;
+	}
+	return false;
+}
+
+static uint32_t distinct_hosts(const struct xp_prep *p)
+{
+	uint32_t n = 0;
+	for (uint32_t h = 0; h < p->n_hosts; h++) {
+		bool seen = false;
+		for (uint32_t k = 0; k < h && !seen; k++)
+			seen = !strcmp(p->hosts[k].host->name, p->hosts[h].host->name);
+		n += !seen;
+	}
+	return n;
+}
+
+/* Spec §6(a): device type from any host that has a device, core counts summed. */
+static void combine_env(struct overview *ov)
+{
+	const struct xp_prep *p = ov->p;
+	memset(&ov->env, 0, sizeof ov->env);
+	snprintf(ov->env.device_type, sizeof ov->env.device_type, "CPU");
+	for (uint32_t h = 0; h < p->n_hosts; h++) {
+		struct xp_run_env e;
+		xp_run_env_host(p->cap, p->hosts[h].host, &e);
+		if ((e.gpu || e.tpu) && !ov->env.gpu && !ov->env.tpu) {
+			memcpy(ov->env.device_type, e.device_type, sizeof e.device_type);
+			ov->env.gpu = e.gpu;
+			ov->env.tpu = e.tpu;
+		}
+		ov->env.device_cores += e.device_cores;
+		ov->env.devices_with_events += e.devices_with_events;
+	}
+}
+
+static void gather(struct overview *ov)
+{
+	const struct xp_prep *p = ov->p;
+	ov->bh = breakdown_host(p);
+	if (p->n_hosts)
+		xp_step_totals(&p->hosts[ov->bh].steps, &ov->tot);
+	combine_env(ov);
+	ov->host_count = distinct_hosts(p);
+	for (uint32_t h = 0; h < p->n_hosts; h++) {
+		ov->c16_ps += p->hosts[h].steps.compute16_ps;
+		ov->c32_ps += p->hosts[h].steps.compute32_ps;
+		ov->tf_data |= has_tf_data(p->cap, p->hosts[h].host);
+		ov->tpu |= p->hosts[h].steps.tpu;
+	}
+	ov->bottleneck = xp_input_bound(&ov->tot, &ov->input_pct, &ov->all_others_pct, &ov->level);
+}
+
+/* --- summary and verdict ------------------------------------------------------------------ */
+
+static void set_verdict(struct xp_result *r, const struct overview *ov)
+{
+	char avg[32];
+	struct xp_dur_stat st = {0};
+	if (ov->p->n_hosts)
+		xp_step_stat(&ov->p->hosts[ov->bh].steps, XP_N_STEP_CATS, &st);
+	xp_format_duration(st.avg_ps, avg, sizeof avg);
+	if (!strcmp(ov->bottleneck, "unknown")) {
+		if (ov->tpu)
+			xp_result_set_verdict(r, "TPU capture: the TPU step-time breakdown is not supported yet");
+		else
+			xp_result_set_verdict(r, "Step time unknown: no step marker observed, so the bottleneck cannot be told");
+	} else if (!strcmp(ov->level, "POTENTIALLY")) {
+		xp_result_set_verdict(r, "POTENTIALLY input-bound: %.1f%% of step time is 'All others' time (I/O or "
+				      "Python execution?); average step time %s over %zu step%s",
+				      ov->all_others_pct, avg, st.n, st.n == 1 ? "" : "s");
+	} else {
+		xp_result_set_verdict(r, "%s input-bound: %s%.1f%% of step time waiting for input; average step time %s "
+				      "over %zu step%s",
+				      ov->level, strcmp(ov->level, "NOT") ? "" : "only ", ov->input_pct, avg, st.n,
+				      st.n == 1 ? "" : "s");
+	}
+}
+
+static void add_summary(struct xp_result *r, const struct overview *ov)
+{
+	const struct xp_prep *p = ov->p;
+	const struct xp_step_db *db = p->n_hosts ? &p->hosts[ov->bh].steps : NULL;
+	struct xp_dur_stat st = {0};
+	if (db)
+		xp_step_stat(db, XP_N_STEP_CATS, &st);
+	int64_t t = ov->tot.step_ps;
+	xp_sum_int(r, "hosts", "Hosts", ov->host_count);
+	xp_sum_str(r, "device_type", "Device type", ov->env.device_type);
+	xp_sum_int(r, "device_core_count", "Device cores", ov->env.device_cores);
+	xp_sum_str(r, "breakdown_host", "Breakdown from host", db ? p->hosts[ov->bh].host->name : "");
+	xp_sum_int(r, "steps", "Steps", (int64_t)st.n);
+	xp_sum_str(r, "step_source", "Step markers", db ? xp_step_source_name(db->source) : "none");
+	xp_sum_str(r, "compat", "Compatibility", p->opts.xprof_compat ? "xprof" : "xpstat");
+	xp_sum_dur(r, "step_time_avg_ms", "Average step time", st.avg_ps, XP_U_MS);
+	xp_sum_dur(r, "step_time_sdv_ms", "Standard deviation", st.sdv_ps, XP_U_MS);
+	xp_sum_dur(r, "step_time_min_ms", "Minimum step time", st.min_ps, XP_U_MS);
+	xp_sum_dur(r, "step_time_max_ms", "Maximum step time", st.max_ps, XP_U_MS);
+	xp_sum_str(r, "bottleneck", "Input-bound classification", ov->bottleneck);
+	xp_sum_pct(r, "input_pct", "Input", ov->input_pct);
+	xp_sum_pct(r, "output_pct", "Output", pct_of(ov->tot.cat_ps[XP_SC_OUTPUT], t));
+	xp_sum_pct(r, "device_compute_pct", "Device compute", pct_of(ov->tot.cat_ps[XP_SC_DEVICE_COMPUTE], t));
+	xp_sum_pct(r, "device_collectives_pct", "Device collectives", pct_of(ov->tot.cat_ps[XP_SC_DEVICE_COLLECTIVES], t));
+	xp_sum_pct(r, "kernel_launch_pct", "Kernel launch", pct_of(ov->tot.cat_ps[XP_SC_KERNEL_LAUNCH], t));
+	xp_sum_pct(r, "all_others_pct", "All others", ov->all_others_pct);
+	xp_sum_pct(r, "device_compute_16bit_pct", "16-bit device compute", pct_of(ov->c16_ps, ov->c16_ps + ov->c32_ps));
+	xp_sum_pct(r, "device_compute_32bit_pct", "32-bit device compute", pct_of(ov->c32_ps, ov->c16_ps + ov->c32_ps));
+	xp_sum_bool(r, "tf_data_in_use", "tf.data in use", ov->tf_data);
+}
+
+/* --- the step_time table ----------------------------------------------------------------------- */
+
+/* The order of the TensorFlow Profiler's Performance Summary. */
+static const enum xp_step_cat summary_order[] = {
+	XP_SC_OTHER, XP_SC_COMPILATION, XP_SC_OUTPUT, XP_SC_INPUT, XP_SC_KERNEL_LAUNCH, XP_SC_HOST_COMPUTE,
+	XP_SC_DEVICE_COLLECTIVES, XP_SC_DEVICE_TO_DEVICE, XP_SC_DEVICE_COMPUTE,
+};
+
+struct time_cols {
+	size_t key, label, avg, sdv, min, max, share;
+};
+
+static void time_row(struct xp_table *t, const struct time_cols *tc, const char *key, const char *label,
+		     const struct xp_dur_stat *st, double share)
+{
+	size_t row = xp_table_row(t);
+	xp_set_str(t, row, tc->key, key);
+	xp_set_str(t, row, tc->label, label);
+	xp_set_dur(t, row, tc->avg, st->avg_ps);
+	xp_set_dur(t, row, tc->sdv, st->sdv_ps);
+	xp_set_dur(t, row, tc->min, st->min_ps);
+	xp_set_dur(t, row, tc->max, st->max_ps);
+	xp_set_pct(t, row, tc->share, share);
+}
+
+static void step_time_table(struct xp_result *r, const struct overview *ov)
+{
+	struct xp_table *t = xp_result_add_table(r, "step_time", "Step-time breakdown (per step)");
+	struct time_cols tc = {
+		.key = xp_table_col(t, "category", "Key", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN),
+		.label = xp_table_col(t, "label", "Category", XP_T_STR, XP_U_NONE, 0),
+		.avg = xp_table_col(t, "avg_ms", "Average", XP_T_DUR, XP_U_MS, 0),
+		.sdv = xp_table_col(t, "sdv_ms", "Std dev", XP_T_DUR, XP_U_MS, 0),
+		.min = xp_table_col(t, "min_ms", "Min", XP_T_DUR, XP_U_MS, 0),
+		.max = xp_table_col(t, "max_ms", "Max", XP_T_DUR, XP_U_MS, 0),
+		.share = xp_table_col(t, "step_time_pct", "Share", XP_T_PCT, XP_U_NONE, 0),
+	};
+	if (!ov->p->n_hosts || !ov->tot.n)
+		return;
+	const struct xp_step_db *db = &ov->p->hosts[ov->bh].steps;
+	struct xp_dur_stat st;
+	xp_step_stat(db, XP_N_STEP_CATS, &st);
+	time_row(t, &tc, "step_time", "Step time", &st, ov->tot.step_ps > 0 ? 100 : 0);
+	for (size_t i = 0; i < sizeof summary_order / sizeof *summary_order; i++) {
+		enum xp_step_cat c = summary_order[i];
+		xp_step_stat(db, c, &st);
+		time_row(t, &tc, xp_step_cat_key(c), xp_step_cat_label(c), &st, pct_of(ov->tot.cat_ps[c], ov->tot.step_ps));
+	}
+}
+
+/* --- top device ops (spec §1.7) ------------------------------------------------------------------ */
+
+static struct xp_op_db *device_tf_db(const struct overview *ov)
+{
+	struct xp_op_db_opts oo = {.xprof_compat = ov->p->opts.xprof_compat};
+	struct xp_op_db *all = xp_op_db_empty();
+	for (uint32_t h = 0; h < ov->p->n_hosts; h++) {
+		struct xp_op_db *one = xp_op_db_device(ov->p->cap, ov->p->hosts[h].host, &oo);
+		xp_op_db_merge(all, one);
+		xp_op_db_free(one);
+	}
+	struct xp_op_db *tf = xp_op_db_tf_level(all, false);
+	xp_op_db_free(all);
+	xp_op_db_sort(tf);
+	return tf;
+}
+
+static bool any_module(const struct xp_op_db *db, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (db->rows[i].module)
+			return true;
+	return false;
+}
+
+static void top_ops_note(struct xp_table *t, const struct xp_op_db *db, size_t shown)
+{
+	char note[256] = "";
+	size_t len = 0;
+	if (db->n > shown)
+		len += (size_t)snprintf(note, sizeof note, "%zu of %zu device operations; --top N shows more.", shown, db->n);
+	if (db->n_dropped_xla && len < sizeof note)
+		snprintf(note + len, sizeof note - len, "%s%" PRIu64 " XLA op events left out, as xprof does without HLO "
+			 "protos (--compat=xprof).", len ? " " : "", db->n_dropped_xla);
+	if (note[0])
+		t->text_note = strdup(note);
+}
+
+static void top_ops_table(struct xp_result *r, const struct overview *ov)
+{
+	struct xp_op_db *db = device_tf_db(ov);
+	size_t n = ov->o && ov->o->top_ops ? ov->o->top_ops : DEFAULT_TOP_OPS;
+	if (n > db->n)
+		n = db->n;
+	struct xp_table *t = xp_result_add_table(r, "top_ops", "Top device operations (self time)");
+	size_t c_rank = xp_table_col(t, "rank", "#", XP_T_INT, XP_U_NONE, 0);
+	size_t c_self = xp_table_col(t, "self_time_pct", "Time", XP_T_PCT, XP_U_NONE, 0);
+	size_t c_cum = xp_table_col(t, "cumulative_time_pct", "Cumulative", XP_T_PCT, XP_U_NONE, 0);
+	size_t c_cat = xp_table_col(t, "category", "Category", XP_T_STR, XP_U_NONE, 0);
+	size_t c_name = xp_table_col(t, "operation", "Operation", XP_T_STR, XP_U_NONE, 0);
+	size_t c_mod = xp_table_col(t, "hlo_module", "HLO module", XP_T_STR, XP_U_NONE,
+				    any_module(db, n) ? 0 : XP_COL_TEXT_HIDDEN);
+	size_t c_occ = xp_table_col(t, "occurrences", "Occurrences", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	size_t c_st = xp_table_col(t, "self_time_us", "Self time", XP_T_DUR, XP_U_US, 0);
+	size_t c_eager = xp_table_col(t, "is_eager", "Eager", XP_T_BOOL, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	int64_t cum = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct xp_op_row *op = &db->rows[i];
+		size_t row = xp_table_row(t);
+		cum += op->self_ps;
+		xp_set_int(t, row, c_rank, (int64_t)i + 1);
+		xp_set_pct(t, row, c_self, pct_of(op->self_ps, db->total_op_time_ps));
+		xp_set_pct(t, row, c_cum, pct_of(cum, db->total_op_time_ps));
+		xp_set_str(t, row, c_cat, op->category ? op->category : "");
+		xp_set_str(t, row, c_name, op->name);
+		if (op->module)
+			xp_set_str(t, row, c_mod, op->module);
+		xp_set_int(t, row, c_occ, (int64_t)op->occurrences);
+		xp_set_dur(t, row, c_st, op->self_ps);
+		xp_set_bool(t, row, c_eager, op->is_eager);
+	}
+	top_ops_note(t, db, n);
+	xp_op_db_free(db);
+}
+
+/* --- run environment ------------------------------------------------------------------------------ */
+
+static void environment_table(struct xp_result *r, const struct overview *ov)
+{
+	struct xp_table *t = xp_result_add_table(r, "run_environment", "Run environment");
+	size_t c_host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, 0);
+	size_t c_type = xp_table_col(t, "device_type", "Device type", XP_T_STR, XP_U_NONE, 0);
+	size_t c_cores = xp_table_col(t, "device_core_count", "Device cores", XP_T_INT, XP_U_NONE, 0);
+	size_t c_act = xp_table_col(t, "devices_with_events", "With events", XP_T_INT, XP_U_NONE, 0);
+	size_t c_steps = xp_table_col(t, "steps", "Steps", XP_T_INT, XP_U_NONE, 0);
+	size_t c_src = xp_table_col(t, "step_source", "Step markers", XP_T_STR, XP_U_NONE, 0);
+	for (uint32_t h = 0; h < ov->p->n_hosts; h++) {
+		const struct xp_prep_host *ph = &ov->p->hosts[h];
+		struct xp_run_env e;
+		xp_run_env_host(ov->p->cap, ph->host, &e);
+		size_t row = xp_table_row(t);
+		xp_set_str(t, row, c_host, ph->host->name);
+		xp_set_str(t, row, c_type, e.device_type);
+		xp_set_int(t, row, c_cores, e.device_cores);
+		xp_set_int(t, row, c_act, e.devices_with_events);
+		xp_set_int(t, row, c_steps, (int64_t)ph->steps.n);
+		xp_set_str(t, row, c_src, xp_step_source_name(ph->steps.source));
+	}
+}
+
+/* --- recommendation (spec §1.10) ------------------------------------------------------------------- */
+
+struct reco_cols {
+	struct xp_table *t;
+	size_t topic, level, message;
+};
+
+static void reco_row(const struct reco_cols *rc, const char *topic, const char *level, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void reco_row(const struct reco_cols *rc, const char *topic, const char *level, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	size_t row = xp_table_row(rc->t);
+	xp_set_str(rc->t, row, rc->topic, topic);
+	if (level)
+		xp_set_str(rc->t, row, rc->level, level);
+	xp_set_str(rc->t, row, rc->message, buf);
+}
+
+static const char *level_of(double pct)
+{
+	return pct >= HIGH_PCT ? "high" : pct >= MODERATE_PCT ? "moderate" : "no";
+}
+
+static void input_row(const struct reco_cols *rc, const struct overview *ov)
+{
+	const char *b = ov->bottleneck;
+	if (!strcmp(b, "unknown"))
+		reco_row(rc, "input", b, "No step time measured. Therefore we cannot tell where the performance bottleneck is.");
+	else if (!strcmp(ov->level, "HIGHLY"))
+		reco_row(rc, "input", b, "Your program is HIGHLY input-bound because %.1f%% of the total step time sampled is "
+			 "waiting for input. Therefore, you should first focus on reducing the input time.", ov->input_pct);
+	else if (!strcmp(ov->level, "MODERATELY"))
+		reco_row(rc, "input", b, "Your program is MODERATELY input-bound because %.1f%% of the total step time "
+			 "sampled is waiting for input. Therefore, you would need to reduce both the input time and other "
+			 "time.", ov->input_pct);
+	else if (!strcmp(ov->level, "POTENTIALLY"))
+		reco_row(rc, "input", b, "Your program is POTENTIALLY input-bound because %.1f%% of the total step time "
+			 "sampled is spent on 'All Others' time (which could be due to I/O or Python execution or both).",
+			 ov->all_others_pct);
+	else
+		reco_row(rc, "input", b, "Your program is NOT input-bound because only %.1f%% of the total step time "
+			 "sampled is waiting for input. Therefore, you should focus on reducing other time.", ov->input_pct);
+}
+
+/* Kernel launch, all others, device collectives: the reference's statement when high or moderate, else why not. */
+static void level_rows(const struct reco_cols *rc, const struct overview *ov)
+{
+	int64_t t = ov->tot.step_ps;
+	double coll = pct_of(ov->tot.cat_ps[XP_SC_DEVICE_COLLECTIVES], t);
+	double kl = pct_of(ov->tot.cat_ps[XP_SC_KERNEL_LAUNCH], t);
+	double ao = ov->all_others_pct;
+	if (t <= 0)
+		return;
+	if (strcmp(level_of(coll), "no"))
+		reco_row(rc, "device_collectives", level_of(coll), "%.1f %% of the total step time sampled is spent on "
+			 "'Device Collective Communication'.", coll);
+	else
+		reco_row(rc, "device_collectives", "no", "%.1f %% of the total step time sampled is spent on 'Device "
+			 "Collective Communication': below 3 %%.", coll);
+	if (strcmp(level_of(kl), "no"))
+		reco_row(rc, "kernel_launch", level_of(kl), "%.1f %% of the total step time sampled is spent on 'Kernel "
+			 "Launch'.%s", kl, ov->tf_data ? " It could be due to CPU contention with tf.data. In this case, you "
+			 "may try to set the environment variable TF_GPU_THREAD_MODE=gpu_private." : "");
+	else
+		reco_row(rc, "kernel_launch", "no", "%.1f %% of the total step time sampled is spent on 'Kernel Launch': "
+			 "below 3 %%.", kl);
+	if (!strcmp(ov->level, "POTENTIALLY"))
+		reco_row(rc, "all_others", "no", "Reported with the input analysis above.");
+	else if (strcmp(level_of(ao), "no"))
+		reco_row(rc, "all_others", level_of(ao), "%.1f %% of the total step time sampled is spent on 'All Others' "
+			 "time. This could be due to Python execution overhead.", ao);
+	else
+		reco_row(rc, "all_others", "no", "%.1f %% of the total step time sampled is spent on 'All Others' time: "
+			 "below 3 %%.", ao);
+}
+
+static void precision_row(const struct reco_cols *rc, const struct overview *ov)
+{
+	int64_t total = ov->c16_ps + ov->c32_ps;
+	double p16 = pct_of(ov->c16_ps, total);
+	if (total <= 0)
+		reco_row(rc, "precision", "no", "No device compute time: nothing to say about precision.");
+	else if (p16 < LOW_16BIT_PCT)
+		reco_row(rc, "precision", "low", "Only %.1f%% of device computation is 16 bit. So you might want to replace "
+			 "more 32-bit Ops by 16-bit Ops to improve performance (if the reduced accuracy is acceptable).", p16);
+	else
+		reco_row(rc, "precision", "no", "%.1f%% of device computation is 16 bit.", p16);
+}
+
+static void next_step_row(const struct reco_cols *rc, const struct overview *ov)
+{
+	const char *b = ov->bottleneck;
+	if (strcmp(b, "host") && strcmp(b, "both"))
+		reco_row(rc, "next_step", NULL, "You may skip the rest of this page.");
+	else if (!ov->tf_data)
+		reco_row(rc, "next_step", NULL, "Consider using the tf.data API (https://www.tensorflow.org/guide/data) to "
+			 "enable profiler's host-side analysis for input pipeline. Profiler currently does not support custom "
+			 "input pipeline (please ignore Section 3 below).");
+	else
+		reco_row(rc, "next_step", NULL, "Look at Section 3 for the breakdown of input time on the host "
+			 "(xpstat input-pipeline).");
+}
+
+/* The reference's tips, with the xpstat command that shows the same; the tips of the non-bottleneck side are left out. */
+static void tip_rows(const struct reco_cols *rc, const struct overview *ov)
+{
+	const char *hw = ov->env.gpu ? "GPU" : ov->env.tpu ? "TPU core" : "CPU";
+	if (strcmp(ov->bottleneck, "device")) {
+		reco_row(rc, "tip_host", NULL, "input_pipeline_analyzer (especially Section 3 for the breakdown of input "
+			 "operations on the Host): xpstat input-pipeline");
+		reco_row(rc, "tip_host", NULL, "trace_viewer (look at the activities on the timeline of each Host Thread "
+			 "near the bottom of the trace view)");
+	}
+	if (strcmp(ov->bottleneck, "host")) {
+		reco_row(rc, "tip_device", NULL, "framework_op_stats (identify the time-consuming operations executed on the "
+			 "%s): xpstat tf-stats", hw);
+		reco_row(rc, "tip_device", NULL, "trace_viewer (look at the activities on the timeline of each %s in the "
+			 "trace view)", hw);
+	}
+	reco_row(rc, "doc", NULL, "Analyze tf.data performance with the TF Profiler "
+		 "(https://www.tensorflow.org/guide/data_performance_analysis)");
+	reco_row(rc, "doc", NULL, "Better performance with the tf.data API (https://www.tensorflow.org/guide/data_performance)");
+	reco_row(rc, "faq", NULL, "Refer to the TF2 Profiler FAQ (https://www.tensorflow.org/guide/profiler#faq)");
+}
+
+static void recommendation_table(struct xp_result *r, const struct overview *ov)
+{
+	struct reco_cols rc;
+	rc.t = xp_result_add_table(r, "recommendation", "Recommendation");
+	rc.topic = xp_table_col(rc.t, "topic", "Topic", XP_T_STR, XP_U_NONE, 0);
+	rc.level = xp_table_col(rc.t, "level", "Level", XP_T_STR, XP_U_NONE, 0);
+	rc.message = xp_table_col(rc.t, "message", "Recommendation", XP_T_STR, XP_U_NONE, 0);
+	input_row(&rc, ov);
+	level_rows(&rc, ov);
+	precision_row(&rc, ov);
+	next_step_row(&rc, ov);
+	tip_rows(&rc, ov);
+}
+
+/* --- diagnostics (spec §6e) ------------------------------------------------------------------------- */
+
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* XSpace errors or warnings, de-duplicated and sorted as the reference does. */
+static void capture_messages(struct xp_result *r, const struct xp_capture *c, const struct xp_host *h, bool errors)
+{
+	uint32_t n = errors ? h->n_errors : h->n_warnings;
+	const uint32_t *ids = errors ? h->errors : h->warnings;
+	if (!n)
+		return;
+	const char **s = calloc(n, sizeof *s);
+	if (!s)
+		abort();
+	for (uint32_t i = 0; i < n; i++)
+		s[i] = xp_str(c, ids[i]);
+	qsort(s, n, sizeof *s, cmp_cstr);
+	for (uint32_t i = 0; i < n; i++) {
+		if (i && !strcmp(s[i], s[i - 1]))
+			continue;
+		if (errors)
+			xp_result_diag(r, XP_SEV_ERROR, "capture_error", h->name,
+				       "the profiler reported this while capturing; the analyses may miss data", "%s", s[i]);
+		else
+			xp_result_diag(r, XP_SEV_WARNING, "capture_warning", h->name,
+				       "the profiler reported this while capturing", "%s", s[i]);
+	}
+	free(s);
+}
+
+static void device_diag(struct xp_result *r, const struct xp_capture *c, const struct xp_host *h)
+{
+	struct xp_run_env e;
+	xp_run_env_host(c, h, &e);
+	if (!e.gpu || e.devices_with_events)
+		return;
+	xp_result_diag(r, XP_SEV_WARNING, "no_device_trace", h->name,
+		       "check that CUPTI (libcupti) was found when profiling (LD_LIBRARY_PATH) and profile while the "
+		       "job runs work on the GPU",
+		       "No device trace was collected: %" PRIu32 " GPU plane%s without events. This might happen if your "
+		       "job hadn't been run on the device when sampling was turned on.",
+		       e.device_cores, e.device_cores == 1 ? "" : "s");
+}
+
+static void add_diags(struct xp_result *r, const struct overview *ov)
+{
+	const struct xp_prep *p = ov->p;
+	for (uint32_t h = 0; h < p->n_hosts; h++) {
+		const struct xp_host *host = p->hosts[h].host;
+		capture_messages(r, p->cap, host, true);
+		capture_messages(r, p->cap, host, false);
+		device_diag(r, p->cap, host);
+		xp_step_diags(r, p, h);
+	}
+	if (p->n_hosts > 1 && ov->tot.n)
+		xp_result_diag(r, XP_SEV_INFO, "breakdown_host", NULL,
+			       "xpstat pod shows the step breakdown of every host side by side",
+			       "%" PRIu32 " hosts: the step-time breakdown uses the steps of host %s only, as the "
+			       "TensorFlow Profiler does; top operations, precision and the run environment use every host",
+			       p->n_hosts, p->hosts[ov->bh].host->name);
+}
+
+struct xp_result *xp_analyze_overview(const struct xp_prep *p, const struct xp_overview_opts *o)
+{
+	struct xp_result *r = xp_result_new("overview");
+	struct overview ov = {.p = p, .o = o};
+	gather(&ov);
+	set_verdict(r, &ov);
+	add_summary(r, &ov);
+	step_time_table(r, &ov);
+	r->primary = 0;
+	top_ops_table(r, &ov);
+	environment_table(r, &ov);
+	recommendation_table(r, &ov);
+	add_diags(r, &ov);
+	return r;
+}

@@ -1,0 +1,184 @@
+/* pod.c - the Pod Viewer: every host's step-time breakdown side by side, the slowest host and the spread between hosts. */
+#include "analyzers.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Short text headers of the per-host category averages; keys come from xp_step_cat_key. */
+static const char *const cat_header[XP_N_STEP_CATS] = {
+	"Compute", "Dev-to-dev", "Collectives", "Host compute", "Launch", "Input", "Output", "Compile", "Others",
+};
+
+struct host_stat {
+	struct xp_dur_stat step;
+	struct xp_dur_stat cat[XP_N_STEP_CATS];
+	struct xp_step_totals tot;
+};
+
+struct pod {
+	const struct xp_prep *p;
+	struct host_stat *hs;
+	uint32_t with_steps;
+	uint32_t slowest, fastest;  /* by average step time, among hosts with steps */
+};
+
+static void gather(struct pod *pd)
+{
+	const struct xp_prep *p = pd->p;
+	pd->hs = calloc(p->n_hosts ? p->n_hosts : 1, sizeof *pd->hs);
+	if (!pd->hs)
+		abort();
+	for (uint32_t h = 0; h < p->n_hosts; h++) {
+		const struct xp_step_db *db = &p->hosts[h].steps;
+		struct host_stat *s = &pd->hs[h];
+		xp_step_stat(db, XP_N_STEP_CATS, &s->step);
+		for (int c = 0; c < XP_N_STEP_CATS; c++)
+			xp_step_stat(db, (enum xp_step_cat)c, &s->cat[c]);
+		xp_step_totals(db, &s->tot);
+		if (!db->n)
+			continue;
+		/* Ties go to the first host, so the answer does not depend on anything but file order. */
+		if (!pd->with_steps || s->step.avg_ps > pd->hs[pd->slowest].step.avg_ps)
+			pd->slowest = h;
+		if (!pd->with_steps || s->step.avg_ps < pd->hs[pd->fastest].step.avg_ps)
+			pd->fastest = h;
+		pd->with_steps++;
+	}
+}
+
+static int64_t spread_ps(const struct pod *pd)
+{
+	return pd->with_steps ? pd->hs[pd->slowest].step.avg_ps - pd->hs[pd->fastest].step.avg_ps : 0;
+}
+
+static double spread_pct(const struct pod *pd)
+{
+	int64_t fast = pd->with_steps ? pd->hs[pd->fastest].step.avg_ps : 0;
+	return fast > 0 ? 100.0 * (double)spread_ps(pd) / (double)fast : 0;
+}
+
+static void set_verdict(struct xp_result *r, const struct pod *pd)
+{
+	const struct xp_prep *p = pd->p;
+	char slow[32], fast[32];
+	if (!pd->with_steps) {
+		bool tpu = false;
+		for (uint32_t h = 0; h < p->n_hosts; h++)
+			tpu |= p->hosts[h].steps.tpu;
+		xp_result_set_verdict(r, tpu ? "TPU capture: the TPU step-time breakdown is not supported yet"
+					     : "No steps on any host: no step marker observed, so the step time is unknown");
+		return;
+	}
+	xp_format_duration(pd->hs[pd->slowest].step.avg_ps, slow, sizeof slow);
+	xp_format_duration(pd->hs[pd->fastest].step.avg_ps, fast, sizeof fast);
+	if (pd->with_steps == 1) {
+		xp_result_set_verdict(r, "1 host with steps (%s): average step time %s; nothing to compare it with",
+				      p->hosts[pd->slowest].host->name, slow);
+		return;
+	}
+	xp_result_set_verdict(r, "Slowest host %s: average step time %s, %.1f%% above the fastest (%s, %s)",
+			      p->hosts[pd->slowest].host->name, slow, spread_pct(pd), p->hosts[pd->fastest].host->name,
+			      fast);
+}
+
+static void add_summary(struct xp_result *r, const struct pod *pd)
+{
+	const struct xp_prep *p = pd->p;
+	xp_sum_int(r, "hosts", "Hosts", p->n_hosts);
+	xp_sum_int(r, "hosts_with_steps", "Hosts with steps", pd->with_steps);
+	xp_sum_str(r, "slowest_host", "Slowest host", pd->with_steps ? p->hosts[pd->slowest].host->name : "");
+	xp_sum_str(r, "fastest_host", "Fastest host", pd->with_steps ? p->hosts[pd->fastest].host->name : "");
+	xp_sum_dur(r, "step_time_spread_ms", "Spread of average step time", spread_ps(pd), XP_U_MS);
+	xp_sum_pct(r, "step_time_spread_pct", "Spread, relative to the fastest", spread_pct(pd));
+	xp_sum_str(r, "compat", "Compatibility", p->opts.xprof_compat ? "xprof" : "xpstat");
+}
+
+struct host_cols {
+	size_t host, steps, avg, sdv, min, max, cat[XP_N_STEP_CATS], input_pct, bottleneck, slowest, vs_fastest;
+};
+
+static void host_columns(struct xp_table *t, struct host_cols *hc, const struct pod *pd)
+{
+	char key[64];
+	int64_t total[XP_N_STEP_CATS] = {0};
+	for (uint32_t h = 0; h < pd->p->n_hosts; h++)
+		for (int c = 0; c < XP_N_STEP_CATS; c++)
+			total[c] += pd->hs[h].tot.cat_ps[c];
+	hc->host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, 0);
+	hc->steps = xp_table_col(t, "steps", "Steps", XP_T_INT, XP_U_NONE, 0);
+	hc->avg = xp_table_col(t, "step_time_avg_ms", "Step time", XP_T_DUR, XP_U_MS, 0);
+	hc->sdv = xp_table_col(t, "step_time_sdv_ms", "Std dev", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN);
+	hc->min = xp_table_col(t, "step_time_min_ms", "Min", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN);
+	hc->max = xp_table_col(t, "step_time_max_ms", "Max", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN);
+	for (int c = 0; c < XP_N_STEP_CATS; c++) {
+		snprintf(key, sizeof key, "%s_avg_ms", xp_step_cat_key((enum xp_step_cat)c));
+		/* A category that is zero on every host only widens the text. */
+		hc->cat[c] = xp_table_col(t, key, cat_header[c], XP_T_DUR, XP_U_MS, total[c] ? 0 : XP_COL_TEXT_HIDDEN);
+	}
+	hc->input_pct = xp_table_col(t, "input_pct", "Input %", XP_T_PCT, XP_U_NONE, 0);
+	hc->bottleneck = xp_table_col(t, "bottleneck", "Bottleneck", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	hc->slowest = xp_table_col(t, "slowest", "Slowest", XP_T_BOOL, XP_U_NONE, 0);
+	hc->vs_fastest = xp_table_col(t, "vs_fastest_pct", "vs fastest", XP_T_PCT, XP_U_NONE, 0);
+}
+
+static void host_row(struct xp_table *t, const struct host_cols *hc, const struct pod *pd, uint32_t h)
+{
+	const struct host_stat *s = &pd->hs[h];
+	size_t row = xp_table_row(t);
+	xp_set_str(t, row, hc->host, pd->p->hosts[h].host->name);
+	xp_set_int(t, row, hc->steps, (int64_t)s->step.n);
+	if (!s->step.n)
+		return;     /* no steps: the averages stay empty, not zero */
+	xp_set_dur(t, row, hc->avg, s->step.avg_ps);
+	xp_set_dur(t, row, hc->sdv, s->step.sdv_ps);
+	xp_set_dur(t, row, hc->min, s->step.min_ps);
+	xp_set_dur(t, row, hc->max, s->step.max_ps);
+	for (int c = 0; c < XP_N_STEP_CATS; c++)
+		xp_set_dur(t, row, hc->cat[c], s->cat[c].avg_ps);
+	double input, others;
+	const char *level;
+	xp_set_str(t, row, hc->bottleneck, xp_input_bound(&s->tot, &input, &others, &level));
+	xp_set_pct(t, row, hc->input_pct, input);
+	xp_set_bool(t, row, hc->slowest, h == pd->slowest);
+	int64_t fast = pd->hs[pd->fastest].step.avg_ps;
+	xp_set_pct(t, row, hc->vs_fastest, fast > 0 ? 100.0 * (double)(s->step.avg_ps - fast) / (double)fast : 0);
+}
+
+static void hosts_table(struct xp_result *r, const struct pod *pd)
+{
+	struct xp_table *t = xp_result_add_table(r, "hosts", "Step time per host (averages per step)");
+	struct host_cols hc;
+	host_columns(t, &hc, pd);
+	for (uint32_t h = 0; h < pd->p->n_hosts; h++)
+		host_row(t, &hc, pd, h);
+}
+
+static void add_diags(struct xp_result *r, const struct pod *pd)
+{
+	const struct xp_prep *p = pd->p;
+	for (uint32_t h = 0; h < p->n_hosts; h++)
+		xp_step_diags(r, p, h);
+	if (p->n_hosts == 1)
+		xp_result_diag(r, XP_SEV_INFO, "single_host", p->hosts[0].host->name,
+			       "give the run directory (or several capture files) to compare hosts",
+			       "only one host: the Pod Viewer compares hosts");
+}
+
+struct xp_result *xp_analyze_pod(const struct xp_prep *p)
+{
+	struct xp_result *r = xp_result_new("pod");
+	struct pod pd = {.p = p};
+	gather(&pd);
+	set_verdict(r, &pd);
+	add_summary(r, &pd);
+	hosts_table(r, &pd);
+	r->primary = 0;
+	struct xp_table *t = xp_steps_add_table(r, p, "steps", "Steps of every host");
+	/* The per-step rows of many hosts are long: text shows the first ones. */
+	t->text_limit = 40;
+	add_diags(r, &pd);
+	free(pd.hs);
+	return r;
+}

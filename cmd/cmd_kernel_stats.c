@@ -1,0 +1,79 @@
+/* cmd_kernel_stats.c - `xpstat kernel-stats`: GPU Kernel Stats, one row per kernel-op pair with the Tensor Core summary. */
+#include "cmd.h"
+#include "../analyzers/analyzers.h"
+
+#include <string.h>
+
+enum { OPT_OP = 1, OPT_KERNEL, OPT_SORT, OPT_TOP };
+
+static const struct xp_opt kernel_stats_opts[] = {
+	{"op", 1, OPT_OP, "REGEX", "only kernels whose op name matches REGEX (POSIX extended)"},
+	{"kernel", 1, OPT_KERNEL, "REGEX", "only kernels whose name matches REGEX"},
+	{"sort", 1, OPT_SORT, "KEY", "order rows by total (default), count, avg, max or name"},
+	{"top", 1, OPT_TOP, "N", "keep the first N rows in every format (text shows 25 by default)"},
+	{NULL, 0, 0, NULL, NULL},
+};
+
+static struct xp_kernel_stats_opts opts;
+
+static int parse_sort(struct xp_ctx *ctx, const char *arg)
+{
+	static const char *const names[] = {"total", "count", "avg", "max", "name"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		if (!strcmp(arg, names[i])) {
+			opts.sort = (enum xp_kernel_sort)i;
+			return 0;
+		}
+	}
+	return xp_usage_error(ctx, "--sort takes total, count, avg, max or name, not '%s'", arg);
+}
+
+static int kernel_stats_set(struct xp_ctx *ctx, int key, const char *arg)
+{
+	long n;
+	switch (key) {
+	case OPT_OP:
+		opts.op_regex = arg;
+		return 0;
+	case OPT_KERNEL:
+		opts.kernel_regex = arg;
+		return 0;
+	case OPT_SORT:
+		return parse_sort(ctx, arg);
+	case OPT_TOP:
+		if (!xp_parse_int(arg, 1, 1000000000, &n))
+			return xp_usage_error(ctx, "--top needs a number from 1 to 1000000000, not '%s'", arg);
+		opts.top = (size_t)n;
+		return 0;
+	}
+	return 0;
+}
+
+static int kernel_stats_run(struct xp_ctx *ctx)
+{
+	struct xp_capture *c;
+	int rc = xp_load(ctx, &c);
+	if (rc)
+		return rc;
+	char err[256] = "";
+	opts.xprof_compat = ctx->xprof_compat;
+	struct xp_result *r = xp_analyze_kernel_stats(c, &opts, err, sizeof err);
+	if (!r) {
+		xp_capture_free(c);
+		return xp_usage_error(ctx, "%s", err);
+	}
+	rc = xp_emit(ctx, r);
+	xp_result_free(r);
+	xp_capture_free(c);
+	return rc;
+}
+
+const struct xp_cmd xp_cmd_kernel_stats = {
+	.name = "kernel-stats",
+	.summary = "Show GPU Kernel Stats: one row per kernel and op, with time, launch shape and Tensor Core use",
+	.args = "PATH...",
+	.min_paths = 1,
+	.opts = kernel_stats_opts,
+	.set_opt = kernel_stats_set,
+	.run = kernel_stats_run,
+};

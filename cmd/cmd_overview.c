@@ -1,0 +1,55 @@
+/* cmd_overview.c - `xpstat overview`: the Overview page (step-time breakdown, precision, top ops, environment, recommendation). */
+#include "cmd.h"
+#include "../analyzers/analyzers.h"
+
+enum { OPT_TOP = 1 };
+
+static const struct xp_opt overview_opts[] = {
+	{"top", 1, OPT_TOP, "N", "rows of the top device operations table (default 10)"},
+	{NULL, 0, 0, NULL, NULL},
+};
+
+static struct xp_overview_opts opts;
+
+static int overview_set(struct xp_ctx *ctx, int key, const char *arg)
+{
+	long n;
+	if (key != OPT_TOP)
+		return 0;
+	if (!xp_parse_int(arg, 1, 1000000, &n))
+		return xp_usage_error(ctx, "--top needs a number from 1 to 1000000, not '%s'", arg);
+	opts.top_ops = (size_t)n;
+	return 0;
+}
+
+static int overview_run(struct xp_ctx *ctx)
+{
+	struct xp_capture *c;
+	int rc = xp_load(ctx, &c);
+	if (rc)
+		return rc;
+	char err[256] = "";
+	struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat, .step_marker = ctx->step_marker};
+	struct xp_prep *p = xp_prepare(c, &po, err, sizeof err);
+	if (!p) {
+		xp_capture_free(c);
+		return xp_usage_error(ctx, "%s", err);
+	}
+	opts.xprof_compat = ctx->xprof_compat;
+	struct xp_result *r = xp_analyze_overview(p, &opts);
+	rc = xp_emit(ctx, r);
+	xp_result_free(r);
+	xp_prep_free(p);
+	xp_capture_free(c);
+	return rc;
+}
+
+const struct xp_cmd xp_cmd_overview = {
+	.name = "overview",
+	.summary = "Show the Overview page: step-time breakdown, precision, top device ops, environment, recommendation",
+	.args = "PATH...",
+	.min_paths = 1,
+	.opts = overview_opts,
+	.set_opt = overview_set,
+	.run = overview_run,
+};
