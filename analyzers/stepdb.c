@@ -503,7 +503,9 @@ static char *step_name(const struct builder *b, uint32_t s)
 	return strdup(buf);
 }
 
-static void finish_steps(struct builder *b, struct xp_step_db *db, bool has_device)
+/* keep_all: --step-marker steps are steps by definition (DESIGN §8), with
+ * or without compute inside. */
+static void finish_steps(struct builder *b, struct xp_step_db *db, bool has_device, bool keep_all)
 {
 	db->steps = xcalloc(b->n_steps, sizeof *db->steps);
 	for (uint32_t s = 0; s < b->n_steps; s++) {
@@ -520,7 +522,7 @@ static void finish_steps(struct builder *b, struct xp_step_db *db, bool has_devi
 		sweep(b->ev + first, e - first, st.begin, st.end, out->type_ps, present, &db->compute16_ps, &db->compute32_ps);
 		bool well_formed = has_device ? (present[XP_ET_DEVICE_COMPUTE_16] || present[XP_ET_DEVICE_COMPUTE_32])
 					      : present[XP_ET_HOST_COMPUTE];
-		if (!well_formed || st.end <= st.begin) {
+		if ((!well_formed && !keep_all) || st.end < st.begin || (st.end == st.begin && !keep_all)) {
 			db->n_dropped++;
 			continue;
 		}
@@ -644,7 +646,7 @@ void xp_stepdb_from_groups(const struct xp_capture *c, struct xp_prep_host *ph, 
 		collect_grouped(&b, g, db->has_device);
 	}
 
-	finish_steps(&b, db, db->has_device);
+	finish_steps(&b, db, db->has_device, false);
 	builder_free(&b);
 }
 
@@ -786,9 +788,7 @@ int xp_stepdb_from_marker(const struct xp_capture *c, struct xp_prep_host *ph, c
 			start_filling(&b);
 		marker_events(&b, g, m, n, db->has_device);
 	}
-	/* With markers the step is the marker's span; well-formed as for CPU
-	 * captures unless device compute is present. */
-	finish_steps(&b, db, db->has_device);
+	finish_steps(&b, db, db->has_device, true);
 	builder_free(&b);
 	free(m);
 	return 0;

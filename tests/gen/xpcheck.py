@@ -71,6 +71,8 @@ def parse_stat(b, rng):
             st.kind, st.val = "i", s64(v)
         elif f == 5:
             st.kind, st.val = "s", b[v[0]:v[1]]
+        elif f == 6:
+            st.kind, st.val = "b", b[v[0]:v[1]]
         elif f == 7:
             st.kind, st.val = "r", v
         else:
