@@ -613,6 +613,30 @@ static void odd_checks(struct xp_result *r, const struct xp_host *h)
 	odd_check(r, h, o->value_not_set, "value_not_set", "stats without a value");
 }
 
+/* What a trace JSON file held, and whether an exporter cut it off. */
+static void trace_json_checks(struct xp_result *r, const struct xp_host *h)
+{
+	const struct xp_json_counts *j = &h->json;
+	xp_result_diag(r, XP_SEV_INFO, "trace_json_contents", h->name,
+		       "flow events and other phases are not kept as events; metadata names the planes and lines",
+		       "%" PRIu64 " traceEvents entries: %" PRIu64 " complete, %" PRIu64 " begin, %" PRIu64 " end, %" PRIu64
+		       " instant, %" PRIu64 " counter, %" PRIu64 " async, %" PRIu64 " metadata, %" PRIu64 " flow, %" PRIu64
+		       " empty, %" PRIu64 " other",
+		       j->entries, j->complete, j->begin, j->end, j->instant, j->counter, j->async, j->metadata, j->flow,
+		       j->empty, j->other);
+	if (j->truncated)
+		xp_result_diag(r, XP_SEV_WARNING, "truncated_trace", h->name,
+			       "prefer the .xplane.pb next to it, which holds every event",
+			       "%" PRIu64 " complete events, exactly the trace exporter's cap (1,000,000 in TF 2.3, "
+			       "5,000,000 later): the trace was probably cut off and later events are missing",
+			       j->complete);
+	odd_check(r, h, j->zero_dur_kernels, "zero_duration_kernels",
+		  "kernel events with dur 0 (shorter than the trace's time resolution; kernel analyses skip them)");
+	odd_check(r, h, j->unmatched_begin, "unmatched_begin_events",
+		  "begin events (B, b) without their end (kept with duration 0)");
+	odd_check(r, h, j->unmatched_end, "unmatched_end_events", "end events (E, e) without a begin (dropped)");
+}
+
 /* --- summary ------------------------------------------------------------------ */
 
 static void summarize(struct xp_result *r, const struct xp_capture *c, const struct host_survey *hs)
@@ -696,6 +720,8 @@ struct xp_result *xp_analyze_info(const struct xp_capture *c, const struct xp_in
 		device_checks(r, &c->hosts[h], &hs[h]);
 		step_checks(r, &c->hosts[h], &hs[h]);
 		odd_checks(r, &c->hosts[h]);
+		if (c->hosts[h].format == XP_FMT_TRACE_JSON)
+			trace_json_checks(r, &c->hosts[h]);
 	}
 	for (uint32_t h = 0; h < c->n_hosts; h++) {
 		free(hs[h].kernel_names);

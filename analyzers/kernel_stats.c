@@ -11,11 +11,12 @@
 /*
  * Reports live in an array with an open-addressing index over their whole
  * key (host, name, details, Tensor Core flags, op, module). Per GPU plane a
- * cache maps the interned values an event is made of - its metadata entry
- * and the kernel_details, op, module and equation strings - to its report,
- * so that the common case costs a few stat lookups and one probe, not a
- * parse and a string hash per kernel. Values kept in the blob arena
- * (BLOBSTR: long strings, not interned) bypass the cache.
+ * cache maps what a kernel event is made of - its metadata entry and the
+ * kernel_details, op, module and equation texts - to its report, so that
+ * the common case costs a few stat lookups, one hash of those texts and one
+ * probe, not a parse, string copies and a report hash per kernel. The texts
+ * are slices of the capture (interned strings or the blob arena, where
+ * str_value strings live), valid as long as the capture.
  */
 
 #define NO_KERNELS_MESSAGE "There is no GPU data to display because there were no kernels in the capture duration."
@@ -194,20 +195,22 @@ struct plane_ids {
 	uint32_t details, tf_op, level0, hlo_op, hlo_module, equation, occupancy;
 };
 
-/* What a kernel event is made of; the pointers of STR values are interned
- * (equal pointers, equal strings), which the cache relies on. */
+/* What a kernel event is made of: slices of the capture (s NULL = absent). */
+struct text {
+	const char *s;
+	uint32_t len;
+};
+
 struct kernel_src {
 	uint32_t meta;
-	struct xp_value details, op, module, equation;
-	bool has_op, has_module, has_equation;
 	bool xla;               /* op from hlo_op */
-	bool cacheable;         /* every value present is interned */
+	struct text details, op, module, equation;
 };
 
 struct cache_slot {
-	uint32_t meta;          /* 0 = empty (event metadata index 0 is "missing"; such events skip the cache) */
-	bool xla;
-	const char *details, *op, *module, *equation;
+	bool used;
+	struct kernel_src k;
+	uint64_t hash;
 	size_t row;
 };
 
@@ -238,28 +241,34 @@ static bool event_text(const struct plane_pass *pp, const struct xp_line *l, uin
 	return sid && xp_event_find(pp->c, pp->p, l, i, sid, v) && is_text(v);
 }
 
+static struct text text_of(const struct xp_value *v, bool present)
+{
+	return present ? (struct text){v->s, v->len} : (struct text){NULL, 0};
+}
+
 /* Which op annotation names the kernel (see kernel_stats.h). */
 static void find_op(const struct plane_pass *pp, const struct xp_line *l, uint64_t i, struct kernel_src *k)
 {
-	if (!pp->compat && event_text(pp, l, i, pp->ids.hlo_op, &k->op)) {
-		k->has_op = k->xla = true;
-		k->has_module = event_text(pp, l, i, pp->ids.hlo_module, &k->module);
+	struct xp_value v;
+	if (!pp->compat && event_text(pp, l, i, pp->ids.hlo_op, &v)) {
+		k->xla = true;
+		k->op = text_of(&v, true);
+		k->module = text_of(&v, event_text(pp, l, i, pp->ids.hlo_module, &v));
 		return;
 	}
-	k->has_op = event_text(pp, l, i, pp->ids.tf_op, &k->op) || event_text(pp, l, i, pp->ids.level0, &k->op);
+	k->op = text_of(&v, event_text(pp, l, i, pp->ids.tf_op, &v) || event_text(pp, l, i, pp->ids.level0, &v));
 }
 
 static bool kernel_source(const struct plane_pass *pp, const struct xp_line *l, uint64_t i, struct kernel_src *k)
 {
+	struct xp_value v;
 	memset(k, 0, sizeof *k);
-	if (!event_text(pp, l, i, pp->ids.details, &k->details))
+	if (!event_text(pp, l, i, pp->ids.details, &v))
 		return false;
+	k->details = text_of(&v, true);
 	k->meta = l->meta[i];
 	find_op(pp, l, i, k);
-	k->has_equation = event_text(pp, l, i, pp->ids.equation, &k->equation);
-	k->cacheable = k->meta && k->details.kind == XP_STAT_STR && (!k->has_op || k->op.kind == XP_STAT_STR) &&
-		       (!k->has_module || k->module.kind == XP_STAT_STR) &&
-		       (!k->has_equation || k->equation.kind == XP_STAT_STR);
+	k->equation = text_of(&v, event_text(pp, l, i, pp->ids.equation, &v));
 	return true;
 }
 
@@ -308,8 +317,8 @@ static void make_report(const struct plane_pass *pp, const struct xp_line *l, ui
 		size_t op_len;
 		hlo_name(k->op.s, k->op.len, &op, &op_len);
 		r->op_name = xstrndup(op, op_len);
-		r->module = k->has_module ? xstrndup(k->module.s, k->module.len) : xstrndup("", 0);
-	} else if (k->has_op) {
+		r->module = xstrndup(k->module.s ? k->module.s : "", k->module.len);
+	} else if (k->op.s) {
 		struct xp_tfop t;
 		xp_parse_tf_op(k->op.s, k->op.len, &t);
 		r->op_name = xstrndup(t.name, t.name_len);
@@ -318,23 +327,46 @@ static void make_report(const struct plane_pass *pp, const struct xp_line *l, ui
 	}
 	r->uses_tc = xp_kernel_uses_tensor_core(name, name_len);
 	r->tc_eligible = r->uses_tc || xp_op_tensor_core_eligible(r->op_name, strlen(r->op_name)) ||
-			 (k->has_equation && xp_einsum_tensor_core_eligible(k->equation.s, k->equation.len));
+			 (k->equation.s && xp_einsum_tensor_core_eligible(k->equation.s, k->equation.len));
 	occupancy(pp, l, i, r);
 }
 
-static size_t cache_pos(const struct plane_cache *pc, const struct kernel_src *k)
+static uint64_t hash_text(uint64_t h, struct text t)
 {
-	uintptr_t key[5] = {(uintptr_t)k->details.s, k->has_op ? (uintptr_t)k->op.s : 0,
-			    k->has_module ? (uintptr_t)k->module.s : 0, k->has_equation ? (uintptr_t)k->equation.s : 0,
-			    ((uintptr_t)k->meta << 1) | k->xla};
-	size_t mask = pc->cap - 1, i = (size_t)hash_bytes(14695981039346656037ull, key, sizeof key) & mask;
-	for (; pc->slot[i].meta; i = (i + 1) & mask) {
-		const struct cache_slot *s = &pc->slot[i];
-		if (s->meta == k->meta && s->xla == k->xla && s->details == k->details.s &&
-		    s->op == (k->has_op ? k->op.s : NULL) && s->module == (k->has_module ? k->module.s : NULL) &&
-		    s->equation == (k->has_equation ? k->equation.s : NULL))
-			break;
-	}
+	unsigned char present = t.s != NULL;
+	h = hash_bytes(h, &present, 1);
+	h = hash_bytes(h, &t.len, sizeof t.len);
+	return t.s ? hash_bytes(h, t.s, t.len) : h;
+}
+
+static uint64_t src_hash(const struct kernel_src *k)
+{
+	uint64_t h = hash_bytes(14695981039346656037ull, &k->meta, sizeof k->meta);
+	h = hash_bytes(h, &k->xla, sizeof k->xla);
+	h = hash_text(h, k->details);
+	h = hash_text(h, k->op);
+	h = hash_text(h, k->module);
+	return hash_text(h, k->equation);
+}
+
+static bool text_eq(struct text a, struct text b)
+{
+	if (!a.s || !b.s)
+		return a.s == b.s;
+	return a.len == b.len && (a.s == b.s || !memcmp(a.s, b.s, a.len));
+}
+
+static bool src_eq(const struct kernel_src *a, const struct kernel_src *b)
+{
+	return a->meta == b->meta && a->xla == b->xla && text_eq(a->details, b->details) && text_eq(a->op, b->op) &&
+	       text_eq(a->module, b->module) && text_eq(a->equation, b->equation);
+}
+
+static size_t cache_pos(const struct plane_cache *pc, const struct kernel_src *k, uint64_t h)
+{
+	size_t mask = pc->cap - 1, i = (size_t)h & mask;
+	while (pc->slot[i].used && !(pc->slot[i].hash == h && src_eq(&pc->slot[i].k, k)))
+		i = (i + 1) & mask;
 	return i;
 }
 
@@ -343,39 +375,22 @@ static void cache_grow(struct plane_cache *pc)
 	struct plane_cache old = *pc;
 	pc->cap = old.cap ? old.cap * 2 : 256;
 	pc->slot = xcalloc(pc->cap, sizeof *pc->slot);
-	for (size_t i = 0; i < old.cap; i++) {
-		const struct cache_slot *s = &old.slot[i];
-		if (!s->meta)
-			continue;
-		struct kernel_src k = {.meta = s->meta, .xla = s->xla};
-		k.details.s = s->details;
-		k.op.s = s->op;
-		k.module.s = s->module;
-		k.equation.s = s->equation;
-		k.has_op = s->op != NULL;
-		k.has_module = s->module != NULL;
-		k.has_equation = s->equation != NULL;
-		pc->slot[cache_pos(pc, &k)] = *s;
-	}
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.slot[i].used)
+			pc->slot[cache_pos(pc, &old.slot[i].k, old.slot[i].hash)] = old.slot[i];
 	free(old.slot);
 }
 
 static size_t report_row(struct plane_pass *pp, const struct xp_line *l, uint64_t i, const struct kernel_src *k)
 {
-	struct xp_kernel_report r;
-	if (!k->cacheable) {
-		make_report(pp, l, i, k, &r);
-		return db_insert(pp->db, &r);
-	}
 	if (pp->cache.n * 2 >= pp->cache.cap)
 		cache_grow(&pp->cache);
-	size_t pos = cache_pos(&pp->cache, k);
-	struct cache_slot *s = &pp->cache.slot[pos];
-	if (!s->meta) {
+	uint64_t h = src_hash(k);
+	struct cache_slot *s = &pp->cache.slot[cache_pos(&pp->cache, k, h)];
+	if (!s->used) {
+		struct xp_kernel_report r;
 		make_report(pp, l, i, k, &r);
-		*s = (struct cache_slot){k->meta, k->xla, k->details.s, k->has_op ? k->op.s : NULL,
-					 k->has_module ? k->module.s : NULL, k->has_equation ? k->equation.s : NULL,
-					 db_insert(pp->db, &r)};
+		*s = (struct cache_slot){true, *k, h, db_insert(pp->db, &r)};
 		pp->cache.n++;
 	}
 	return s->row;
@@ -388,7 +403,8 @@ static void add_kernel(struct plane_pass *pp, const struct xp_line *l, uint64_t 
 		return;
 	int64_t d = l->dur_ps[i];
 	struct xp_kernel_value one = {1, d, d, d};
-	xp_kernel_value_merge(&pp->db->rows[report_row(pp, l, i, &k)].v, &one);
+	size_t row = report_row(pp, l, i, &k);   /* may move db->rows */
+	xp_kernel_value_merge(&pp->db->rows[row].v, &one);
 	pp->db->kernels++;
 	pp->db->total_ps += d;
 }
@@ -746,7 +762,8 @@ static void add_row(struct xp_table *t, const struct kcols *k, const struct xp_c
 	xp_set_dur(t, row, k->avg, xp_kernel_avg_ps(&r->v));
 	xp_set_dur(t, row, k->min, r->v.min_ps);
 	xp_set_dur(t, row, k->max, r->v.max_ps);
-	xp_set_int(t, row, k->regs, r->details.regs);
+	if (r->details.fields & XP_KD_F_REGS)   /* AMD's form has no register count: unknown, not 0 */
+		xp_set_int(t, row, k->regs, r->details.regs);
 	xp_set_bytes(t, row, k->sshm, r->details.static_shmem);
 	xp_set_bytes(t, row, k->dshm, r->details.dynamic_shmem);
 	xp_set_bytes(t, row, k->shm, (int64_t)r->details.static_shmem + r->details.dynamic_shmem);
@@ -831,6 +848,29 @@ static void no_kernels_diag(struct xp_result *r, const struct xp_kernel_db *db)
 			       NO_KERNELS_MESSAGE);
 }
 
+/* No GPU allows more than 512 registers per thread (NVIDIA 255, AMD 512 VGPRs). */
+#define MAX_PLAUSIBLE_REGS 1024
+
+/* Older ROCm collectors wrote uninitialized registers and shared memory (regs:2191500840). */
+static void implausible_diag(struct xp_result *r, const struct xp_kernel_db *db)
+{
+	size_t n = 0;
+	uint32_t max = 0;
+	for (size_t i = 0; i < db->n; i++) {
+		if (db->rows[i].details.regs <= MAX_PLAUSIBLE_REGS)
+			continue;
+		n++;
+		if (db->rows[i].details.regs > max)
+			max = db->rows[i].details.regs;
+	}
+	if (n)
+		xp_result_diag(r, XP_SEV_INFO, "implausible_kernel_details", NULL,
+			       "registers and shared memory are shown as written; the times are not affected",
+			       "%zu kernel-op row%s report%s more than %d registers per thread (up to %" PRIu32 "): the "
+			       "profiler's collector wrote uninitialized kernel_details values",
+			       n, n == 1 ? "" : "s", n == 1 ? "s" : "", MAX_PLAUSIBLE_REGS, max);
+}
+
 static void fill_table(struct xp_result *r, const struct xp_capture *c, const struct xp_kernel_db *db,
 		       const bool *kept, const struct xp_kernel_stats_opts *o, const struct totals *t)
 {
@@ -871,6 +911,7 @@ struct xp_result *xp_analyze_kernel_stats(const struct xp_capture *c, const stru
 	r->primary = 0;
 	if (!db->kernels)
 		no_kernels_diag(r, db);
+	implausible_diag(r, db);
 	free(kept);
 	xp_kernel_db_free(db);
 	filters_free(&f);

@@ -563,3 +563,8 @@ const struct xp_op_row *xp_op_db_find(const struct xp_op_db *db, enum xp_op_kind
 	size_t row = db_find(db, kind, module, name);
 	return row == (size_t)-1 ? NULL : &db->rows[row];
 }
+
+size_t xp_op_db_row(struct xp_op_db *db, enum xp_op_kind kind, const char *module, const char *name, bool *created)
+{
+	return db_get(db, kind, module, name, created);
+}

@@ -7,10 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Thresholds of spec §1.10, in percent of the total step time. */
-#define INPUT_HIGH_PCT 20.0
-#define INPUT_MODERATE_PCT 5.0
-#define ALL_OTHERS_POTENTIAL_PCT 3.0
+/* Thresholds of spec §1.10, in percent of the total step time (the input ones are in input_bound.c). */
 #define HIGH_PCT 15.0           /* kernel launch, all others, device collectives */
 #define MODERATE_PCT 3.0
 #define LOW_16BIT_PCT 10.0
@@ -119,40 +116,17 @@ void xp_run_env_host(const struct xp_capture *c, const struct xp_host *h, struct
 	}
 }
 
-/* --- the input-bound test (spec §1.10) ------------------------------------------------ */
-
-const char *xp_input_bound(const struct xp_step_totals *t, double *input_pct, double *all_others_pct,
-			   const char **level)
-{
-	*input_pct = pct_of(t->cat_ps[XP_SC_INPUT], t->step_ps);
-	*all_others_pct = pct_of(t->cat_ps[XP_SC_OTHER], t->step_ps);
-	if (t->step_ps <= 0) {
-		*level = "";
-		return "unknown";
-	}
-	if (*input_pct >= INPUT_HIGH_PCT) {
-		*level = "HIGHLY";
-		return "host";
-	}
-	if (*input_pct >= INPUT_MODERATE_PCT) {
-		*level = "MODERATELY";
-		return "both";
-	}
-	if (*all_others_pct >= ALL_OTHERS_POTENTIAL_PCT) {
-		*level = "POTENTIALLY";
-		return "both";
-	}
-	*level = "NOT";
-	return "device";
-}
-
 /* --- gathering ------------------------------------------------------------------------ */
 
 struct overview {
 	const struct xp_prep *p;
 	const struct xp_overview_opts *o;
+	struct xp_step_align al;    /* the steps common to all hosts */
 	uint32_t bh;                /* host whose steps make the breakdown */
-	struct xp_step_totals tot;
+	struct xp_step_db view;     /* its steps that are combined steps (a view, no copy) */
+	int64_t *step_ps;           /* per combined step: the longest host's step time */
+	struct xp_dur_stat step;    /* over step_ps */
+	struct xp_step_totals tot;  /* of view */
 	struct xp_run_env env;      /* combined over hosts */
 	uint32_t host_count;        /* distinct host names */
 	int64_t c16_ps, c32_ps;
@@ -160,15 +134,6 @@ struct overview {
 	const char *bottleneck, *level;
 	double input_pct, all_others_pct;
 };
-
-/* The first host with steps: hosts without any (coordinators, missing markers) cannot feed the breakdown. */
-static uint32_t breakdown_host(const struct xp_prep *p)
-{
-	for (uint32_t h = 0; h < p->n_hosts; h++)
-		if (p->hosts[h].steps.n)
-			return h;
-	return 0;
-}
 
 static bool has_tf_data(const struct xp_capture *c, const struct xp_host *h)
 {
@@ -214,12 +179,45 @@ static void combine_env(struct overview *ov)
 	}
 }
 
+/* The first aligned host: host 0 unless it takes no part (a coordinator without a device). */
+static uint32_t first_aligned(const struct xp_step_align *a)
+{
+	for (uint32_t h = 0; h < a->n_hosts; h++)
+		if (a->first[h] >= 0)
+			return h;
+	return 0;
+}
+
+/*
+ * Spec §6(a): the combined step i is every host's aligned step; its time is
+ * the longest of them (the step ends when the slowest host is done), while
+ * the breakdown into categories comes from one host's steps only, as the
+ * reference does.
+ */
+static void combine_steps(struct overview *ov)
+{
+	const struct xp_prep *p = ov->p;
+	xp_align_or_die(p, &ov->al);
+	ov->bh = ov->al.n ? first_aligned(&ov->al) : xp_breakdown_host(p);
+	ov->view = xp_step_view(&p->hosts[ov->bh].steps, &ov->al, ov->bh);
+	ov->step_ps = calloc(ov->al.n ? ov->al.n : 1, sizeof *ov->step_ps);
+	if (!ov->step_ps)
+		abort();
+	for (size_t i = 0; i < ov->al.n; i++)
+		for (uint32_t h = 0; h < p->n_hosts; h++) {
+			struct xp_step_db v = xp_step_view(&p->hosts[h].steps, &ov->al, h);
+			if (v.n && v.steps[i].duration_ps > ov->step_ps[i])
+				ov->step_ps[i] = v.steps[i].duration_ps;
+		}
+	xp_dur_stat(ov->step_ps, ov->al.n, &ov->step);
+	xp_step_totals(&ov->view, &ov->tot);
+}
+
 static void gather(struct overview *ov)
 {
 	const struct xp_prep *p = ov->p;
-	ov->bh = breakdown_host(p);
 	if (p->n_hosts)
-		xp_step_totals(&p->hosts[ov->bh].steps, &ov->tot);
+		combine_steps(ov);
 	combine_env(ov);
 	ov->host_count = distinct_hosts(p);
 	for (uint32_t h = 0; h < p->n_hosts; h++) {
@@ -228,7 +226,7 @@ static void gather(struct overview *ov)
 		ov->tf_data |= has_tf_data(p->cap, p->hosts[h].host);
 		ov->tpu |= p->hosts[h].steps.tpu;
 	}
-	ov->bottleneck = xp_input_bound(&ov->tot, &ov->input_pct, &ov->all_others_pct, &ov->level);
+	ov->bottleneck = xp_overview_bottleneck(&ov->tot, &ov->input_pct, &ov->all_others_pct, &ov->level);
 }
 
 /* --- summary and verdict ------------------------------------------------------------------ */
@@ -236,13 +234,13 @@ static void gather(struct overview *ov)
 static void set_verdict(struct xp_result *r, const struct overview *ov)
 {
 	char avg[32];
-	struct xp_dur_stat st = {0};
-	if (ov->p->n_hosts)
-		xp_step_stat(&ov->p->hosts[ov->bh].steps, XP_N_STEP_CATS, &st);
+	const struct xp_dur_stat st = ov->step;
 	xp_format_duration(st.avg_ps, avg, sizeof avg);
 	if (!strcmp(ov->bottleneck, "unknown")) {
 		if (ov->tpu)
 			xp_result_set_verdict(r, "TPU capture: the TPU step-time breakdown is not supported yet");
+		else if (ov->al.empty_intersect)
+			xp_result_set_verdict(r, "Step time unknown: the hosts have no step in common");
 		else
 			xp_result_set_verdict(r, "Step time unknown: no step marker observed, so the bottleneck cannot be told");
 	} else if (!strcmp(ov->level, "POTENTIALLY")) {
@@ -261,9 +259,7 @@ static void add_summary(struct xp_result *r, const struct overview *ov)
 {
 	const struct xp_prep *p = ov->p;
 	const struct xp_step_db *db = p->n_hosts ? &p->hosts[ov->bh].steps : NULL;
-	struct xp_dur_stat st = {0};
-	if (db)
-		xp_step_stat(db, XP_N_STEP_CATS, &st);
+	const struct xp_dur_stat st = ov->step;
 	int64_t t = ov->tot.step_ps;
 	xp_sum_int(r, "hosts", "Hosts", ov->host_count);
 	xp_sum_str(r, "device_type", "Device type", ov->env.device_type);
@@ -327,13 +323,11 @@ static void step_time_table(struct xp_result *r, const struct overview *ov)
 	};
 	if (!ov->p->n_hosts || !ov->tot.n)
 		return;
-	const struct xp_step_db *db = &ov->p->hosts[ov->bh].steps;
 	struct xp_dur_stat st;
-	xp_step_stat(db, XP_N_STEP_CATS, &st);
-	time_row(t, &tc, "step_time", "Step time", &st, ov->tot.step_ps > 0 ? 100 : 0);
+	time_row(t, &tc, "step_time", "Step time", &ov->step, ov->tot.step_ps > 0 ? 100 : 0);
 	for (size_t i = 0; i < sizeof summary_order / sizeof *summary_order; i++) {
 		enum xp_step_cat c = summary_order[i];
-		xp_step_stat(db, c, &st);
+		xp_step_stat(&ov->view, c, &st);
 		time_row(t, &tc, xp_step_cat_key(c), xp_step_cat_label(c), &st, pct_of(ov->tot.cat_ps[c], ov->tot.step_ps));
 	}
 }
@@ -450,7 +444,7 @@ static void reco_row(const struct reco_cols *rc, const char *topic, const char *
 
 static void reco_row(const struct reco_cols *rc, const char *topic, const char *level, const char *fmt, ...)
 {
-	char buf[1024];
+	char buf[4096];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
@@ -469,23 +463,9 @@ static const char *level_of(double pct)
 
 static void input_row(const struct reco_cols *rc, const struct overview *ov)
 {
-	const char *b = ov->bottleneck;
-	if (!strcmp(b, "unknown"))
-		reco_row(rc, "input", b, "No step time measured. Therefore we cannot tell where the performance bottleneck is.");
-	else if (!strcmp(ov->level, "HIGHLY"))
-		reco_row(rc, "input", b, "Your program is HIGHLY input-bound because %.1f%% of the total step time sampled is "
-			 "waiting for input. Therefore, you should first focus on reducing the input time.", ov->input_pct);
-	else if (!strcmp(ov->level, "MODERATELY"))
-		reco_row(rc, "input", b, "Your program is MODERATELY input-bound because %.1f%% of the total step time "
-			 "sampled is waiting for input. Therefore, you would need to reduce both the input time and other "
-			 "time.", ov->input_pct);
-	else if (!strcmp(ov->level, "POTENTIALLY"))
-		reco_row(rc, "input", b, "Your program is POTENTIALLY input-bound because %.1f%% of the total step time "
-			 "sampled is spent on 'All Others' time (which could be due to I/O or Python execution or both).",
-			 ov->all_others_pct);
-	else
-		reco_row(rc, "input", b, "Your program is NOT input-bound because only %.1f%% of the total step time "
-			 "sampled is waiting for input. Therefore, you should focus on reducing other time.", ov->input_pct);
+	char text[512];
+	xp_input_statement(ov->level, ov->input_pct, ov->all_others_pct, text, sizeof text);
+	reco_row(rc, "input", ov->bottleneck, "%s", text);
 }
 
 /* Kernel launch, all others, device collectives: the reference's statement when high or moderate, else why not. */
@@ -547,6 +527,17 @@ static void next_step_row(const struct reco_cols *rc, const struct overview *ov)
 			 "(xpstat input-pipeline).");
 }
 
+/* Input-bound: what the host-side breakdown and the tf.data bottleneck analysis say to change (input_pipeline.c). */
+static void input_advice_rows(const struct reco_cols *rc, const struct overview *ov)
+{
+	if (strcmp(ov->bottleneck, "host") && strcmp(ov->bottleneck, "both"))
+		return;
+	struct xp_input_advice a;
+	xp_input_advice(ov->p, &ov->tot, &a);
+	reco_row(rc, "host_input", a.host_level, "%s", a.host);
+	reco_row(rc, "tf_data", a.tf_data_level, "%s", a.tf_data);
+}
+
 /* The reference's tips, with the xpstat command that shows the same; the tips of the non-bottleneck side are left out. */
 static void tip_rows(const struct reco_cols *rc, const struct overview *ov)
 {
@@ -580,6 +571,7 @@ static void recommendation_table(struct xp_result *r, const struct overview *ov)
 	level_rows(&rc, ov);
 	precision_row(&rc, ov);
 	next_step_row(&rc, ov);
+	input_advice_rows(&rc, ov);
 	tip_rows(&rc, ov);
 }
 
@@ -640,12 +632,14 @@ static void add_diags(struct xp_result *r, const struct overview *ov)
 		device_diag(r, p->cap, host);
 		xp_step_diags(r, p, h);
 	}
+	xp_align_diags(r, p, &ov->al);
 	if (p->n_hosts > 1 && ov->tot.n)
 		xp_result_diag(r, XP_SEV_INFO, "breakdown_host", NULL,
 			       "xpstat pod shows the step breakdown of every host side by side",
-			       "%" PRIu32 " hosts: the step-time breakdown uses the steps of host %s only, as the "
-			       "TensorFlow Profiler does; top operations, precision and the run environment use every host",
-			       p->n_hosts, p->hosts[ov->bh].host->name);
+			       "%" PRIu32 " hosts, %zu steps common to all: the step time of a step is the longest host's; "
+			       "the categories come from the steps of host %s only, as the TensorFlow Profiler does; top "
+			       "operations, precision and the run environment use every host",
+			       p->n_hosts, ov->al.n, p->hosts[ov->bh].host->name);
 }
 
 struct xp_result *xp_analyze_overview(const struct xp_prep *p, const struct xp_overview_opts *o)
@@ -661,5 +655,7 @@ struct xp_result *xp_analyze_overview(const struct xp_prep *p, const struct xp_o
 	environment_table(r, &ov);
 	recommendation_table(r, &ov);
 	add_diags(r, &ov);
+	xp_step_align_free(&ov.al);
+	free(ov.step_ps);
 	return r;
 }

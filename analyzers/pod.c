@@ -12,6 +12,8 @@ static const char *const cat_header[XP_N_STEP_CATS] = {
 };
 
 struct host_stat {
+	struct xp_step_db view;     /* the steps compared: the combined ones, or all of the host's */
+	bool aligned;               /* view holds the steps common to all hosts */
 	struct xp_dur_stat step;
 	struct xp_dur_stat cat[XP_N_STEP_CATS];
 	struct xp_step_totals tot;
@@ -19,25 +21,41 @@ struct host_stat {
 
 struct pod {
 	const struct xp_prep *p;
+	struct xp_step_align al;
 	struct host_stat *hs;
 	uint32_t with_steps;
 	uint32_t slowest, fastest;  /* by average step time, among hosts with steps */
 };
 
+/*
+ * Hosts are compared on the steps common to all of them (spec §6(a)), so a
+ * host that profiled a few more steps does not skew its average. Without
+ * common steps (one host, an empty intersection) each host's own steps are
+ * compared; hosts left out of the alignment (coordinators) are not compared.
+ */
+static void host_view(struct pod *pd, uint32_t h)
+{
+	struct host_stat *s = &pd->hs[h];
+	const struct xp_step_db *db = &pd->p->hosts[h].steps;
+	s->aligned = pd->al.n && pd->al.first[h] >= 0;
+	s->view = pd->al.n ? xp_step_view(db, &pd->al, h) : *db;
+}
+
 static void gather(struct pod *pd)
 {
 	const struct xp_prep *p = pd->p;
+	xp_align_or_die(p, &pd->al);
 	pd->hs = calloc(p->n_hosts ? p->n_hosts : 1, sizeof *pd->hs);
 	if (!pd->hs)
 		abort();
 	for (uint32_t h = 0; h < p->n_hosts; h++) {
-		const struct xp_step_db *db = &p->hosts[h].steps;
 		struct host_stat *s = &pd->hs[h];
-		xp_step_stat(db, XP_N_STEP_CATS, &s->step);
+		host_view(pd, h);
+		xp_step_stat(&s->view, XP_N_STEP_CATS, &s->step);
 		for (int c = 0; c < XP_N_STEP_CATS; c++)
-			xp_step_stat(db, (enum xp_step_cat)c, &s->cat[c]);
-		xp_step_totals(db, &s->tot);
-		if (!db->n)
+			xp_step_stat(&s->view, (enum xp_step_cat)c, &s->cat[c]);
+		xp_step_totals(&s->view, &s->tot);
+		if (!s->view.n)
 			continue;
 		/* Ties go to the first host, so the answer does not depend on anything but file order. */
 		if (!pd->with_steps || s->step.avg_ps > pd->hs[pd->slowest].step.avg_ps)
@@ -87,7 +105,9 @@ static void add_summary(struct xp_result *r, const struct pod *pd)
 {
 	const struct xp_prep *p = pd->p;
 	xp_sum_int(r, "hosts", "Hosts", p->n_hosts);
-	xp_sum_int(r, "hosts_with_steps", "Hosts with steps", pd->with_steps);
+	xp_sum_int(r, "hosts_compared", "Hosts compared", pd->with_steps);
+	xp_sum_int(r, "combined_steps", "Steps common to all hosts", (int64_t)pd->al.n);
+	xp_sum_str(r, "chief_host", "Chief host", pd->al.n ? p->hosts[pd->al.chief].host->name : "");
 	xp_sum_str(r, "slowest_host", "Slowest host", pd->with_steps ? p->hosts[pd->slowest].host->name : "");
 	xp_sum_str(r, "fastest_host", "Fastest host", pd->with_steps ? p->hosts[pd->fastest].host->name : "");
 	xp_sum_dur(r, "step_time_spread_ms", "Spread of average step time", spread_ps(pd), XP_U_MS);
@@ -96,7 +116,8 @@ static void add_summary(struct xp_result *r, const struct pod *pd)
 }
 
 struct host_cols {
-	size_t host, steps, avg, sdv, min, max, cat[XP_N_STEP_CATS], input_pct, bottleneck, slowest, vs_fastest;
+	size_t host, steps, aligned, compared, first, avg, sdv, min, max, cat[XP_N_STEP_CATS], input_pct, bottleneck,
+		slowest, vs_fastest;
 };
 
 static void host_columns(struct xp_table *t, struct host_cols *hc, const struct pod *pd)
@@ -108,6 +129,9 @@ static void host_columns(struct xp_table *t, struct host_cols *hc, const struct 
 			total[c] += pd->hs[h].tot.cat_ps[c];
 	hc->host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, 0);
 	hc->steps = xp_table_col(t, "steps", "Steps", XP_T_INT, XP_U_NONE, 0);
+	hc->aligned = xp_table_col(t, "aligned", "Aligned", XP_T_BOOL, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	hc->compared = xp_table_col(t, "compared_steps", "Compared", XP_T_INT, XP_U_NONE, 0);
+	hc->first = xp_table_col(t, "first_step", "From step", XP_T_STR, XP_U_NONE, 0);
 	hc->avg = xp_table_col(t, "step_time_avg_ms", "Step time", XP_T_DUR, XP_U_MS, 0);
 	hc->sdv = xp_table_col(t, "step_time_sdv_ms", "Std dev", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN);
 	hc->min = xp_table_col(t, "step_time_min_ms", "Min", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN);
@@ -128,9 +152,15 @@ static void host_row(struct xp_table *t, const struct host_cols *hc, const struc
 	const struct host_stat *s = &pd->hs[h];
 	size_t row = xp_table_row(t);
 	xp_set_str(t, row, hc->host, pd->p->hosts[h].host->name);
-	xp_set_int(t, row, hc->steps, (int64_t)s->step.n);
+	xp_set_int(t, row, hc->steps, (int64_t)pd->p->hosts[h].steps.n);
+	xp_set_bool(t, row, hc->aligned, s->aligned);
+	xp_set_int(t, row, hc->compared, (int64_t)s->step.n);
 	if (!s->step.n)
 		return;     /* no steps: the averages stay empty, not zero */
+	const struct xp_step *first = &s->view.steps[0];
+	char num[32];
+	snprintf(num, sizeof num, "%" PRId64, first->id);
+	xp_set_str(t, row, hc->first, first->name && *first->name ? first->name : num);
 	xp_set_dur(t, row, hc->avg, s->step.avg_ps);
 	xp_set_dur(t, row, hc->sdv, s->step.sdv_ps);
 	xp_set_dur(t, row, hc->min, s->step.min_ps);
@@ -139,7 +169,7 @@ static void host_row(struct xp_table *t, const struct host_cols *hc, const struc
 		xp_set_dur(t, row, hc->cat[c], s->cat[c].avg_ps);
 	double input, others;
 	const char *level;
-	xp_set_str(t, row, hc->bottleneck, xp_input_bound(&s->tot, &input, &others, &level));
+	xp_set_str(t, row, hc->bottleneck, xp_overview_bottleneck(&s->tot, &input, &others, &level));
 	xp_set_pct(t, row, hc->input_pct, input);
 	xp_set_bool(t, row, hc->slowest, h == pd->slowest);
 	int64_t fast = pd->hs[pd->fastest].step.avg_ps;
@@ -160,6 +190,7 @@ static void add_diags(struct xp_result *r, const struct pod *pd)
 	const struct xp_prep *p = pd->p;
 	for (uint32_t h = 0; h < p->n_hosts; h++)
 		xp_step_diags(r, p, h);
+	xp_align_diags(r, p, &pd->al);
 	if (p->n_hosts == 1)
 		xp_result_diag(r, XP_SEV_INFO, "single_host", p->hosts[0].host->name,
 			       "give the run directory (or several capture files) to compare hosts",
@@ -175,10 +206,11 @@ struct xp_result *xp_analyze_pod(const struct xp_prep *p)
 	add_summary(r, &pd);
 	hosts_table(r, &pd);
 	r->primary = 0;
-	struct xp_table *t = xp_steps_add_table(r, p, "steps", "Steps of every host");
+	struct xp_table *t = xp_steps_add_table(r, p, &pd.al, "steps", "Steps of every host");
 	/* The per-step rows of many hosts are long: text shows the first ones. */
 	t->text_limit = 40;
 	add_diags(r, &pd);
+	xp_step_align_free(&pd.al);
 	free(pd.hs);
 	return r;
 }

@@ -663,6 +663,8 @@ static int cmp_marker(const void *x, const void *y)
 	const struct marker *a = x, *b = y;
 	if (a->begin != b->begin)
 		return a->begin < b->begin ? -1 : 1;
+	if (a->end != b->end)
+		return a->end > b->end ? -1 : 1; /* the enclosing one first */
 	if (a->fline != b->fline)
 		return a->fline < b->fline ? -1 : 1;
 	return (a->event > b->event) - (a->event < b->event);
@@ -696,6 +698,18 @@ static struct marker *find_markers(const struct xp_capture *c, const struct xp_h
 		free(hit);
 	}
 	sort(m, *n, sizeof *m, cmp_marker);
+	/* A match inside another match (PjitFunction(train_step) holding
+	 * jit_train_step, say) is part of that step, not a step of its own. */
+	size_t kept = 0;
+	int64_t reach = INT64_MIN;
+	for (size_t i = 0; i < *n; i++) {
+		if (kept && m[i].end <= reach)
+			continue;
+		if (m[i].end > reach)
+			reach = m[i].end;
+		m[kept++] = m[i];
+	}
+	*n = kept;
 	return m;
 }
 

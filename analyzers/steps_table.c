@@ -34,7 +34,7 @@ void xp_step_totals(const struct xp_step_db *db, struct xp_step_totals *t)
 }
 
 /* Average, min and max exactly in integer ps; σ through the shared summary (spec §1.5). */
-static void dur_stat(const int64_t *v, size_t n, struct xp_dur_stat *o)
+void xp_dur_stat(const int64_t *v, size_t n, struct xp_dur_stat *o)
 {
 	memset(o, 0, sizeof *o);
 	o->n = n;
@@ -69,8 +69,30 @@ void xp_step_stat(const struct xp_step_db *db, enum xp_step_cat cat, struct xp_d
 	int64_t *v = xcalloc(db->n, sizeof *v);
 	for (size_t i = 0; i < db->n; i++)
 		v[i] = step_value(&db->steps[i], cat);
-	dur_stat(v, db->n, out);
+	xp_dur_stat(v, db->n, out);
 	free(v);
+}
+
+struct xp_step_db xp_step_view(const struct xp_step_db *db, const struct xp_step_align *a, uint32_t h)
+{
+	struct xp_step_db v = *db;
+	if (!a)
+		return v;
+	if (h >= a->n_hosts || a->first[h] < 0 || (size_t)a->first[h] + a->n > db->n) {
+		v.n = 0;
+		return v;
+	}
+	v.steps += a->first[h];
+	v.n = a->n;
+	return v;
+}
+
+void xp_align_or_die(const struct xp_prep *p, struct xp_step_align *a)
+{
+	if (xp_align_steps(p, a)) {
+		fputs("xpstat: out of memory\n", stderr);
+		abort();
+	}
 }
 
 const char *xp_step_source_name(enum xp_step_source s)
@@ -104,7 +126,7 @@ void xp_format_duration(int64_t ps, char *buf, size_t n)
 	"mark each training step: in TensorFlow wrap it in tf.profiler.experimental.Trace('train', " \
 	"step_num=i, _r=1), in JAX in jax.profiler.StepTraceAnnotation('train', step_num=i); for this " \
 	"capture, --step-marker REGEX makes each host event whose name matches one step (e.g. " \
-	"--step-marker 'jit_train_step|train_step')"
+	"--step-marker '^jit_train_step$')"
 
 static void no_steps_diag(struct xp_result *r, const struct xp_prep *p, const struct xp_prep_host *ph)
 {
@@ -162,6 +184,19 @@ void xp_step_diags(struct xp_result *r, const struct xp_prep *p, uint32_t host)
 			       db->has_device ? "no device compute time in the step" : "no host compute time in the step");
 }
 
+void xp_align_diags(struct xp_result *r, const struct xp_prep *p, const struct xp_step_align *a)
+{
+	if (p->n_hosts < 2 || !a->empty_intersect)
+		return;
+	/* The reference's text, word for word. */
+	xp_result_diag(r, XP_SEV_WARNING, "empty_intersection", NULL,
+		       "compare the hosts' steps with xpstat pod (--table steps); profile every host in the same window "
+		       "and make sure each host marks its steps",
+		       "Although there are steps observed on some host(s), the intersection of the steps over all hosts "
+		       "is empty (because the differences among individual host's step sequences are too big). "
+		       "Consequently, the overall step time is unknown.");
+}
+
 /* --- the steps table ------------------------------------------------------------------ */
 
 /* Short text headers; CSV/JSON keys come from xp_step_cat_key. */
@@ -170,13 +205,14 @@ static const char *const cat_header[XP_N_STEP_CATS] = {
 };
 
 struct step_cols {
-	size_t host, step, name, start, time, cat[XP_N_STEP_CATS], wait_input, h2d, input_pct;
+	size_t host, combined, step, name, start, time, cat[XP_N_STEP_CATS], wait_input, h2d, input_pct;
 };
 
 static void step_columns(struct xp_table *t, struct step_cols *sc, bool one_host, const int64_t *cat_total)
 {
 	char key[64];
 	sc->host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, one_host ? XP_COL_TEXT_HIDDEN : 0);
+	sc->combined = xp_table_col(t, "combined_step", "Aligned", XP_T_INT, XP_U_NONE, one_host ? XP_COL_TEXT_HIDDEN : 0);
 	sc->step = xp_table_col(t, "step", "Id", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
 	sc->name = xp_table_col(t, "step_name", "Step", XP_T_STR, XP_U_NONE, 0);
 	sc->start = xp_table_col(t, "start_ms", "Start", XP_T_DUR, XP_U_MS, 0);
@@ -191,11 +227,15 @@ static void step_columns(struct xp_table *t, struct step_cols *sc, bool one_host
 	sc->input_pct = xp_table_col(t, "input_pct", "Input %", XP_T_PCT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
 }
 
-static void step_row(struct xp_table *t, const struct step_cols *sc, const char *host, const struct xp_step *s)
+/* COMBINED: the step's index among the steps common to all hosts, -1 when it is not one of them. */
+static void step_row(struct xp_table *t, const struct step_cols *sc, const char *host, const struct xp_step *s,
+		     long combined)
 {
 	size_t row = xp_table_row(t);
 	char num[32];
 	xp_set_str(t, row, sc->host, host);
+	if (combined >= 0)
+		xp_set_int(t, row, sc->combined, combined);
 	xp_set_int(t, row, sc->step, s->id);
 	snprintf(num, sizeof num, "%" PRId64, s->id);
 	xp_set_str(t, row, sc->name, s->name && *s->name ? s->name : num);
@@ -209,7 +249,16 @@ static void step_row(struct xp_table *t, const struct step_cols *sc, const char 
 	xp_set_pct(t, row, sc->input_pct, s->duration_ps > 0 ? 100.0 * (double)input / (double)s->duration_ps : 0);
 }
 
-struct xp_table *xp_steps_add_table(struct xp_result *r, const struct xp_prep *p, const char *name, const char *title)
+/* Index of host H's step I among the combined steps, or -1. */
+static long combined_index(const struct xp_step_align *a, uint32_t h, size_t i)
+{
+	if (!a || h >= a->n_hosts || a->first[h] < 0 || i < (size_t)a->first[h] || i - (size_t)a->first[h] >= a->n)
+		return -1;
+	return (long)(i - (size_t)a->first[h]);
+}
+
+struct xp_table *xp_steps_add_table(struct xp_result *r, const struct xp_prep *p, const struct xp_step_align *a,
+				    const char *name, const char *title)
 {
 	int64_t cat_total[XP_N_STEP_CATS] = {0};
 	for (uint32_t h = 0; h < p->n_hosts; h++) {
@@ -224,7 +273,7 @@ struct xp_table *xp_steps_add_table(struct xp_result *r, const struct xp_prep *p
 	for (uint32_t h = 0; h < p->n_hosts; h++) {
 		const struct xp_step_db *db = &p->hosts[h].steps;
 		for (size_t i = 0; i < db->n; i++)
-			step_row(t, &sc, p->hosts[h].host->name, &db->steps[i]);
+			step_row(t, &sc, p->hosts[h].host->name, &db->steps[i], combined_index(a, h, i));
 	}
 	return t;
 }
@@ -284,23 +333,28 @@ static void steps_verdict(struct xp_result *r, const struct xp_prep *p, const st
 struct xp_result *xp_analyze_steps(const struct xp_prep *p)
 {
 	struct xp_result *r = xp_result_new("steps");
+	struct xp_step_align a;
+	xp_align_or_die(p, &a);
 	int64_t *v;
 	size_t n = all_step_times(p, &v);
 	struct xp_dur_stat st;
-	dur_stat(v, n, &st);
+	xp_dur_stat(v, n, &st);
 	free(v);
 	steps_verdict(r, p, &st);
 	xp_sum_int(r, "hosts", "Hosts", p->n_hosts);
 	xp_sum_int(r, "steps", "Steps", (int64_t)n);
+	xp_sum_int(r, "combined_steps", "Steps common to all hosts", (int64_t)a.n);
 	xp_sum_str(r, "step_source", "Step markers", steps_source(p));
 	xp_sum_str(r, "compat", "Compatibility", p->opts.xprof_compat ? "xprof" : "xpstat");
 	xp_sum_dur(r, "step_time_avg_ms", "Average step time", st.avg_ps, XP_U_MS);
 	xp_sum_dur(r, "step_time_sdv_ms", "Standard deviation", st.sdv_ps, XP_U_MS);
 	xp_sum_dur(r, "step_time_min_ms", "Minimum step time", st.min_ps, XP_U_MS);
 	xp_sum_dur(r, "step_time_max_ms", "Maximum step time", st.max_ps, XP_U_MS);
-	xp_steps_add_table(r, p, "steps", "Steps");
+	xp_steps_add_table(r, p, &a, "steps", "Steps");
 	r->primary = 0;
 	for (uint32_t h = 0; h < p->n_hosts; h++)
 		xp_step_diags(r, p, h);
+	xp_align_diags(r, p, &a);
+	xp_step_align_free(&a);
 	return r;
 }

@@ -384,12 +384,16 @@ static void scan_line(struct graph *g, const struct xp_plane *p, const struct xp
 		uint64_t i = order ? order[k] : k;
 		int64_t b = l->start_ps[i], e = xp_event_end(l, i);
 		int64_t async = 0;
-		if (ids->async && event_int(g->c, xp_event_stats(l, i), ids->async, &async) && async)
+		uint8_t c = cls[l->meta[i]];
+		if (ids->async && event_int(g->c, xp_event_stats(l, i), ids->async, &async) && async) {
+			/* Async events are neither nested nor parents; an async iterator is still a node. */
+			if (c == EC_ITER || c == EC_GENERATOR)
+				add_node(g, p, l, i, ids, c, -1);
 			continue;
+		}
 		while (depth && !(l->start_ps[(*stack)[depth - 1].ev] <= b && e <= (*stack)[depth - 1].end))
 			depth--;
 		struct frame *top = depth ? &(*stack)[depth - 1] : NULL;
-		uint8_t c = cls[l->meta[i]];
 		struct frame f = {.ev = i, .end = e, .node = -1};
 		if (c == EC_ITER || c == EC_GENERATOR) {
 			f.node = (int32_t)add_node(g, p, l, i, ids, c, top ? top->node : -1);

@@ -51,6 +51,11 @@ struct xp_cmd {
 
 extern const struct xp_cmd xp_cmd_info, xp_cmd_runs;
 extern const struct xp_cmd xp_cmd_overview, xp_cmd_steps, xp_cmd_pod;
+extern const struct xp_cmd xp_cmd_input_pipeline, xp_cmd_tf_data;
+extern const struct xp_cmd xp_cmd_kernel_stats;
+extern const struct xp_cmd xp_cmd_tf_stats;
+extern const struct xp_cmd xp_cmd_memory;
+extern const struct xp_cmd xp_cmd_report, xp_cmd_check, xp_cmd_compare;
 
 /* Load every capture named by ctx->paths (honouring --run, --host). */
 int xp_load(struct xp_ctx *ctx, struct xp_capture **out);

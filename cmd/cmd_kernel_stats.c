@@ -2,6 +2,7 @@
 #include "cmd.h"
 #include "../analyzers/analyzers.h"
 
+#include <regex.h>
 #include <string.h>
 
 enum { OPT_OP = 1, OPT_KERNEL, OPT_SORT, OPT_TOP };
@@ -28,16 +29,30 @@ static int parse_sort(struct xp_ctx *ctx, const char *arg)
 	return xp_usage_error(ctx, "--sort takes total, count, avg, max or name, not '%s'", arg);
 }
 
+/* A bad expression is a usage error before any file is read. */
+static int check_regex(struct xp_ctx *ctx, const char *opt, const char *arg)
+{
+	regex_t re;
+	int rc = regcomp(&re, arg, REG_EXTENDED | REG_NOSUB);
+	if (!rc) {
+		regfree(&re);
+		return 0;
+	}
+	char buf[128];
+	regerror(rc, &re, buf, sizeof buf);
+	return xp_usage_error(ctx, "bad %s regular expression '%s': %s", opt, arg, buf);
+}
+
 static int kernel_stats_set(struct xp_ctx *ctx, int key, const char *arg)
 {
 	long n;
 	switch (key) {
 	case OPT_OP:
 		opts.op_regex = arg;
-		return 0;
+		return check_regex(ctx, "--op", arg);
 	case OPT_KERNEL:
 		opts.kernel_regex = arg;
-		return 0;
+		return check_regex(ctx, "--kernel", arg);
 	case OPT_SORT:
 		return parse_sort(ctx, arg);
 	case OPT_TOP:

@@ -3,12 +3,14 @@
 #include "../formats/input.h"
 #include "../formats/out.h"
 #include "../formats/xplane_read.h"
+#include "../formats/trace_json.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int xp_usage_error(const struct xp_ctx *ctx, const char *fmt, ...)
@@ -69,21 +71,32 @@ static bool show_progress(const struct xp_ctx *ctx, uint64_t bytes)
 	return !ctx->quiet && bytes >= (256ull << 20) && isatty(STDERR_FILENO);
 }
 
+/* Trace JSON streams: it is never held whole, decompressed or not. */
+static int load_trace_json(struct xp_ctx *ctx, struct xp_capture *c, const struct xp_input_file *f, struct xp_err *err)
+{
+	struct stat st;
+	bool progress = stat(f->path, &st) == 0 && show_progress(ctx, (uint64_t)st.st_size);
+	if (progress)
+		fprintf(stderr, "xpstat: reading %s (%.1f MB)...\r", f->path, (double)st.st_size / 1e6);
+	struct xp_json_opts jo = {.max_bytes = ctx->max_input_bytes, .threads = ctx->threads};
+	int rc = xp_read_trace_json_file(c, f->path, &jo, err);
+	if (progress)
+		fprintf(stderr, "\033[K");
+	return rc;
+}
+
 static int load_file(struct xp_ctx *ctx, struct xp_capture *c, const struct xp_input_file *f, struct xp_err *err)
 {
+	if (f->kind == XP_FILE_TRACE_JSON)
+		return load_trace_json(ctx, c, f, err);
 	struct xp_buf buf;
 	if (xp_buf_open(f->path, ctx->max_input_bytes, &buf, err))
 		return -1;
 	bool progress = show_progress(ctx, buf.len);
 	if (progress)
 		fprintf(stderr, "xpstat: reading %s (%.1f MB)...\r", f->path, (double)buf.len / 1e6);
-	int rc;
-	if (f->kind == XP_FILE_TRACE_JSON) {
-		rc = xp_err_set(err, XP_EXIT_BAD_INPUT, f->path, "trace JSON input is not supported yet");
-	} else {
-		struct xp_read_opts ro = {.threads = ctx->threads, .release_pages = buf.map != NULL};
-		rc = xp_read_xspace(c, f->path, buf.data, buf.len, &ro, err);
-	}
+	struct xp_read_opts ro = {.threads = ctx->threads, .release_pages = buf.map != NULL};
+	int rc = xp_read_xspace(c, f->path, buf.data, buf.len, &ro, err);
 	if (!rc) {
 		struct xp_host *h = &c->hosts[c->n_hosts - 1];
 		h->compression = buf.comp;

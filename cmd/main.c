@@ -18,6 +18,14 @@ static const struct xp_cmd *const commands[] = {
 	&xp_cmd_overview,
 	&xp_cmd_steps,
 	&xp_cmd_pod,
+	&xp_cmd_input_pipeline,
+	&xp_cmd_tf_data,
+	&xp_cmd_tf_stats,
+	&xp_cmd_kernel_stats,
+	&xp_cmd_memory,
+	&xp_cmd_report,
+	&xp_cmd_check,
+	&xp_cmd_compare,
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 
@@ -27,7 +35,7 @@ enum {
 };
 
 static const struct xp_opt global_opts[] = {
-	{"format", 1, G_FORMAT, "FMT", "output format: text (default), csv or json"},
+	{"format", 1, G_FORMAT, "FMT", "output format: text (default), csv or json; junit (check only)"},
 	{"output", 1, G_OUTPUT, "FILE", "write to FILE (atomically) instead of standard output; also -o"},
 	{"host", 1, G_HOST, "NAME", "only the host NAME (':' and '_' are the same)"},
 	{"run", 1, G_RUN, "NAME", "the run NAME of a logdir instead of the newest"},
@@ -137,7 +145,9 @@ static int set_global(struct xp_ctx *ctx, int key, const char *arg)
 	long n;
 	switch (key) {
 	case G_FORMAT:
-		if (strcmp(arg, "text") && strcmp(arg, "csv") && strcmp(arg, "json"))
+		if (!strcmp(arg, "junit") && !(ctx->cmd && !strcmp(ctx->cmd->name, "check")))
+			return xp_usage_error(ctx, "--format junit is only for check (use text, csv or json)");
+		if (strcmp(arg, "text") && strcmp(arg, "csv") && strcmp(arg, "json") && strcmp(arg, "junit"))
 			return xp_usage_error(ctx, "unknown --format '%s' (use text, csv or json)", arg);
 		ctx->format = arg;
 		return 0;

@@ -161,6 +161,16 @@ enum xp_compression {
 	XP_COMP_ZSTD
 };
 
+/* What a trace JSON file held, for info's completeness report (zero for XSpace). */
+struct xp_json_counts {
+	uint64_t entries;              /* elements of traceEvents ({} included) */
+	uint64_t complete, begin, end, instant, counter, metadata, flow, async, empty, other;
+	uint64_t unmatched_begin;      /* B without E (kept with duration 0) */
+	uint64_t unmatched_end;        /* E without B, and async ends without a begin (dropped) */
+	uint64_t zero_dur_kernels;     /* kernel events with dur 0 (below the trace's time resolution) */
+	bool truncated;                /* complete events exactly 1,000,000 or 5,000,000: an exporter's cap */
+};
+
 struct xp_host {
 	char *path;             /* file it came from */
 	char *name;             /* hostnames[0], else file name minus suffix */
@@ -175,6 +185,7 @@ struct xp_host {
 	uint32_t *errors, *warnings, *hostnames; /* interned */
 	bool pre_grouped;       /* a group_id stat metadata exists (TF 2.3-2.10) */
 	struct xp_oddities odd;
+	struct xp_json_counts json; /* format XP_FMT_TRACE_JSON only */
 };
 
 /* String interning: one table per capture. */

@@ -1,8 +1,9 @@
-/* decompress.c - sniffing, bounded gzip/zstd decompression and loading one input file into memory. */
+/* decompress.c - sniffing, bounded gzip/zstd decompression, loading one input file into memory, and a streaming pull reader. */
 #include "input.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -400,4 +401,406 @@ void xp_buf_close(struct xp_buf *b)
 		munmap(b->map, b->map_len);
 	free(b->owned);
 	memset(b, 0, sizeof *b);
+}
+
+/* --- streaming: the pull reader ------------------------------------------ */
+
+/*
+ * The caller pulls decompressed bytes in pieces; nothing holds the whole
+ * output. The decoders follow xp_decompress: gzip members and zstd frames may
+ * be concatenated, anything else after the last one is trailing garbage, and
+ * the --max-input-bytes limit applies to the decompressed bytes. Error
+ * offsets are in the compressed file. With a helper thread, the decoder runs
+ * ahead of the caller into a ring of chunks.
+ */
+
+#define XP_PULL_IN ((size_t)1 << 20)     /* compressed bytes read at a time */
+#define XP_PULL_CHUNK ((size_t)1 << 20)  /* decompressed bytes per ring slot */
+#define XP_PULL_SLOTS 4
+
+struct xp_pull {
+	char *path;
+	int fd;                 /* -1: memory input */
+	enum xp_compression comp;
+	uint64_t file_bytes, max_out, produced;
+	uint8_t *inbuf;         /* owned input buffer (file input) */
+	size_t in_cap;
+	const uint8_t *in;      /* input bytes [in_pos, in_len) not yet decoded */
+	size_t in_len, in_pos;
+	uint64_t in_base;       /* file offset of in[0] */
+	bool in_eof;            /* nothing follows in[in_len) */
+	z_stream zs;
+	bool zs_init;
+	ZSTD_DCtx *zd;
+	bool member_end;        /* at the end of a gzip member / zstd frame */
+	bool done;
+	struct xp_err err;      /* the decoder's error */
+	/* helper thread: the decoder fills slot[tail % N], the caller drains slot[head % N] */
+	bool threaded;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint8_t *slot[XP_PULL_SLOTS];
+	size_t slot_len[XP_PULL_SLOTS];
+	unsigned head, tail;
+	size_t head_pos;
+	bool prod_end, prod_failed, cancel;
+};
+
+/* Make at least k input bytes available at in_pos, unless the input ends first. */
+static int pull_need(struct xp_pull *p, size_t k)
+{
+	while (p->in_len - p->in_pos < k && !p->in_eof) {
+		if (p->fd < 0) {
+			p->in_eof = true;
+			break;
+		}
+		size_t keep = p->in_len - p->in_pos;
+		if (keep && p->in_pos)
+			memmove(p->inbuf, p->inbuf + p->in_pos, keep);
+		p->in_base += p->in_pos;
+		p->in_pos = 0;
+		p->in_len = keep;
+		ssize_t n;
+		do
+			n = read(p->fd, p->inbuf + keep, p->in_cap - keep);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			return xp_err_set(&p->err, XP_EXIT_BAD_INPUT, p->path, "read error: %s", strerror(errno));
+		if (n == 0)
+			p->in_eof = true;
+		p->in_len += (size_t)n;
+	}
+	return 0;
+}
+
+static int64_t pull_count(struct xp_pull *p, size_t got)
+{
+	p->produced += got;
+	if (p->produced > p->max_out)
+		return too_big(p->path, p->max_out, &p->err);
+	return (int64_t)got;
+}
+
+static int64_t pull_plain(struct xp_pull *p, uint8_t *out, size_t n)
+{
+	size_t avail = p->in_len - p->in_pos;
+	if (avail) {
+		size_t k = avail < n ? avail : n;
+		memcpy(out, p->in + p->in_pos, k);
+		p->in_pos += k;
+		return pull_count(p, k);
+	}
+	if (p->fd < 0 || p->in_eof)
+		return 0;
+	ssize_t k;
+	do
+		k = read(p->fd, out, n);
+	while (k < 0 && errno == EINTR);
+	if (k < 0)
+		return xp_err_set(&p->err, XP_EXIT_BAD_INPUT, p->path, "read error: %s", strerror(errno));
+	if (k == 0)
+		p->in_eof = true;
+	return pull_count(p, (size_t)k);
+}
+
+static int64_t pull_gzip(struct xp_pull *p, uint8_t *out, size_t n)
+{
+	size_t got = 0;
+	while (got == 0) {
+		if (p->member_end) {
+			if (pull_need(p, 2))
+				return -1;
+			size_t avail = p->in_len - p->in_pos;
+			if (avail == 0)
+				return 0;
+			if (!gzip_magic_at(p->in, p->in_len, p->in_pos))
+				return xp_err_at(&p->err, XP_EXIT_BAD_INPUT, p->path, p->in_base + p->in_pos,
+						 "trailing garbage after the gzip stream");
+			inflateReset(&p->zs);
+			p->member_end = false;
+		}
+		if (pull_need(p, 1))
+			return -1;
+		size_t avail = p->in_len - p->in_pos, room = n - got;
+		p->zs.next_in = p->in + p->in_pos;
+		p->zs.avail_in = (uInt)(avail > XP_ZSLICE ? XP_ZSLICE : avail);
+		p->zs.next_out = out + got;
+		p->zs.avail_out = (uInt)(room > XP_ZSLICE ? XP_ZSLICE : room);
+		uInt in0 = p->zs.avail_in, out0 = p->zs.avail_out;
+		int ret = inflate(&p->zs, Z_NO_FLUSH);
+		p->in_pos += in0 - p->zs.avail_in;
+		got += out0 - p->zs.avail_out;
+		if (ret == Z_STREAM_END) {
+			p->member_end = true;
+			continue;
+		}
+		if (ret == Z_OK)
+			continue;
+		if (ret == Z_BUF_ERROR && avail)
+			continue;
+		if (ret == Z_BUF_ERROR)
+			return xp_err_at(&p->err, XP_EXIT_BAD_INPUT, p->path, p->in_base + p->in_pos, "truncated gzip stream");
+		if (ret == Z_MEM_ERROR)
+			return no_memory(p->path, 0, &p->err);
+		return xp_err_at(&p->err, XP_EXIT_BAD_INPUT, p->path, p->in_base + p->in_pos, "corrupt gzip data: %s",
+				 p->zs.msg ? p->zs.msg : (ret == Z_NEED_DICT ? "needs a preset dictionary" : "invalid stream"));
+	}
+	return pull_count(p, got);
+}
+
+static int64_t pull_zstd(struct xp_pull *p, uint8_t *out, size_t n)
+{
+	size_t got = 0;
+	while (got == 0) {
+		if (p->member_end) {
+			if (pull_need(p, 4))
+				return -1;
+			size_t avail = p->in_len - p->in_pos;
+			if (avail == 0)
+				return 0;
+			if (!zstd_magic_at(p->in, p->in_len, p->in_pos))
+				return xp_err_at(&p->err, XP_EXIT_BAD_INPUT, p->path, p->in_base + p->in_pos,
+						 "trailing garbage after the zstd stream");
+			p->member_end = false;
+		}
+		if (pull_need(p, 1))
+			return -1;
+		size_t avail = p->in_len - p->in_pos;
+		ZSTD_inBuffer ib = {p->in + p->in_pos, avail, 0};
+		ZSTD_outBuffer ob = {out + got, n - got, 0};
+		size_t ret = ZSTD_decompressStream(p->zd, &ob, &ib);
+		p->in_pos += ib.pos;
+		got += ob.pos;
+		if (ZSTD_isError(ret))
+			return xp_err_at(&p->err, XP_EXIT_BAD_INPUT, p->path, p->in_base + p->in_pos, "corrupt zstd data: %s",
+					 ZSTD_getErrorName(ret));
+		if (ret == 0) {
+			p->member_end = true;
+			continue;
+		}
+		/* No input left and room left for output: the frame can never end. */
+		if (!avail && ob.pos < ob.size)
+			return xp_err_at(&p->err, XP_EXIT_BAD_INPUT, p->path, p->in_base + p->in_pos, "truncated zstd stream");
+	}
+	return pull_count(p, got);
+}
+
+static int64_t pull_decode(struct xp_pull *p, uint8_t *out, size_t n)
+{
+	if (p->done || n == 0)
+		return 0;
+	int64_t k;
+	switch (p->comp) {
+	case XP_COMP_GZIP: k = pull_gzip(p, out, n); break;
+	case XP_COMP_ZSTD: k = pull_zstd(p, out, n); break;
+	default: k = pull_plain(p, out, n); break;
+	}
+	if (k <= 0)
+		p->done = true;
+	return k;
+}
+
+static void *pull_producer(void *arg)
+{
+	struct xp_pull *p = arg;
+	for (;;) {
+		pthread_mutex_lock(&p->mu);
+		while (!p->cancel && p->tail - p->head == XP_PULL_SLOTS)
+			pthread_cond_wait(&p->cv, &p->mu);
+		bool cancel = p->cancel;
+		unsigned s = p->tail % XP_PULL_SLOTS;
+		pthread_mutex_unlock(&p->mu);
+		if (cancel)
+			break;
+		int64_t k = pull_decode(p, p->slot[s], XP_PULL_CHUNK);
+		pthread_mutex_lock(&p->mu);
+		if (k > 0) {
+			p->slot_len[s] = (size_t)k;
+			p->tail++;
+		} else {
+			p->prod_end = true;
+			p->prod_failed = k < 0;
+		}
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+		if (k <= 0)
+			break;
+	}
+	return NULL;
+}
+
+static void pull_copy_err(const struct xp_pull *p, struct xp_err *err)
+{
+	if (err && !err->status)
+		*err = p->err;
+}
+
+int64_t xp_pull_read(struct xp_pull *p, uint8_t *buf, size_t n, struct xp_err *err)
+{
+	if (!p->threaded) {
+		int64_t k = pull_decode(p, buf, n);
+		if (k < 0)
+			pull_copy_err(p, err);
+		return k;
+	}
+	pthread_mutex_lock(&p->mu);
+	while (p->head == p->tail && !p->prod_end)
+		pthread_cond_wait(&p->cv, &p->mu);
+	if (p->head == p->tail) {
+		bool failed = p->prod_failed;
+		pthread_mutex_unlock(&p->mu);
+		if (failed) {
+			pull_copy_err(p, err);
+			return -1;
+		}
+		return 0;
+	}
+	unsigned s = p->head % XP_PULL_SLOTS;
+	size_t avail = p->slot_len[s] - p->head_pos;
+	pthread_mutex_unlock(&p->mu);
+	size_t k = avail < n ? avail : n;
+	memcpy(buf, p->slot[s] + p->head_pos, k);
+	p->head_pos += k;
+	if (p->head_pos == p->slot_len[s]) {
+		pthread_mutex_lock(&p->mu);
+		p->head++;
+		p->head_pos = 0;
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+	}
+	return (int64_t)k;
+}
+
+/* Sniff, then set up the decoder (and the helper thread when asked). */
+static int pull_start(struct xp_pull *p, uint64_t max_bytes, bool threaded, struct xp_err *err)
+{
+	p->max_out = max_bytes ? max_bytes : xp_physical_memory();
+	if (pull_need(p, 4)) {
+		pull_copy_err(p, err);
+		return -1;
+	}
+	p->comp = xp_sniff(p->in + p->in_pos, p->in_len - p->in_pos);
+	if (p->comp == XP_COMP_NONE && p->file_bytes > p->max_out)
+		return xp_err_set(err, XP_EXIT_BAD_INPUT, p->path,
+				  "file size %llu exceeds the limit of %llu bytes (--max-input-bytes)",
+				  (unsigned long long)p->file_bytes, (unsigned long long)p->max_out);
+	if (p->comp == XP_COMP_GZIP) {
+		if (inflateInit2(&p->zs, 15 + 32) != Z_OK)
+			return no_memory(p->path, sizeof p->zs, err);
+		p->zs_init = true;
+	} else if (p->comp == XP_COMP_ZSTD) {
+		if (!(p->zd = ZSTD_createDCtx()))
+			return no_memory(p->path, 0, err);
+		ZSTD_DCtx_setParameter(p->zd, ZSTD_d_windowLogMax, zstd_window_log_max(p->max_out));
+	}
+	if (!threaded || p->comp == XP_COMP_NONE)
+		return 0;
+	for (unsigned i = 0; i < XP_PULL_SLOTS; i++)
+		if (!(p->slot[i] = malloc(XP_PULL_CHUNK)))
+			return no_memory(p->path, XP_PULL_CHUNK, err);
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	p->threaded = pthread_create(&p->th, NULL, pull_producer, p) == 0;
+	if (!p->threaded) {
+		pthread_mutex_destroy(&p->mu);
+		pthread_cond_destroy(&p->cv);
+	}
+	return 0;
+}
+
+static struct xp_pull *pull_new(const char *path)
+{
+	struct xp_pull *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	p->fd = -1;
+	p->path = strdup(path ? path : "");
+	if (!p->path) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+int xp_pull_open(const char *path, uint64_t max_bytes, bool threaded, struct xp_pull **out, struct xp_err *err)
+{
+	*out = NULL;
+	struct stat st;
+	int fd = open_regular(path, &st, err);
+	if (fd < 0)
+		return -1;
+	struct xp_pull *p = pull_new(path);
+	if (!p || !(p->inbuf = malloc(XP_PULL_IN))) {
+		if (p)
+			free(p->path);
+		free(p);
+		close(fd);
+		return no_memory(path, XP_PULL_IN, err);
+	}
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	p->fd = fd;
+	p->in = p->inbuf;
+	p->in_cap = XP_PULL_IN;
+	p->file_bytes = (uint64_t)st.st_size;
+	if (pull_start(p, max_bytes, threaded, err)) {
+		xp_pull_close(p);
+		return -1;
+	}
+	*out = p;
+	return 0;
+}
+
+int xp_pull_open_mem(const char *path, const uint8_t *data, size_t len, uint64_t max_bytes, struct xp_pull **out,
+		     struct xp_err *err)
+{
+	*out = NULL;
+	struct xp_pull *p = pull_new(path);
+	if (!p)
+		return no_memory(path, sizeof *p, err);
+	p->in = data;
+	p->in_len = len;
+	p->in_eof = true;
+	p->file_bytes = len;
+	if (pull_start(p, max_bytes, false, err)) {
+		xp_pull_close(p);
+		return -1;
+	}
+	*out = p;
+	return 0;
+}
+
+enum xp_compression xp_pull_compression(const struct xp_pull *p)
+{
+	return p->comp;
+}
+
+uint64_t xp_pull_file_bytes(const struct xp_pull *p)
+{
+	return p->file_bytes;
+}
+
+void xp_pull_close(struct xp_pull *p)
+{
+	if (!p)
+		return;
+	if (p->threaded) {
+		pthread_mutex_lock(&p->mu);
+		p->cancel = true;
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+		pthread_join(p->th, NULL);
+		pthread_mutex_destroy(&p->mu);
+		pthread_cond_destroy(&p->cv);
+	}
+	for (unsigned i = 0; i < XP_PULL_SLOTS; i++)
+		free(p->slot[i]);
+	if (p->zs_init)
+		inflateEnd(&p->zs);
+	ZSTD_freeDCtx(p->zd);
+	if (p->fd >= 0)
+		close(p->fd);
+	free(p->inbuf);
+	free(p->path);
+	free(p);
 }

@@ -32,6 +32,22 @@ void xp_buf_close(struct xp_buf *b);
 /* Physical memory of the machine, the default --max-input-bytes. */
 uint64_t xp_physical_memory(void);
 
+/* A pull reader of one input's decompressed bytes, for readers that stream
+ * (trace JSON) rather than hold the whole decompressed file: memory stays at a
+ * few MiB whatever the size. Same sniffing, limits and error messages as
+ * xp_buf_open. With threaded, gzip/zstd inflate on a helper thread ahead of
+ * the caller. */
+struct xp_pull;
+int xp_pull_open(const char *path, uint64_t max_bytes, bool threaded, struct xp_pull **out, struct xp_err *err);
+/* The same over bytes in memory (not copied; they must outlive the reader). */
+int xp_pull_open_mem(const char *path, const uint8_t *data, size_t len, uint64_t max_bytes, struct xp_pull **out,
+		     struct xp_err *err);
+/* Up to n decompressed bytes into buf: the count, 0 at the end, -1 with err set. */
+int64_t xp_pull_read(struct xp_pull *p, uint8_t *buf, size_t n, struct xp_err *err);
+enum xp_compression xp_pull_compression(const struct xp_pull *p);
+uint64_t xp_pull_file_bytes(const struct xp_pull *p);
+void xp_pull_close(struct xp_pull *p);
+
 enum xp_file_kind {
 	XP_FILE_XSPACE = 1,     /* *.xplane.pb[.gz|.zst] */
 	XP_FILE_TRACE_JSON = 2  /* *.trace.json[.gz], *.pt.trace.json[.gz], perfetto_trace.json.gz */

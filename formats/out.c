@@ -14,6 +14,7 @@ static const struct xp_writer *const writers[] = {
 	&xp_writer_text,
 	&xp_writer_csv,
 	&xp_writer_json,
+	&xp_writer_junit,
 };
 
 const struct xp_writer *xp_writer_find(const char *name)
@@ -54,12 +55,32 @@ static void outfile_clear(struct xp_outfile *of)
 	of->tmp = NULL;
 }
 
+/* Not a regular file (/dev/null, /dev/stdout, a FIFO): written in place, since a rename would replace it. */
+static bool special_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
 int xp_outfile_open(struct xp_outfile *of, const char *path)
 {
 	mode_t mask;
 	int fd, err;
 
 	of->f = NULL;
+	of->tmp = NULL;
+	if (special_file(path)) {
+		if (!(of->path = strdup(path)))
+			return errno = ENOMEM, -1;
+		if (!(of->f = fopen(path, "w"))) {
+			err = errno;
+			outfile_clear(of);
+			errno = err;
+			return -1;
+		}
+		return 0;
+	}
 	of->path = strdup(path);
 	of->tmp = tmp_template(path);
 	if (!of->path || !of->tmp) {
@@ -137,11 +158,14 @@ int xp_outfile_commit(struct xp_outfile *of)
 	}
 	err = close_tmp(of->f);
 	of->f = NULL;
-	if (!err && rename(of->tmp, of->path) != 0)
+	if (!of->tmp) {
+		/* A special file, written in place. */
+	} else if (!err && rename(of->tmp, of->path) != 0) {
 		err = errno;
-	if (err)
+	}
+	if (err && of->tmp)
 		unlink(of->tmp);
-	else
+	else if (of->tmp)
 		sync_dir_of(of->path);
 	outfile_clear(of);
 	if (err) {

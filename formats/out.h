@@ -25,9 +25,13 @@ struct xp_writer {
 };
 
 extern const struct xp_writer xp_writer_text, xp_writer_csv, xp_writer_json;
+extern const struct xp_writer xp_writer_junit;  /* check only: one testcase per row of its table "checks" */
 const struct xp_writer *xp_writer_find(const char *name);
+/* R's JSON document as a cJSON tree (for documents that nest results: report); the caller deletes it. */
+struct cJSON *xp_json_document(const struct xp_result *r);
 
-/* Atomic -o: write to a temporary file next to PATH, rename on commit. */
+/* Atomic -o: write to a temporary file next to PATH, rename on commit (a special file such as
+ * /dev/null is written in place: a rename would replace it). */
 struct xp_outfile {
 	FILE *f;
 	char *path;

@@ -179,6 +179,11 @@ static cJSON *jdocument(const struct xp_result *r)
 	return doc;
 }
 
+struct cJSON *xp_json_document(const struct xp_result *r)
+{
+	return jdocument(r);
+}
+
 static int json_write(const struct xp_result *r, FILE *f, const struct xp_out_opts *o)
 {
 	cJSON *doc = jdocument(r);

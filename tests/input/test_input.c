@@ -349,6 +349,12 @@ static void test_limits(void)
 	CHECK(xp_decompress("t", z1.p, z1.n, XP_COMP_ZSTD, 1000, &out, &len, &ok) == 0 && len == 1000);
 	free(out);
 	CHECK(ok.status == 0);
+	/* Not compressed: a bounded copy. */
+	CHECK(xp_decompress("t", zeros, 1000, XP_COMP_NONE, 1000, &out, &len, &ok) == 0 && len == 1000);
+	free(out);
+	struct bytes plain = { zeros, 1000 };
+	e = decompress_err(plain, XP_COMP_NONE, 999);
+	CHECK(contains(e.msg, "exceeds the limit of 999 bytes"));
 	e = decompress_err(g1, XP_COMP_GZIP, 999);
 	CHECK(contains(e.msg, "exceeds the limit of 999 bytes"));
 	e = decompress_err(z1, XP_COMP_ZSTD, 999);

@@ -71,5 +71,80 @@ for t in runs run_hosts; do
 done
 "$xpstat" runs --format json "$work/logs" >"$work/out.json" || fail=1
 check "runs json" /usr/bin/python3 "$check_json" "$schemas/runs.schema.json" "$work/out.json"
+# kernel-stats: the kernels table as CSV and the whole result against its schema; filters, --top, --sort, --compat too.
+lint_kernel_stats() { # input [options...]
+	in=$1
+	shift
+	"$xpstat" kernel-stats "$@" --format csv "$in" >"$work/out.csv" || { echo "FAIL kernel-stats $* csv $in"; fail=1; return; }
+	check "kernel-stats $* csv $in" "$check_csv" "$work/out.csv"
+	"$xpstat" kernel-stats "$@" --format json "$in" >"$work/out.json" || { echo "FAIL kernel-stats $* json $in"; fail=1; return; }
+	check "kernel-stats $* json $in" /usr/bin/python3 "$check_json" "$schemas/kernel-stats.schema.json" "$work/out.json"
+}
+for in in $inputs; do
+	lint_kernel_stats "$in"
+done
+lint_kernel_stats "$work/raw.xplane.pb" --op 'MatMul' --top 3
+lint_kernel_stats "$work/jax.xplane.pb" --compat xprof --sort count
+lint_kernel_stats "$work/grouped.xplane.pb" --kernel '^nothing$'
+# tf-stats: the table as CSV, the whole result against its schema, and the CSV cell for cell against the JSON.
+csv_matches_json=$(dirname "$check_json")/csv_matches_json.py
+lint_tf_stats() { # input [options...]
+	in=$1
+	shift
+	"$xpstat" tf-stats "$@" --format csv "$in" >"$work/out.csv" || { echo "FAIL tf-stats $* csv $in"; fail=1; return; }
+	check "tf-stats $* csv $in" "$check_csv" "$work/out.csv"
+	"$xpstat" tf-stats "$@" --format json "$in" >"$work/out.json" || { echo "FAIL tf-stats $* json $in"; fail=1; return; }
+	check "tf-stats $* json $in" /usr/bin/python3 "$check_json" "$schemas/tf-stats.schema.json" "$work/out.json"
+	check "tf-stats $* csv = json $in" /usr/bin/python3 "$csv_matches_json" "$work/out.csv" "$work/out.json" tf_stats
+}
+for in in $inputs; do
+	lint_tf_stats "$in"
+done
+lint_tf_stats "$work/raw.xplane.pb" --no-idle --top 5 --sort total
+lint_tf_stats "$work/grouped.xplane.pb" --device-only --op 'MatMul|Conv' --sort avg
+lint_tf_stats "$work/odd.xplane.pb" --host-only --type '^Dataset$' --sort name
+lint_tf_stats "$work/jax.xplane.pb" --compat xprof --sort count
+# memory: every table as CSV (and cell for cell against the JSON), the whole result against its schema.
+lint_memory() { # input [options...]
+	in=$1
+	shift
+	for t in allocators breakdown timeline; do
+		"$xpstat" memory --breakdown --timeline "$@" --format csv --table "$t" "$in" >"$work/out.csv" || { echo "FAIL memory $* csv $t $in"; fail=1; continue; }
+		check "memory $* --table $t $in" "$check_csv" "$work/out.csv"
+		"$xpstat" memory --breakdown --timeline "$@" --format json "$in" >"$work/out.json" || { echo "FAIL memory $* json $in"; fail=1; continue; }
+		check "memory $* csv = json $t $in" /usr/bin/python3 "$(dirname "$check_json")/csv_matches_json.py" "$work/out.csv" "$work/out.json" "$t"
+	done
+	"$xpstat" memory "$@" --format json "$in" >"$work/out.json" || { echo "FAIL memory $* json $in"; fail=1; return; }
+	check "memory $* json $in" /usr/bin/python3 "$check_json" "$schemas/memory.schema.json" "$work/out.json"
+	"$xpstat" memory --breakdown --timeline "$@" --format json "$in" >"$work/out.json" || { echo "FAIL memory $* json $in"; fail=1; return; }
+	check "memory --breakdown --timeline $* json $in" /usr/bin/python3 "$check_json" "$schemas/memory.schema.json" "$work/out.json"
+}
+for in in $inputs; do
+	lint_memory "$in"
+done
+lint_memory "$work/raw.xplane.pb" --points 7
+lint_memory "$work/logs" --allocator cpu
+# input-pipeline, tf-data: every table as CSV (and cell for cell against the JSON), the whole result against its schema.
+lint_input_command() { # command input [options...]
+	cmd=$1 in=$2
+	shift 2
+	case $cmd in
+	input-pipeline) tables="step_stats steps host_breakdown input_ops recommendation" ;;
+	tf-data) tables="bottleneck_analysis input_pipelines slowest_call calls" ;;
+	esac
+	"$xpstat" "$cmd" "$@" --format json "$in" >"$work/in.json" || { echo "FAIL $cmd $* json $in"; fail=1; return; }
+	check "$cmd $* json $in" /usr/bin/python3 "$check_json" "$schemas/$cmd.schema.json" "$work/in.json"
+	for t in $tables; do
+		"$xpstat" "$cmd" "$@" --format csv --table "$t" "$in" >"$work/in.csv" || { echo "FAIL $cmd $* csv $t $in"; fail=1; continue; }
+		check "$cmd $* --table $t $in" "$check_csv" "$work/in.csv"
+		check "$cmd $* csv = json $t $in" /usr/bin/python3 "$(dirname "$check_json")/csv_matches_json.py" "$work/in.csv" "$work/in.json" "$t"
+	done
+}
+for in in $inputs; do
+	lint_input_command input-pipeline "$in"
+	lint_input_command tf-data "$in"
+done
+lint_input_command input-pipeline "$work/jax.xplane.pb" --step-marker '^jit_train_step$'
+lint_input_command input-pipeline "$work/raw.xplane.pb" --compat xprof
 echo "lint: $n checks, $([ $fail = 0 ] && echo ok || echo FAILED)"
 exit $fail

@@ -5,7 +5,7 @@ Usage: check_steps.py XPSTAT REAL_DIR
 The expectations come from tests/gen/xpcheck.py's own protobuf walk of each file (no xpstat
 code): the TF 8xV100 capture's one step time is its longest Steps-line marker of group 0
 (no host marker of that group contains it); with --step-marker every matching host event is
-one step whose time is that event's duration. Skips (77) when REAL_DIR is absent.
+one step whose time is that event's duration, except matches inside another match. Skips (77) when REAL_DIR is absent.
 """
 import json
 import os
@@ -91,7 +91,8 @@ def check_tf(xpstat, real):
 
 
 def marker_durations(planes, regex):
-    durs = []
+    """Durations of the outermost matches: a match inside another is part of it."""
+    spans = []
     for p in planes:
         if p["name"] not in HOST_PLANES:
             continue
@@ -99,7 +100,15 @@ def marker_durations(planes, regex):
             for ev in line["events"]:
                 name = p["em"].get(ev["mid"], b"").decode("utf-8", "replace")
                 if regex.search(name):
-                    durs.append(ev["dur"])
+                    begin = line["ts"] * 1000 + ev["off"]
+                    spans.append((begin, -(begin + ev["dur"]), ev["dur"]))
+    spans.sort()
+    durs, reach = [], None
+    for begin, neg_end, dur in spans:
+        if reach is not None and -neg_end <= reach:
+            continue
+        reach = -neg_end if reach is None else max(reach, -neg_end)
+        durs.append(dur)
     return sorted(durs)
 
 

@@ -1,0 +1,309 @@
+/* report.c - every analysis of one capture from one preparation, in a fixed order (`xpstat report`). */
+#include "analyzers.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Each analysis runs on the same capture and the same preparation (one
+ * decode, one xp_prepare). Every table is complete (no top-N cut: overview
+ * keeps every device op, kernel-stats and tf-stats every row, memory the
+ * allocations at each peak), so a saved report carries what a later check,
+ * compare or combine needs; text still shows only the first rows.
+ *
+ * The analyses only read the capture and the preparation, so they run side
+ * by side on o->threads threads: those that need only the capture start
+ * while the preparation is still being made, the others as soon as it is
+ * there. Results are put in report order afterwards, so the output is the
+ * same whatever the number of threads.
+ *
+ * Adding an analysis: one runner below and one line in `sections`.
+ */
+
+/* Text shows this many rows of a table that was made complete for the report. */
+#define TEXT_TOP 10
+
+/* P is NULL for the analyses that need only the capture. */
+typedef struct xp_result *(*run_fn)(const struct xp_capture *c, const struct xp_prep *p, const struct xp_report_opts *o);
+
+static void text_top(struct xp_result *r, const char *table, size_t rows)
+{
+	struct xp_table *t = r ? xp_result_table(r, table) : NULL;
+	if (t && !t->text_limit)
+		t->text_limit = rows;
+}
+
+static struct xp_result *run_info(const struct xp_capture *c, const struct xp_prep *p, const struct xp_report_opts *o)
+{
+	(void)p, (void)o;
+	struct xp_info_opts io = {0};
+	return xp_analyze_info(c, &io);
+}
+
+static struct xp_result *run_overview(const struct xp_capture *c, const struct xp_prep *p,
+				      const struct xp_report_opts *o)
+{
+	(void)c;
+	struct xp_overview_opts oo = {.top_ops = SIZE_MAX, .xprof_compat = o->xprof_compat};
+	struct xp_result *r = xp_analyze_overview(p, &oo);
+	text_top(r, "top_ops", TEXT_TOP);
+	return r;
+}
+
+static struct xp_result *run_steps(const struct xp_capture *c, const struct xp_prep *p, const struct xp_report_opts *o)
+{
+	(void)c, (void)o;
+	return xp_analyze_steps(p);
+}
+
+static struct xp_result *run_input_pipeline(const struct xp_capture *c, const struct xp_prep *p,
+					    const struct xp_report_opts *o)
+{
+	(void)c;
+	struct xp_input_opts io = {.xprof_compat = o->xprof_compat};
+	return xp_analyze_input_pipeline(p, &io);
+}
+
+static struct xp_result *run_tf_data(const struct xp_capture *c, const struct xp_prep *p,
+				     const struct xp_report_opts *o)
+{
+	(void)p, (void)o;
+	return xp_analyze_tf_data(c);
+}
+
+static struct xp_result *run_tf_stats(const struct xp_capture *c, const struct xp_prep *p,
+				      const struct xp_report_opts *o)
+{
+	(void)p;
+	struct xp_tf_stats_opts to = {.xprof_compat = o->xprof_compat};
+	char err[128];
+	return xp_analyze_tf_stats(c, &to, err, sizeof err);
+}
+
+static struct xp_result *run_kernel_stats(const struct xp_capture *c, const struct xp_prep *p,
+					  const struct xp_report_opts *o)
+{
+	(void)p;
+	struct xp_kernel_stats_opts ko = {.xprof_compat = o->xprof_compat};
+	char err[128];
+	return xp_analyze_kernel_stats(c, &ko, err, sizeof err);
+}
+
+static struct xp_result *run_memory(const struct xp_capture *c, const struct xp_prep *p, const struct xp_report_opts *o)
+{
+	(void)c, (void)o;
+	struct xp_memory_opts mo = {.breakdown = true};
+	struct xp_result *r = xp_analyze_memory(p, &mo);
+	text_top(r, "breakdown", TEXT_TOP);
+	return r;
+}
+
+static struct xp_result *run_pod(const struct xp_capture *c, const struct xp_prep *p, const struct xp_report_opts *o)
+{
+	(void)c, (void)o;
+	return xp_analyze_pod(p);
+}
+
+static const struct {
+	const char *command;
+	bool prep;              /* needs the preparation */
+	run_fn run;
+} sections[] = {
+	{"info", false, run_info},
+	{"overview", true, run_overview},
+	{"steps", true, run_steps},
+	{"input-pipeline", true, run_input_pipeline},
+	{"tf-data", false, run_tf_data},
+	{"tf-stats", false, run_tf_stats},
+	{"kernel-stats", false, run_kernel_stats},
+	{"memory", true, run_memory},
+	{"pod", true, run_pod},
+};
+#define N_SECTIONS (sizeof sections / sizeof *sections)
+
+const char *xp_report_command(size_t i)
+{
+	return i < N_SECTIONS ? sections[i].command : NULL;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		fputs("xpstat: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s ? s : "");
+	if (!d) {
+		fputs("xpstat: out of memory\n", stderr);
+		abort();
+	}
+	return d;
+}
+
+void xp_report_key(const char *command, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", command);
+	for (char *c = buf; *c; c++)
+		if (*c == '-')
+			*c = '_';
+}
+
+struct xp_report *xp_report_new(const char *source)
+{
+	struct xp_report *rep = xrealloc(NULL, sizeof *rep);
+	memset(rep, 0, sizeof *rep);
+	rep->source = xstrdup(source);
+	return rep;
+}
+
+void xp_report_add(struct xp_report *rep, const char *command, struct xp_result *r)
+{
+	char key[64];
+	xp_report_key(command, key, sizeof key);
+	rep->sec = xrealloc(rep->sec, (rep->n + 1) * sizeof *rep->sec);
+	rep->sec[rep->n++] = (struct xp_report_section){xstrdup(key), xstrdup(command), r};
+}
+
+static bool wanted(const char *command, const char *const *only)
+{
+	if (!only)
+		return true;
+	for (; *only; only++)
+		if (!strcmp(*only, command))
+			return true;
+	return false;
+}
+
+/* --- running the analyses side by side ------------------------------------------------------------ */
+
+struct pool {
+	const struct xp_capture *c;
+	const struct xp_report_opts *o;
+	const struct xp_prep *p;        /* NULL until made */
+	bool prep_done;                 /* made, or failed (then p stays NULL) */
+	bool started[N_SECTIONS];       /* taken by a thread (or not wanted) */
+	struct xp_result *r[N_SECTIONS];
+	pthread_mutex_t lock;
+	pthread_cond_t ready;
+};
+
+/* The next analysis this thread may run, or N_SECTIONS when none is left; waits for the preparation. */
+static size_t take(struct pool *pl, bool wait)
+{
+	pthread_mutex_lock(&pl->lock);
+	for (;;) {
+		bool pending = false;
+		for (size_t i = 0; i < N_SECTIONS; i++) {
+			if (pl->started[i])
+				continue;
+			if (sections[i].prep && !pl->prep_done) {
+				pending = true;
+				continue;
+			}
+			pl->started[i] = true;
+			pthread_mutex_unlock(&pl->lock);
+			return i;
+		}
+		if (!pending || !wait)
+			break;
+		pthread_cond_wait(&pl->ready, &pl->lock);
+	}
+	pthread_mutex_unlock(&pl->lock);
+	return N_SECTIONS;
+}
+
+static void run_one(struct pool *pl, size_t i)
+{
+	/* A failed preparation leaves its analyses out; the caller reports the error. */
+	if (!sections[i].prep || pl->p)
+		pl->r[i] = sections[i].run(pl->c, pl->p, pl->o);
+}
+
+static void *worker(void *arg)
+{
+	struct pool *pl = arg;
+	size_t i;
+	while ((i = take(pl, true)) < N_SECTIONS)
+		run_one(pl, i);
+	return NULL;
+}
+
+struct xp_report *xp_report_run(const struct xp_capture *c, const struct xp_prep_opts *po,
+				const struct xp_report_opts *o, const char *const *only, char *errmsg, size_t errlen)
+{
+	struct pool pl = {.c = c, .o = o};
+	size_t n = 0;
+	bool need_prep = false;
+	for (size_t i = 0; i < N_SECTIONS; i++) {
+		pl.started[i] = !wanted(sections[i].command, only);
+		n += !pl.started[i];
+		need_prep |= !pl.started[i] && sections[i].prep;
+	}
+	size_t threads = o->threads > 1 ? (size_t)o->threads : 1;
+	if (threads > n)
+		threads = n ? n : 1;
+	pthread_mutex_init(&pl.lock, NULL);
+	pthread_cond_init(&pl.ready, NULL);
+	pthread_t tid[N_SECTIONS];
+	size_t helpers = 0;
+	for (size_t t = 1; t < threads; t++)
+		if (!pthread_create(&tid[helpers], NULL, worker, &pl))
+			helpers++;
+	/* This thread makes the preparation (helpers run capture-only analyses meanwhile), then works too. */
+	struct xp_prep *p = need_prep ? xp_prepare(c, po, errmsg, errlen) : NULL;
+	pthread_mutex_lock(&pl.lock);
+	pl.p = p;
+	pl.prep_done = true;
+	pthread_cond_broadcast(&pl.ready);
+	pthread_mutex_unlock(&pl.lock);
+	worker(&pl);
+	for (size_t t = 0; t < helpers; t++)
+		pthread_join(tid[t], NULL);
+	pthread_cond_destroy(&pl.ready);
+	pthread_mutex_destroy(&pl.lock);
+	if (need_prep && !p) {
+		for (size_t i = 0; i < N_SECTIONS; i++)
+			xp_result_free(pl.r[i]);
+		return NULL;
+	}
+	struct xp_report *rep = xp_report_new("");
+	for (size_t i = 0; i < N_SECTIONS; i++)
+		if (pl.r[i])
+			xp_report_add(rep, sections[i].command, pl.r[i]);
+	if (p)
+		xp_prep_free(p);
+	return rep;
+}
+
+void xp_report_free(struct xp_report *rep)
+{
+	if (!rep)
+		return;
+	for (size_t i = 0; i < rep->n; i++) {
+		free(rep->sec[i].key);
+		free(rep->sec[i].command);
+		xp_result_free(rep->sec[i].r);
+	}
+	free(rep->sec);
+	free(rep->source);
+	free(rep);
+}
+
+const struct xp_result *xp_report_get(const struct xp_report *rep, const char *command)
+{
+	char key[64];
+	xp_report_key(command, key, sizeof key);
+	for (size_t i = 0; rep && i < rep->n; i++)
+		if (!strcmp(rep->sec[i].key, key))
+			return rep->sec[i].r;
+	return NULL;
+}

@@ -1,0 +1,283 @@
+/* tf_data_result.c - the `tf-data` result: verdict, summary, bottleneck analysis, pipelines, the slowest call's iterators, every call. */
+#include "analyzers.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CALLS_TEXT_ROWS 10
+
+static size_t count_pipelines(const struct xp_tfdata *t, int device)
+{
+	size_t n = 0;
+	for (uint32_t h = 0; h < t->n_hosts; h++)
+		for (size_t k = 0; k < t->hosts[h].n_pipelines; k++)
+			n += device < 0 || t->hosts[h].pipelines[k].device == (device != 0);
+	return n;
+}
+
+/* The slowest device pipeline, for the verdict when there is no host pipeline. */
+static const struct xp_tfdata_pipeline *slowest_device(const struct xp_tfdata *t, uint32_t *host)
+{
+	const struct xp_tfdata_pipeline *best = NULL;
+	for (uint32_t h = 0; h < t->n_hosts; h++)
+		for (size_t k = 0; k < t->hosts[h].n_pipelines; k++) {
+			const struct xp_tfdata_pipeline *p = &t->hosts[h].pipelines[k];
+			if (p->device && (!best || p->max_latency_ps > best->max_latency_ps)) {
+				best = p;
+				*host = h;
+			}
+		}
+	return best;
+}
+
+static void set_verdict(struct xp_result *r, const struct xp_tfdata *t)
+{
+	char max[32], self[32];
+	if (t->n_bottlenecks) {
+		const struct xp_tfdata_bottleneck_row *b = &t->bottlenecks[0];
+		const struct xp_tfdata_pipeline *p = xp_tfdata_row_pipeline(t, b);
+		xp_format_duration(b->max_latency_ps, max, sizeof max);
+		xp_format_duration(b->iterator_latency_ps, self, sizeof self);
+		if (!t->is_input_bound)
+			xp_result_set_verdict(r, "No tf.data input pipeline slower than 50 us: the slowest, %s on %s, takes "
+					      "up to %s per element", p->name, t->hosts[b->host].host, max);
+		else if (b->iterator_long_name[0])
+			xp_result_set_verdict(r, "tf.data input pipeline slower than 50 us: %s on %s takes up to %s per "
+					      "element; bottleneck %s (%s), %s self time", p->name, t->hosts[b->host].host,
+					      max, b->iterator_name, b->iterator_long_name, self);
+		else
+			xp_result_set_verdict(r, "tf.data input pipeline slower than 50 us: %s on %s takes up to %s per "
+					      "element; no blocking iterator has self time", p->name,
+					      t->hosts[b->host].host, max);
+		return;
+	}
+	uint32_t h = 0;
+	const struct xp_tfdata_pipeline *d = slowest_device(t, &h);
+	if (d) {
+		size_t n = count_pipelines(t, 1);
+		xp_format_duration(d->max_latency_ps, max, sizeof max);
+		xp_result_set_verdict(r, "No host tf.data input pipeline to analyze: %zu device input pipeline%s (slowest "
+				      "call %s, %s on %s)", n, n == 1 ? "" : "s", max, d->name, t->hosts[h].host);
+		return;
+	}
+	xp_result_set_verdict(r, "No tf.data activity captured");
+}
+
+static void add_summary(struct xp_result *r, const struct xp_tfdata *t)
+{
+	const struct xp_tfdata_bottleneck_row *b = t->n_bottlenecks ? &t->bottlenecks[0] : NULL;
+	const struct xp_tfdata_pipeline *p = b ? xp_tfdata_row_pipeline(t, b) : NULL;
+	uint64_t events = 0, calls = 0;
+	for (uint32_t h = 0; h < t->n_hosts; h++) {
+		events += t->hosts[h].n_iterator_events;
+		for (size_t k = 0; k < t->hosts[h].n_pipelines; k++)
+			calls += t->hosts[h].pipelines[k].n_calls;
+	}
+	xp_sum_int(r, "hosts", "Hosts", t->n_hosts);
+	xp_sum_int(r, "input_pipelines", "Input pipelines", (int64_t)count_pipelines(t, -1));
+	xp_sum_int(r, "host_input_pipelines", "Host input pipelines", (int64_t)count_pipelines(t, 0));
+	xp_sum_int(r, "device_input_pipelines", "Device input pipelines", (int64_t)count_pipelines(t, 1));
+	xp_sum_int(r, "iterator_events", "Iterator events", (int64_t)events);
+	xp_sum_int(r, "calls", "Pipeline calls", (int64_t)calls);
+	xp_sum_bool(r, "is_input_bound", "Slower than 50 us", t->is_input_bound);
+	xp_sum_str(r, "summary", "Summary", t->summary);
+	xp_sum_str(r, "bottleneck_host", "Most input-bound host", b ? t->hosts[b->host].host : "");
+	xp_sum_str(r, "bottleneck_input_pipeline", "Its slowest pipeline", p ? p->name : "");
+	xp_sum_dur(r, "max_latency_us", "Slowest call", t->max_latency_ps, XP_U_US);
+	xp_sum_str(r, "bottleneck_iterator", "Bottleneck iterator", b ? b->iterator_name : "");
+	xp_sum_str(r, "bottleneck_iterator_long_name", "Bottleneck long name", b ? b->iterator_long_name : "");
+	xp_sum_dur(r, "bottleneck_latency_us", "Bottleneck self time", b ? b->iterator_latency_ps : 0, XP_U_US);
+	xp_sum_str(r, "bottleneck_type", "Bottleneck type", b ? xp_tfdata_bottleneck_key(b->type) : "");
+	xp_sum_str(r, "suggestion", "Suggestion", b ? xp_tfdata_suggestion(b->type) : "");
+}
+
+static void bottleneck_table(struct xp_result *r, const struct xp_tfdata *t)
+{
+	struct xp_table *tb = xp_result_add_table(r, "bottleneck_analysis", "Bottleneck analysis (host input pipelines, "
+						  "slowest first)");
+	size_t c_host = xp_table_col(tb, "host", "Host", XP_T_STR, XP_U_NONE, 0);
+	size_t c_pipe = xp_table_col(tb, "input_pipeline", "Pipeline", XP_T_STR, XP_U_NONE, 0);
+	size_t c_id = xp_table_col(tb, "pipeline_id", "Id", XP_T_ID, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	size_t c_max = xp_table_col(tb, "max_latency_us", "Max latency", XP_T_DUR, XP_U_US, 0);
+	size_t c_it = xp_table_col(tb, "iterator", "Bottleneck", XP_T_STR, XP_U_NONE, 0);
+	size_t c_long = xp_table_col(tb, "iterator_long_name", "Long name", XP_T_STR, XP_U_NONE, 0);
+	size_t c_lat = xp_table_col(tb, "iterator_latency_us", "Self time", XP_T_DUR, XP_U_US, 0);
+	size_t c_type = xp_table_col(tb, "bottleneck_type", "Type", XP_T_STR, XP_U_NONE, 0);
+	size_t c_sug = xp_table_col(tb, "suggestion", "Suggestion", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	for (size_t i = 0; i < t->n_bottlenecks; i++) {
+		const struct xp_tfdata_bottleneck_row *b = &t->bottlenecks[i];
+		const struct xp_tfdata_pipeline *p = xp_tfdata_row_pipeline(t, b);
+		size_t row = xp_table_row(tb);
+		xp_set_str(tb, row, c_host, t->hosts[b->host].host);
+		xp_set_str(tb, row, c_pipe, p->name);
+		xp_set_id(tb, row, c_id, p->id);
+		xp_set_dur(tb, row, c_max, b->max_latency_ps);
+		xp_set_str(tb, row, c_it, b->iterator_name);
+		xp_set_str(tb, row, c_long, b->iterator_long_name);
+		xp_set_dur(tb, row, c_lat, b->iterator_latency_ps);
+		xp_set_str(tb, row, c_type, xp_tfdata_bottleneck_key(b->type));
+		xp_set_str(tb, row, c_sug, xp_tfdata_suggestion(b->type));
+	}
+	if (t->n_bottlenecks > 1)
+		tb->text_note = strdup("Suggestions for each row: --format csv or json.");
+}
+
+static void pipelines_table(struct xp_result *r, const struct xp_tfdata *t)
+{
+	struct xp_table *tb = xp_result_add_table(r, "input_pipelines", "Input pipelines");
+	size_t c_host = xp_table_col(tb, "host", "Host", XP_T_STR, XP_U_NONE, t->n_hosts > 1 ? 0 : XP_COL_TEXT_HIDDEN);
+	size_t c_pipe = xp_table_col(tb, "input_pipeline", "Pipeline", XP_T_STR, XP_U_NONE, 0);
+	size_t c_id = xp_table_col(tb, "pipeline_id", "Id", XP_T_ID, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	size_t c_type = xp_table_col(tb, "type", "Type", XP_T_STR, XP_U_NONE, 0);
+	size_t c_root = xp_table_col(tb, "root_iterator", "Root iterator", XP_T_STR, XP_U_NONE, 0);
+	size_t c_calls = xp_table_col(tb, "calls", "Calls", XP_T_INT, XP_U_NONE, 0);
+	size_t c_avg = xp_table_col(tb, "avg_latency_us", "Average", XP_T_DUR, XP_U_US, 0);
+	size_t c_min = xp_table_col(tb, "min_latency_us", "Min", XP_T_DUR, XP_U_US, 0);
+	size_t c_max = xp_table_col(tb, "max_latency_us", "Max", XP_T_DUR, XP_U_US, 0);
+	size_t c_slow = xp_table_col(tb, "slow_calls", "Slow calls", XP_T_INT, XP_U_NONE, 0);
+	size_t c_it = xp_table_col(tb, "bottleneck_iterator", "Bottleneck", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	size_t c_long = xp_table_col(tb, "bottleneck_long_name", "Bottleneck (slowest call)", XP_T_STR, XP_U_NONE, 0);
+	size_t c_lat = xp_table_col(tb, "bottleneck_latency_us", "Self time", XP_T_DUR, XP_U_US, 0);
+	for (uint32_t h = 0; h < t->n_hosts; h++)
+		for (size_t k = 0; k < t->hosts[h].n_pipelines; k++) {
+			const struct xp_tfdata_pipeline *p = &t->hosts[h].pipelines[k];
+			const struct xp_tfdata_call *s = p->n_calls ? &p->calls[0] : NULL;
+			size_t row = xp_table_row(tb);
+			xp_set_str(tb, row, c_host, t->hosts[h].host);
+			xp_set_str(tb, row, c_pipe, p->name);
+			xp_set_id(tb, row, c_id, p->id);
+			xp_set_str(tb, row, c_type, p->device ? "device" : "host");
+			xp_set_str(tb, row, c_root, p->root_name);
+			xp_set_int(tb, row, c_calls, (int64_t)p->n_calls);
+			xp_set_dur(tb, row, c_avg, p->avg_latency_ps);
+			xp_set_dur(tb, row, c_min, p->min_latency_ps);
+			xp_set_dur(tb, row, c_max, p->max_latency_ps);
+			xp_set_int(tb, row, c_slow, (int64_t)p->num_slow_calls);
+			xp_set_str(tb, row, c_it, s && s->has_bottleneck ? s->bottleneck_name : "");
+			xp_set_str(tb, row, c_long, s && s->has_bottleneck ? s->bottleneck_long_name : "");
+			xp_set_dur(tb, row, c_lat, s ? s->bottleneck_self_ps : 0);
+		}
+}
+
+/* Every pipeline's slowest call, iterator by iterator: the blocking ones are its critical path. */
+static void slowest_call_table(struct xp_result *r, const struct xp_tfdata *t)
+{
+	struct xp_table *tb = xp_result_add_table(r, "slowest_call", "Slowest call of each pipeline (critical path: "
+						  "blocking iterators)");
+	size_t c_host = xp_table_col(tb, "host", "Host", XP_T_STR, XP_U_NONE, t->n_hosts > 1 ? 0 : XP_COL_TEXT_HIDDEN);
+	size_t c_pipe = xp_table_col(tb, "input_pipeline", "Pipeline", XP_T_STR, XP_U_NONE, 0);
+	size_t c_depth = xp_table_col(tb, "depth", "Depth", XP_T_INT, XP_U_NONE, 0);
+	size_t c_id = xp_table_col(tb, "iterator_id", "Id", XP_T_ID, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	size_t c_par = xp_table_col(tb, "parent_id", "Parent id", XP_T_ID, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	size_t c_name = xp_table_col(tb, "iterator", "Iterator", XP_T_STR, XP_U_NONE, 0);
+	size_t c_long = xp_table_col(tb, "iterator_long_name", "Long name", XP_T_STR, XP_U_NONE, 0);
+	size_t c_async = xp_table_col(tb, "is_async", "Async", XP_T_BOOL, XP_U_NONE, 0);
+	size_t c_block = xp_table_col(tb, "is_blocking", "Blocking", XP_T_BOOL, XP_U_NONE, 0);
+	size_t c_bn = xp_table_col(tb, "is_bottleneck", "Bottleneck", XP_T_BOOL, XP_U_NONE, 0);
+	size_t c_calls = xp_table_col(tb, "calls", "Calls", XP_T_INT, XP_U_NONE, 0);
+	size_t c_start = xp_table_col(tb, "start_ms", "Start", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN);
+	size_t c_dur = xp_table_col(tb, "duration_us", "Duration", XP_T_DUR, XP_U_US, 0);
+	size_t c_self = xp_table_col(tb, "self_time_us", "Self time", XP_T_DUR, XP_U_US, 0);
+	for (uint32_t h = 0; h < t->n_hosts; h++)
+		for (size_t k = 0; k < t->hosts[h].n_pipelines; k++) {
+			const struct xp_tfdata_pipeline *p = &t->hosts[h].pipelines[k];
+			const struct xp_tfdata_call *s = p->n_calls ? &p->calls[0] : NULL;
+			for (size_t i = 0; i < p->n_iters; i++) {
+				const struct xp_tfdata_iter *it = &p->iters[i];
+				size_t row = xp_table_row(tb);
+				xp_set_str(tb, row, c_host, t->hosts[h].host);
+				xp_set_str(tb, row, c_pipe, p->name);
+				xp_set_int(tb, row, c_depth, it->depth);
+				xp_set_id(tb, row, c_id, it->id);
+				if (it->has_parent)
+					xp_set_id(tb, row, c_par, it->parent_id);
+				xp_set_str(tb, row, c_name, it->name);
+				xp_set_str(tb, row, c_long, it->long_name);
+				xp_set_bool(tb, row, c_async, it->is_async);
+				xp_set_bool(tb, row, c_block, it->is_blocking);
+				xp_set_bool(tb, row, c_bn, s && s->has_bottleneck && s->bottleneck_id == it->id);
+				xp_set_int(tb, row, c_calls, (int64_t)it->num_calls);
+				xp_set_dur(tb, row, c_start, it->start_ps);
+				xp_set_dur(tb, row, c_dur, it->duration_ps);
+				xp_set_dur(tb, row, c_self, it->self_ps);
+			}
+		}
+}
+
+static void calls_table(struct xp_result *r, const struct xp_tfdata *t)
+{
+	struct xp_table *tb = xp_result_add_table(r, "calls", "Calls (slowest first)");
+	size_t c_host = xp_table_col(tb, "host", "Host", XP_T_STR, XP_U_NONE, t->n_hosts > 1 ? 0 : XP_COL_TEXT_HIDDEN);
+	size_t c_pipe = xp_table_col(tb, "input_pipeline", "Pipeline", XP_T_STR, XP_U_NONE, 0);
+	size_t c_rank = xp_table_col(tb, "rank", "#", XP_T_INT, XP_U_NONE, 0);
+	size_t c_start = xp_table_col(tb, "start_ms", "Start", XP_T_DUR, XP_U_MS, 0);
+	size_t c_lat = xp_table_col(tb, "latency_us", "Latency", XP_T_DUR, XP_U_US, 0);
+	size_t c_slow = xp_table_col(tb, "is_slow", "Slow", XP_T_BOOL, XP_U_NONE, 0);
+	size_t c_it = xp_table_col(tb, "bottleneck_iterator", "Bottleneck", XP_T_STR, XP_U_NONE, 0);
+	size_t c_long = xp_table_col(tb, "bottleneck_long_name", "Long name", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	size_t c_id = xp_table_col(tb, "bottleneck_id", "Id", XP_T_ID, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	size_t c_self = xp_table_col(tb, "bottleneck_latency_us", "Self time", XP_T_DUR, XP_U_US, 0);
+	for (uint32_t h = 0; h < t->n_hosts; h++)
+		for (size_t k = 0; k < t->hosts[h].n_pipelines; k++) {
+			const struct xp_tfdata_pipeline *p = &t->hosts[h].pipelines[k];
+			for (size_t i = 0; i < p->n_calls; i++) {
+				const struct xp_tfdata_call *cl = &p->calls[i];
+				size_t row = xp_table_row(tb);
+				xp_set_str(tb, row, c_host, t->hosts[h].host);
+				xp_set_str(tb, row, c_pipe, p->name);
+				xp_set_int(tb, row, c_rank, (int64_t)i + 1);
+				xp_set_dur(tb, row, c_start, cl->start_ps);
+				xp_set_dur(tb, row, c_lat, cl->latency_ps);
+				xp_set_bool(tb, row, c_slow, cl->latency_ps > XP_TFDATA_SLOW_CALL_PS);
+				xp_set_str(tb, row, c_it, cl->has_bottleneck ? cl->bottleneck_name : "");
+				xp_set_str(tb, row, c_long, cl->has_bottleneck ? cl->bottleneck_long_name : "");
+				if (cl->has_bottleneck)
+					xp_set_id(tb, row, c_id, cl->bottleneck_id);
+				xp_set_dur(tb, row, c_self, cl->bottleneck_self_ps);
+			}
+		}
+	tb->text_limit = CALLS_TEXT_ROWS;
+}
+
+static void add_diags(struct xp_result *r, const struct xp_tfdata *t)
+{
+	size_t device = count_pipelines(t, 1);
+	for (uint32_t h = 0; h < t->n_hosts; h++)
+		if (t->hosts[h].n_truncated_calls)
+			xp_result_diag(r, XP_SEV_WARNING, "tf_data_walk_truncated", t->hosts[h].host,
+				       "the capture links tf.data iterators into a graph far larger than real pipelines "
+				       "make; check it with xpstat info",
+				       "%" PRIu64 " pipeline call%s walked only in part: the iterator graph under them "
+				       "repeats too often", t->hosts[h].n_truncated_calls,
+				       t->hosts[h].n_truncated_calls == 1 ? "" : "s");
+	if (device)
+		xp_result_diag(r, XP_SEV_INFO, "device_input_pipelines", NULL,
+			       "input_pipelines and slowest_call show them; their slowest calls are the time the "
+			       "device-side prefetch waited",
+			       "%zu device input pipeline%s (feeding Iterator::Prefetch::Generator, as a distribution "
+			       "strategy's input does) left out of the bottleneck analysis, as the TensorFlow Profiler does",
+			       device, device == 1 ? "" : "s");
+	if (!count_pipelines(t, -1))
+		xp_result_diag(r, XP_SEV_INFO, "no_tf_data", NULL,
+			       "if the job uses tf.data, profile longer, with the host tracer at level 2 or more (the "
+			       "default); a custom (non-tf.data) input pipeline has no iterator events",
+			       "No tf.data activity captured: no root iterator event (Iterator::<name> with an id stat) "
+			       "on any host");
+}
+
+struct xp_result *xp_analyze_tf_data(const struct xp_capture *c)
+{
+	struct xp_tfdata *t = xp_tfdata_build(c);
+	struct xp_result *r = xp_result_new("tf-data");
+	set_verdict(r, t);
+	add_summary(r, t);
+	bottleneck_table(r, t);
+	r->primary = 0;
+	pipelines_table(r, t);
+	slowest_call_table(r, t);
+	calls_table(r, t);
+	add_diags(r, t);
+	xp_tfdata_free(t);
+	return r;
+}

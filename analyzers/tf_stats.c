@@ -1,0 +1,601 @@
+/* tf_stats.c - TensorFlow Stats (spec analyzers §3): per-op total and self time on the devices and the hosts, as one table. */
+#include "analyzers.h"
+#include "kernel_stats.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * One table, "tf_stats": the device rows (the TF-level device op DB, spec
+ * §3.2-§3.3, every host's GPUs summed) then the host rows (the host op DB,
+ * §3.1, every host summed), as the reference's single table with its
+ * host_or_device column: one sheet that a spreadsheet filters by side.
+ * Ranks run on from the device rows into the host rows, as in the
+ * reference. Percentages are of the row's own side: self time over the
+ * side's total time (with IDLE) or its op time (--no-idle); the cumulative
+ * column sums them in the order shown. Filters pick rows but never change
+ * these totals.
+ */
+
+static void oom(void)
+{
+	fputs("xpstat: out of memory\n", stderr);
+	abort();
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+/* --- the two sides ------------------------------------------------------------------------------ */
+
+struct side {
+	const char *label;          /* "Device" / "Host" */
+	bool device;
+	struct xp_op_db *db;
+	int64_t total_ps;           /* the percentages' denominator */
+	size_t n_ops;               /* rows other than IDLE */
+	bool eager_known;
+	const struct xp_op_row **rows;  /* shown, in order */
+	size_t n_rows, n_matched;   /* shown; matching the filters before --top */
+};
+
+/* Kernel time by op (spec §4.5) for the Tensor Core column, indexed by (op, module). */
+struct tc_index {
+	struct xp_kernel_db *kdb;
+	struct xp_kernel_ops *ops;
+	size_t cap;
+	size_t *slot;               /* op index + 1 */
+	uint64_t unattributed_kernels;
+	int64_t unattributed_ps;
+};
+
+struct tfs {
+	const struct xp_capture *c;
+	const struct xp_tf_stats_opts *o;
+	regex_t op_re, type_re;
+	bool has_op_re, has_type_re;
+	struct side dev, host;
+	struct xp_perf_env env;
+	struct tc_index tc;
+	uint32_t gpus, tpu_planes;
+	uint64_t xla_dropped;
+	bool eager_exec;            /* eager ops ran (EagerExecute with is_func 0) */
+};
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return (h ^ 0xff) * 1099511628211ull;
+}
+
+static bool opt_eq(const char *a, const char *b)
+{
+	return (!a || !b) ? a == b : !strcmp(a, b);
+}
+
+static size_t tc_pos(const struct tc_index *t, const char *op, const char *module)
+{
+	uint64_t h = hash_str(hash_str(14695981039346656037ull, op), module);
+	size_t i = (size_t)h & (t->cap - 1);
+	while (t->slot[i]) {
+		const struct xp_kernel_op *k = &t->ops->ops[t->slot[i] - 1];
+		if (!strcmp(k->op_name, op) && opt_eq(k->module, module))
+			break;
+		i = (i + 1) & (t->cap - 1);
+	}
+	return i;
+}
+
+static void tc_build(struct tfs *s)
+{
+	struct xp_kernel_db_opts ko = {.xprof_compat = s->o->xprof_compat};
+	struct tc_index *t = &s->tc;
+	t->kdb = xp_kernel_db_build(s->c, &ko);
+	xp_kernel_db_sort(t->kdb, XP_KSORT_TOTAL);
+	t->ops = xp_kernel_ops_by_op(t->kdb, true);
+	t->cap = 64;
+	while (t->cap < t->ops->n * 2 + 2)
+		t->cap *= 2;
+	t->slot = xcalloc(t->cap, sizeof *t->slot);
+	for (size_t i = 0; i < t->ops->n; i++) {
+		const struct xp_kernel_op *k = &t->ops->ops[i];
+		t->slot[tc_pos(t, k->op_name, k->module)] = i + 1;
+		if (!k->op_name[0] && !k->module) {
+			t->unattributed_kernels += k->occurrences;
+			t->unattributed_ps += k->total_ps;
+		}
+	}
+}
+
+/* The kernels of a device row's op, or NULL (no kernels, or not a device op). */
+static const struct xp_kernel_op *tc_find(const struct tfs *s, const struct xp_op_row *r)
+{
+	const struct tc_index *t = &s->tc;
+	if (!t->slot || r->kind == XP_OPK_IDLE)
+		return NULL;
+	const char *module = r->kind == XP_OPK_XLA ? (r->module ? r->module : "") : NULL;
+	size_t i = tc_pos(t, r->name, module);
+	return t->slot[i] ? &t->ops->ops[t->slot[i] - 1] : NULL;
+}
+
+static void tc_free(struct tc_index *t)
+{
+	xp_kernel_ops_free(t->ops);
+	xp_kernel_db_free(t->kdb);
+	free(t->slot);
+}
+
+/* Does any host run an op eagerly: an EagerExecute event whose is_func stat is 0? */
+static bool any_eager_exec(const struct xp_capture *c)
+{
+	for (uint32_t h = 0; h < c->n_hosts; h++) {
+		const struct xp_host *host = &c->hosts[h];
+		for (uint32_t i = 0; i < host->n_planes; i++) {
+			const struct xp_plane *p = &host->planes[i];
+			if (p->kind != XP_PLANE_HOST_CPU)
+				continue;
+			uint32_t sid = xp_plane_stat_id(c, p, "is_func");
+			bool *is_ee = xcalloc(p->n_emeta, sizeof *is_ee);
+			bool any = false, eager = false;
+			for (uint32_t m = 1; m < p->n_emeta; m++)
+				any |= is_ee[m] = !strcmp(xp_str(c, p->emeta[m].name), "EagerExecute");
+			for (uint32_t k = 0; any && sid && !eager && k < p->n_lines; k++) {
+				const struct xp_line *l = &p->lines[k];
+				for (uint64_t e = 0; !l->derived && !eager && e < l->n_events; e++) {
+					struct xp_value v;
+					int64_t n;
+					eager = is_ee[l->meta[e]] && xp_event_find(c, p, l, e, sid, &v) &&
+						xp_value_int(&v, &n) && n == 0;
+				}
+			}
+			free(is_ee);
+			if (eager)
+				return true;
+		}
+	}
+	return false;
+}
+
+static bool any_gpu_plane_stat(const struct xp_capture *c, const char *stat)
+{
+	for (uint32_t h = 0; h < c->n_hosts; h++)
+		for (uint32_t i = 0; i < c->hosts[h].n_planes; i++)
+			if (c->hosts[h].planes[i].kind == XP_PLANE_GPU && xp_plane_stat_id(c, &c->hosts[h].planes[i], stat))
+				return true;
+	return false;
+}
+
+static void build_device(struct tfs *s)
+{
+	struct xp_op_db_opts oo = {.xprof_compat = s->o->xprof_compat};
+	struct xp_op_db *all = xp_op_db_empty();
+	for (uint32_t h = 0; h < s->c->n_hosts; h++) {
+		const struct xp_host *host = &s->c->hosts[h];
+		for (uint32_t i = 0; i < host->n_planes; i++)
+			s->tpu_planes += host->planes[i].kind == XP_PLANE_TPU;
+		struct xp_op_db *one = xp_op_db_device(s->c, host, &oo);
+		xp_op_db_merge(all, one);
+		xp_op_db_free(one);
+	}
+	s->gpus = all->n_planes;
+	s->xla_dropped = all->n_dropped_xla;
+	s->dev.db = xp_op_db_tf_level(all, !s->o->no_idle);
+	xp_op_db_free(all);
+	s->dev.total_ps = s->dev.db->total_time_ps;
+	/* Device ops carry is_eager in TF 2.3-2.10 captures; without it, every device op is compiled when no op ran
+	 * eagerly at all (xpstat does not follow launches to mark kernels yet). */
+	s->dev.eager_known = any_gpu_plane_stat(s->c, "is_eager") || !s->eager_exec;
+	if (s->gpus)
+		tc_build(s);
+}
+
+static void build_host(struct tfs *s)
+{
+	s->host.db = xp_op_db_empty();
+	s->host.eager_known = false;
+	for (uint32_t h = 0; h < s->c->n_hosts; h++) {
+		struct xp_host_db_info info;
+		struct xp_op_db *one = xp_op_db_host(s->c, &s->c->hosts[h], &info);
+		xp_op_db_merge(s->host.db, one);
+		xp_op_db_free(one);
+		s->host.eager_known |= info.has_host_plane;
+	}
+	s->host.total_ps = s->o->no_idle ? s->host.db->total_op_time_ps : s->host.db->total_time_ps;
+}
+
+/* --- choosing and ordering rows ------------------------------------------------------------------ */
+
+static bool matches(const regex_t *re, bool on, const char *s)
+{
+	return !on || regexec(re, s ? s : "", 0, NULL, 0) == 0;
+}
+
+static int64_t stage_id(const struct xp_op_row *r)
+{
+	return r->kind == XP_OPK_STAGE && r->module ? strtoll(r->module, NULL, 10) : -1;
+}
+
+static int cmp_desc_i64(int64_t a, int64_t b)
+{
+	return a == b ? 0 : (a > b ? -1 : 1);
+}
+
+/* Average self time A > B, compared exactly as fractions (rows without occurrences average 0). */
+static int cmp_avg_desc(const struct xp_op_row *a, const struct xp_op_row *b)
+{
+	__int128 an = a->occurrences ? a->self_ps : 0, ad = a->occurrences ? (__int128)a->occurrences : 1;
+	__int128 bn = b->occurrences ? b->self_ps : 0, bd = b->occurrences ? (__int128)b->occurrences : 1;
+	__int128 x = an * bd, y = bn * ad;
+	return x == y ? 0 : (x > y ? -1 : 1);
+}
+
+/* Name, then module, kind and stage id: rows are unique by (kind, module, name), so this is total. */
+static int cmp_identity(const struct xp_op_row *a, const struct xp_op_row *b)
+{
+	int d = strcmp(a->name, b->name);
+	if (d)
+		return d;
+	if (!a->module != !b->module)
+		return a->module ? 1 : -1;
+	if (a->kind != b->kind)
+		return (int)a->kind - (int)b->kind;
+	if (a->kind == XP_OPK_STAGE)
+		return stage_id(a) < stage_id(b) ? -1 : stage_id(a) > stage_id(b);
+	return a->module ? strcmp(a->module, b->module) : 0;
+}
+
+static int cmp_rows(const void *pa, const void *pb, void *arg)
+{
+	const struct xp_op_row *a = *(const struct xp_op_row *const *)pa, *b = *(const struct xp_op_row *const *)pb;
+	enum xp_tfs_sort key = *(const enum xp_tfs_sort *)arg;
+	int d = 0;
+	switch (key) {
+	case XP_TFS_SORT_SELF:
+		d = cmp_desc_i64(a->self_ps, b->self_ps);
+		break;
+	case XP_TFS_SORT_TOTAL:
+		d = cmp_desc_i64(a->time_ps, b->time_ps);
+		break;
+	case XP_TFS_SORT_COUNT:
+		d = a->occurrences == b->occurrences ? 0 : (a->occurrences > b->occurrences ? -1 : 1);
+		break;
+	case XP_TFS_SORT_AVG:
+		d = cmp_avg_desc(a, b);
+		break;
+	case XP_TFS_SORT_NAME:
+		d = strcmp(a->name, b->name);
+		if (!d)
+			d = cmp_desc_i64(a->self_ps, b->self_ps);
+		break;
+	}
+	return d ? d : cmp_identity(a, b);
+}
+
+static void choose_rows(struct tfs *s, struct side *sd, bool shown)
+{
+	const struct xp_op_db *db = sd->db;
+	sd->rows = xcalloc(db->n, sizeof *sd->rows);
+	for (size_t i = 0; i < db->n; i++) {
+		const struct xp_op_row *r = &db->rows[i];
+		bool idle = r->kind == XP_OPK_IDLE;
+		sd->n_ops += !idle;
+		if (!shown || (idle && s->o->no_idle))
+			continue;
+		if (!matches(&s->op_re, s->has_op_re, r->name) || !matches(&s->type_re, s->has_type_re, r->category))
+			continue;
+		sd->rows[sd->n_rows++] = r;
+	}
+	enum xp_tfs_sort key = s->o->sort;
+	if (sd->n_rows > 1)
+		qsort_r(sd->rows, sd->n_rows, sizeof *sd->rows, cmp_rows, &key);
+	sd->n_matched = sd->n_rows;
+	if (s->o->top && sd->n_rows > s->o->top)
+		sd->n_rows = s->o->top;
+}
+
+/* --- the table ----------------------------------------------------------------------------------- */
+
+struct cols {
+	size_t rank, side, type, name, module, stage, occ, total, avg, self, avg_self, dev_pct, dev_cum, host_pct,
+		host_cum, flop_rate, mem_bw, intensity, bound, tc, mode;
+};
+
+static void add_columns(struct xp_table *t, struct cols *k)
+{
+	k->rank = xp_table_col(t, "rank", "#", XP_T_INT, XP_U_NONE, 0);
+	k->side = xp_table_col(t, "host_or_device", "Host/device", XP_T_STR, XP_U_NONE, 0);
+	k->type = xp_table_col(t, "op_type", "Type", XP_T_STR, XP_U_NONE, 0);
+	k->name = xp_table_col(t, "op_name", "Operation", XP_T_STR, XP_U_NONE, 0);
+	k->module = xp_table_col(t, "hlo_module", "HLO module", XP_T_STR, XP_U_NONE, 0);
+	k->stage = xp_table_col(t, "stage_id", "Stage", XP_T_INT, XP_U_NONE, 0);
+	k->occ = xp_table_col(t, "occurrences", "Count", XP_T_INT, XP_U_NONE, 0);
+	k->total = xp_table_col(t, "total_time_us", "Total time", XP_T_DUR, XP_U_US, 0);
+	k->avg = xp_table_col(t, "avg_time_us", "Avg time", XP_T_DUR, XP_U_US, XP_COL_TEXT_HIDDEN);
+	k->self = xp_table_col(t, "total_self_time_us", "Self time", XP_T_DUR, XP_U_US, 0);
+	k->avg_self = xp_table_col(t, "avg_self_time_us", "Avg self", XP_T_DUR, XP_U_US, 0);
+	k->dev_pct = xp_table_col(t, "device_self_time_pct", "Device %", XP_T_PCT, XP_U_NONE, 0);
+	k->dev_cum = xp_table_col(t, "device_cumulative_self_time_pct", "Device cum", XP_T_PCT, XP_U_NONE, 0);
+	k->host_pct = xp_table_col(t, "host_self_time_pct", "Host %", XP_T_PCT, XP_U_NONE, 0);
+	k->host_cum = xp_table_col(t, "host_cumulative_self_time_pct", "Host cum", XP_T_PCT, XP_U_NONE, 0);
+	k->flop_rate = xp_table_col(t, "flop_rate_gflop_per_s", "GFLOP/s", XP_T_F64, XP_U_NONE, 0);
+	k->mem_bw = xp_table_col(t, "memory_bandwidth_gib_per_s", "GiB/s", XP_T_F64, XP_U_NONE, 0);
+	k->intensity = xp_table_col(t, "operational_intensity_flop_per_byte", "FLOP/B", XP_T_F64, XP_U_NONE, 0);
+	k->bound = xp_table_col(t, "bound_by", "Bound by", XP_T_STR, XP_U_NONE, 0);
+	k->tc = xp_table_col(t, "tensor_core_utilization_pct", "TC util", XP_T_PCT, XP_U_NONE, 0);
+	k->mode = xp_table_col(t, "execution_mode", "Mode", XP_T_STR, XP_U_NONE, 0);
+}
+
+/* Rounded to the nearest picosecond. */
+static int64_t avg_ps(int64_t total, uint64_t n)
+{
+	if (!n)
+		return 0;
+	int64_t q = total / (int64_t)n, rem = total % (int64_t)n;
+	if (rem * 2 >= (int64_t)n)
+		q++;
+	return q;
+}
+
+static double pct(int64_t part, int64_t whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* FLOP rate, bandwidth, intensity and bound-by where the row has FLOP or byte counts. */
+static void set_roofline(struct xp_table *t, const struct cols *k, size_t row, const struct tfs *s,
+			 const struct xp_op_row *r)
+{
+	if ((!r->flops && !r->bytes_accessed) || r->time_ps <= 0)
+		return;
+	double ns = (double)r->time_ps / 1000.0;
+	double gflops = (double)r->flops / ns, gibps = (double)r->bytes_accessed / ns / 1.073741824;
+	if (r->flops)
+		xp_set_f64(t, row, k->flop_rate, gflops);
+	if (r->bytes_accessed)
+		xp_set_f64(t, row, k->mem_bw, gibps);
+	if (r->flops && r->bytes_accessed)
+		xp_set_f64(t, row, k->intensity, (double)r->flops / (double)r->bytes_accessed);
+	xp_set_str(t, row, k->bound, xp_bound_by(&s->env, gflops, gibps));
+}
+
+static void add_side(struct xp_table *t, const struct cols *k, const struct tfs *s, const struct side *sd,
+		     int64_t *rank)
+{
+	int64_t cum = 0;
+	for (size_t i = 0; i < sd->n_rows; i++) {
+		const struct xp_op_row *r = sd->rows[i];
+		bool idle = r->kind == XP_OPK_IDLE;
+		size_t row = xp_table_row(t);
+		cum += r->self_ps;
+		xp_set_int(t, row, k->rank, ++*rank);
+		xp_set_str(t, row, k->side, sd->label);
+		xp_set_str(t, row, k->type, r->category ? r->category : "");
+		xp_set_str(t, row, k->name, r->name);
+		if (r->kind == XP_OPK_XLA)
+			xp_set_str(t, row, k->module, r->module ? r->module : "");
+		if (r->kind == XP_OPK_STAGE)
+			xp_set_int(t, row, k->stage, stage_id(r));
+		xp_set_int(t, row, k->occ, (int64_t)r->occurrences);
+		xp_set_dur(t, row, k->total, r->time_ps);
+		xp_set_dur(t, row, k->self, r->self_ps);
+		if (r->occurrences) {
+			xp_set_dur(t, row, k->avg, avg_ps(r->time_ps, r->occurrences));
+			xp_set_dur(t, row, k->avg_self, avg_ps(r->self_ps, r->occurrences));
+		}
+		xp_set_pct(t, row, sd->device ? k->dev_pct : k->host_pct, pct(r->self_ps, sd->total_ps));
+		xp_set_pct(t, row, sd->device ? k->dev_cum : k->host_cum, pct(cum, sd->total_ps));
+		set_roofline(t, k, row, s, r);
+		const struct xp_kernel_op *kop = sd->device ? tc_find(s, r) : NULL;
+		if (kop && kop->total_ps > 0)
+			xp_set_pct(t, row, k->tc, pct(kop->tensor_core_ps, kop->total_ps));
+		if (!idle && sd->eager_known)
+			xp_set_str(t, row, k->mode, r->is_eager ? "Eager" : "Function");
+	}
+}
+
+/* Text hides the columns that are empty in every row (the host pair on a device-only table, FLOP rates
+ * where no op has FLOP counts, ...); CSV and JSON always carry every column. */
+static void hide_empty_columns(struct xp_table *t)
+{
+	for (size_t c = 0; c < t->n_cols; c++) {
+		bool any = false;
+		for (size_t r = 0; r < t->n_rows && !any; r++)
+			any = xp_table_cell(t, r, c)->type != XP_T_NULL;
+		if (!any)
+			t->cols[c].flags |= XP_COL_TEXT_HIDDEN;
+	}
+}
+
+static void table_note(struct xp_table *t, const struct tfs *s)
+{
+	const struct side *sides[2] = {&s->dev, &s->host};
+	char parts[2][96];
+	size_t n = 0;
+	for (int k = 0; k < 2; k++)
+		if (sides[k]->n_rows < sides[k]->n_matched)
+			snprintf(parts[n++], sizeof parts[0], "%zu of %zu %s rows", sides[k]->n_rows, sides[k]->n_matched,
+				 sides[k]->device ? "device" : "host");
+	if (!n)
+		return;
+	char note[320];
+	snprintf(note, sizeof note,
+		 "The top %zu of each side: %s%s%s shown; --top N shows more, and CSV and JSON carry every row "
+		 "unless --top is given.", s->o->top, parts[0], n > 1 ? " and " : "", n > 1 ? parts[1] : "");
+	t->text_note = strdup(note);
+	if (!t->text_note)
+		oom();
+}
+
+static void add_table(struct xp_result *r, struct tfs *s)
+{
+	struct xp_table *t = xp_result_add_table(r, "tf_stats", "TensorFlow Stats: ops by self time");
+	struct cols k;
+	add_columns(t, &k);
+	int64_t rank = 0;
+	add_side(t, &k, s, &s->dev, &rank);
+	add_side(t, &k, s, &s->host, &rank);
+	hide_empty_columns(t);
+	table_note(t, s);
+}
+
+/* --- summary, verdict, diagnostics -------------------------------------------------------------- */
+
+/* The op of a side with the most self time (IDLE aside), or NULL. */
+static const struct xp_op_row *top_op(const struct side *sd)
+{
+	const struct xp_op_row *best = NULL;
+	for (size_t i = 0; i < sd->db->n; i++) {
+		const struct xp_op_row *r = &sd->db->rows[i];
+		if (r->kind == XP_OPK_IDLE)
+			continue;
+		if (!best || r->self_ps > best->self_ps || (r->self_ps == best->self_ps && cmp_identity(r, best) < 0))
+			best = r;
+	}
+	return best;
+}
+
+static void verdict(struct xp_result *r, const struct tfs *s)
+{
+	const struct xp_op_row *d = top_op(&s->dev), *h = top_op(&s->host);
+	const char *of = s->o->no_idle ? "op" : "total";
+	char dbuf[512] = "", hbuf[512] = "";
+	if (d)
+		snprintf(dbuf, sizeof dbuf, "top device op %s (%.1f%% of device %s time)", d->name,
+			 pct(d->self_ps, s->dev.total_ps), of);
+	if (h)
+		snprintf(hbuf, sizeof hbuf, "top host op %s (%.1f%% of host %s time)", h->name,
+			 pct(h->self_ps, s->host.total_ps), of);
+	if (!d && !h && s->xla_dropped)
+		xp_result_set_verdict(r, "No ops kept: %" PRIu64 " XLA op events left out, as xprof does without HLO protos "
+				      "(--compat xprof)", s->xla_dropped);
+	else if (!d && !h)
+		xp_result_set_verdict(r, "No TensorFlow or XLA ops found in the capture");
+	else
+		xp_result_set_verdict(r, "%zu device and %zu host ops; %s%s%s", s->dev.n_ops, s->host.n_ops, dbuf,
+				      d && h ? "; " : "", hbuf);
+}
+
+static int64_t idle_ps(const struct xp_op_db *db)
+{
+	return db->total_time_ps - db->total_op_time_ps;
+}
+
+static void summary(struct xp_result *r, const struct tfs *s)
+{
+	const struct xp_op_db *d = s->dev.db, *h = s->host.db;
+	xp_sum_int(r, "hosts", "Hosts", s->c->n_hosts);
+	xp_sum_int(r, "gpus", "GPUs", s->gpus);
+	xp_sum_dur(r, "device_time_us", "Device time", d->total_time_ps, XP_U_US);
+	xp_sum_dur(r, "device_op_time_us", "Device op time", d->total_op_time_ps, XP_U_US);
+	xp_sum_dur(r, "device_idle_time_us", "Device idle time", idle_ps(d), XP_U_US);
+	xp_sum_dur(r, "host_time_us", "Host time", h->total_time_ps, XP_U_US);
+	xp_sum_dur(r, "host_op_time_us", "Host op time", h->total_op_time_ps, XP_U_US);
+	xp_sum_dur(r, "host_idle_time_us", "Host idle time", idle_ps(h), XP_U_US);
+	xp_sum_int(r, "device_ops", "Device ops", (int64_t)s->dev.n_ops);
+	xp_sum_int(r, "host_ops", "Host ops", (int64_t)s->host.n_ops);
+	xp_sum_int(r, "device_rows", "Device rows", (int64_t)s->dev.n_rows);
+	xp_sum_int(r, "host_rows", "Host rows", (int64_t)s->host.n_rows);
+	xp_sum_bool(r, "idle_included", "IDLE rows", !s->o->no_idle);
+	xp_sum_f64(r, "device_peak_gflop_per_s", "Device peak GFLOP/s",
+		   s->env.peak_tflops > 0 ? s->env.peak_tflops * 1000 : NAN);
+	xp_sum_f64(r, "device_peak_hbm_gb_per_s", "Device peak HBM GB/s",
+		   s->env.peak_hbm_gbps > 0 ? s->env.peak_hbm_gbps : NAN);
+	xp_sum_int(r, "kernels_without_op", "Kernels without op", (int64_t)s->tc.unattributed_kernels);
+	xp_sum_int(r, "xla_events_dropped", "XLA events dropped", (int64_t)s->xla_dropped);
+}
+
+static void diagnostics(struct xp_result *r, const struct tfs *s)
+{
+	if (!s->dev.n_ops && !s->host.n_ops && !s->tpu_planes && !s->xla_dropped)
+		xp_result_diag(r, XP_SEV_INFO, "no_ops", NULL,
+			       "profile while the model runs, with the TensorFlow or JAX profiler",
+			       "no host event names a TensorFlow op and no device event carries a tf_op, level 0 "
+			       "or hlo_op annotation");
+	if (s->tc.unattributed_kernels) {
+		char d[64];
+		xp_format_duration(s->tc.unattributed_ps, d, sizeof d);
+		xp_result_diag(r, XP_SEV_INFO, "kernels_without_op", NULL, NULL,
+			       "%" PRIu64 " kernels (%s) carry no op annotation (tf_op, level 0 or hlo_op); their "
+			       "time counts as device IDLE", s->tc.unattributed_kernels, d);
+	}
+	if (s->xla_dropped)
+		xp_result_diag(r, XP_SEV_WARNING, "xla_ops_dropped", NULL,
+			       "leave out --compat xprof to see them under their HLO op and module",
+			       "%" PRIu64 " XLA op events left out, as xprof does without HLO protos (--compat xprof); "
+			       "their time counts as device IDLE", s->xla_dropped);
+	if (s->tpu_planes)
+		xp_result_diag(r, XP_SEV_INFO, "tpu_ops_not_supported", NULL, NULL,
+			       "%u TPU planes: TPU device ops are not analyzed yet, only host ops", s->tpu_planes);
+}
+
+/* --- entry point ----------------------------------------------------------------------------- */
+
+static bool compile(regex_t *re, const char *expr, const char *opt, char *errmsg, size_t errlen)
+{
+	int rc = regcomp(re, expr, REG_EXTENDED | REG_NOSUB);
+	if (!rc)
+		return true;
+	char why[128];
+	regerror(rc, re, why, sizeof why);
+	snprintf(errmsg, errlen, "invalid %s regular expression '%s': %s", opt, expr, why);
+	return false;
+}
+
+static void tfs_free(struct tfs *s)
+{
+	if (s->has_op_re)
+		regfree(&s->op_re);
+	if (s->has_type_re)
+		regfree(&s->type_re);
+	xp_op_db_free(s->dev.db);
+	xp_op_db_free(s->host.db);
+	free(s->dev.rows);
+	free(s->host.rows);
+	tc_free(&s->tc);
+}
+
+struct xp_result *xp_analyze_tf_stats(const struct xp_capture *c, const struct xp_tf_stats_opts *o, char *errmsg,
+				      size_t errlen)
+{
+	static const struct xp_tf_stats_opts defaults;
+	struct tfs s = {.c = c, .o = o ? o : &defaults};
+	s.dev.label = "Device";
+	s.dev.device = true;
+	s.host.label = "Host";
+	if (s.o->op_regex) {
+		if (!compile(&s.op_re, s.o->op_regex, "--op", errmsg, errlen))
+			return NULL;
+		s.has_op_re = true;
+	}
+	if (s.o->type_regex) {
+		if (!compile(&s.type_re, s.o->type_regex, "--type", errmsg, errlen)) {
+			tfs_free(&s);
+			return NULL;
+		}
+		s.has_type_re = true;
+	}
+	s.eager_exec = any_eager_exec(c);
+	xp_perf_env_capture(c, &s.env);
+	build_device(&s);
+	build_host(&s);
+	choose_rows(&s, &s.dev, !s.o->host_only);
+	choose_rows(&s, &s.host, !s.o->device_only);
+
+	struct xp_result *r = xp_result_new("tf-stats");
+	verdict(r, &s);
+	summary(r, &s);
+	add_table(r, &s);
+	diagnostics(r, &s);
+	tfs_free(&s);
+	return r;
+}

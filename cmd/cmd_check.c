@@ -1,0 +1,225 @@
+/* cmd_check.c - `xpstat check`: the CI gate; thresholds and a baseline, exit status 0 pass, 1 fail, 3 input unusable. */
+#include "gate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	OPT_BASELINE = 1, OPT_MAX_REGRESSION, OPT_CONFIDENCE, OPT_MAX_STEP, OPT_MAX_MEDIAN, OPT_MAX_CATEGORY,
+	OPT_MAX_INPUT, OPT_MAX_OP, OPT_MAX_PEAK, OPT_MIN_STEPS
+};
+
+#define DEFAULT_REGRESSION_PCT 5.0
+#define DEFAULT_CONFIDENCE 0.95
+#define DEFAULT_MIN_STEPS 5
+
+static const struct xp_opt check_opts[] = {
+	{"baseline", 1, OPT_BASELINE, "FILE", "compare with FILE: a saved report (report --format json) or a capture"},
+	{"max-regression", 1, OPT_MAX_REGRESSION, "LIMIT",
+	 "fail when the median step time rose by more than LIMIT (5% by default, or e.g. 3ms) and significantly"},
+	{"confidence", 1, OPT_CONFIDENCE, "C", "a regression must be significant at p < 1 - C (default 0.95)"},
+	{"max-step-time", 1, OPT_MAX_STEP, "DURATION", "fail when the average step time is over DURATION (e.g. 120ms)"},
+	{"max-median-step-time", 1, OPT_MAX_MEDIAN, "DURATION", "fail when the median step time is over DURATION"},
+	{"max-category", 1, OPT_MAX_CATEGORY, "NAME=LIMIT",
+	 "fail when a breakdown category is over LIMIT per step (e.g. input=5ms) or of step time (input=10%)"},
+	{"max-input-bound", 1, OPT_MAX_INPUT, "PCT", "fail when more than PCT of step time waits for input (e.g. 10%)"},
+	{"max-op-self-time", 1, OPT_MAX_OP, "OP=LIMIT",
+	 "fail when op OP's self time is over LIMIT (e.g. 40ms) or its share of op time (e.g. 25%)"},
+	{"max-peak-memory", 1, OPT_MAX_PEAK, "[ALLOCATOR=]SIZE",
+	 "fail when the highest peak memory usage (of ALLOCATOR) is over SIZE (e.g. 12G)"},
+	{"min-steps", 1, OPT_MIN_STEPS, "N", "step checks need at least N steps on each side, else exit 3 (default 5)"},
+	{NULL, 0, 0, NULL, NULL},
+};
+
+static struct xp_check_opts opts = {.confidence = DEFAULT_CONFIDENCE, .min_steps = DEFAULT_MIN_STEPS};
+static const char *baseline;
+
+/* "NAME=VALUE" split at the last '=' (op names may hold one). */
+static bool split(const char *arg, char **name, const char **value)
+{
+	const char *eq = strrchr(arg, '=');
+	if (!eq || eq == arg || !eq[1])
+		return false;
+	*name = strndup(arg, (size_t)(eq - arg));
+	if (!*name)
+		abort();
+	*value = eq + 1;
+	return true;
+}
+
+static struct xp_named_limit *grow(struct xp_named_limit **v, size_t *n)
+{
+	*v = realloc(*v, (*n + 1) * sizeof **v);
+	if (!*v)
+		abort();
+	return &(*v)[(*n)++];
+}
+
+static int set_category(struct xp_ctx *ctx, const char *arg)
+{
+	char *name;
+	const char *value;
+	struct xp_limit l;
+	if (!split(arg, &name, &value) || !xp_parse_limit(value, &l))
+		return xp_usage_error(ctx, "--max-category needs NAME=LIMIT with LIMIT a duration or a percentage "
+				      "(input=5ms, input=10%%), not '%s'", arg);
+	if (xp_step_cat_from_key(name) == XP_N_STEP_CATS) {
+		int rc = xp_usage_error(ctx, "--max-category: no category '%s'; categories: device_compute, "
+					"device_to_device, device_collectives, host_compute, kernel_launch, input, output, "
+					"compilation, all_others", name);
+		free(name);
+		return rc;
+	}
+	struct xp_named_limit *nl = grow(&opts.cat, &opts.n_cat);
+	nl->name = name;
+	nl->lim = l;
+	return 0;
+}
+
+static int set_op(struct xp_ctx *ctx, const char *arg)
+{
+	char *name;
+	const char *value;
+	struct xp_limit l;
+	if (!split(arg, &name, &value) || !xp_parse_limit(value, &l))
+		return xp_usage_error(ctx, "--max-op-self-time needs OP=LIMIT with LIMIT a duration or a percentage "
+				      "(model/conv2d/Conv2D=40ms), not '%s'", arg);
+	struct xp_named_limit *nl = grow(&opts.op, &opts.n_op);
+	nl->name = name;
+	nl->lim = l;
+	return 0;
+}
+
+static int set_peak(struct xp_ctx *ctx, const char *arg)
+{
+	char *name = NULL;
+	const char *value = arg;
+	uint64_t bytes;
+	if (strchr(arg, '=') && !split(arg, &name, &value))
+		value = "";
+	if (!xp_parse_size(value, &bytes) || bytes > INT64_MAX) {
+		free(name);
+		return xp_usage_error(ctx, "--max-peak-memory needs [ALLOCATOR=]SIZE such as 12G or GPU_0_bfc=30G, not "
+				      "'%s'", arg);
+	}
+	free(opts.peak.name);
+	opts.has_peak = true;
+	opts.peak.name = name ? name : strdup("");
+	opts.peak.lim = (struct xp_limit){XP_LIM_BYTES, (int64_t)bytes, 0};
+	return 0;
+}
+
+static int check_set(struct xp_ctx *ctx, int key, const char *arg)
+{
+	long n;
+	switch (key) {
+	case OPT_BASELINE:
+		baseline = arg;
+		return 0;
+	case OPT_MAX_REGRESSION:
+		if (!xp_parse_limit(arg, &opts.regression))
+			return xp_usage_error(ctx, "--max-regression needs a percentage (5%%) or a duration (3ms), not '%s'",
+					      arg);
+		return 0;
+	case OPT_CONFIDENCE:
+		if (!xp_parse_confidence(arg, &opts.confidence))
+			return xp_usage_error(ctx, "--confidence needs a number from 0.5 to below 1 (0.95) or a "
+					      "percentage (95%%), not '%s'", arg);
+		return 0;
+	case OPT_MAX_STEP:
+	case OPT_MAX_MEDIAN: {
+		struct xp_limit *l = key == OPT_MAX_STEP ? &opts.max_step : &opts.max_median;
+		if (!xp_parse_duration(arg, &l->v))
+			return xp_usage_error(ctx, "--%s needs a duration with its unit (120ms, 1.5s, 800us), not '%s'",
+					      key == OPT_MAX_STEP ? "max-step-time" : "max-median-step-time", arg);
+		l->kind = XP_LIM_DUR;
+		return 0;
+	}
+	case OPT_MAX_CATEGORY:
+		return set_category(ctx, arg);
+	case OPT_MAX_INPUT:
+		if (!xp_parse_percent(arg, true, &opts.max_input.pct) || opts.max_input.pct > 100)
+			return xp_usage_error(ctx, "--max-input-bound needs a percentage from 0 to 100 (10%%), not '%s'", arg);
+		opts.max_input.kind = XP_LIM_PCT;
+		return 0;
+	case OPT_MAX_OP:
+		return set_op(ctx, arg);
+	case OPT_MAX_PEAK:
+		return set_peak(ctx, arg);
+	case OPT_MIN_STEPS:
+		if (!xp_parse_int(arg, 1, 1000000000, &n))
+			return xp_usage_error(ctx, "--min-steps needs a number from 1 to 1000000000, not '%s'", arg);
+		opts.min_steps = (size_t)n;
+		return 0;
+	}
+	return 0;
+}
+
+static void free_opts(void)
+{
+	for (size_t i = 0; i < opts.n_cat; i++)
+		free(opts.cat[i].name);
+	for (size_t i = 0; i < opts.n_op; i++)
+		free(opts.op[i].name);
+	free(opts.cat);
+	free(opts.op);
+	free(opts.peak.name);
+}
+
+static bool any_check(void)
+{
+	return baseline || opts.max_step.kind || opts.max_median.kind || opts.n_cat || opts.max_input.kind ||
+	       opts.n_op || opts.has_peak;
+}
+
+static int check_run(struct xp_ctx *ctx)
+{
+	int rc;
+	if (!any_check()) {
+		rc = xp_usage_error(ctx, "nothing to check: give --baseline FILE and/or a limit (--max-step-time, "
+				    "--max-input-bound, ...); see 'xpstat check --help'");
+		free_opts();
+		return rc;
+	}
+	if (opts.regression.kind && !baseline) {
+		free_opts();
+		return xp_usage_error(ctx, "--max-regression needs --baseline FILE");
+	}
+	if (baseline && !opts.regression.kind)
+		opts.regression = (struct xp_limit){XP_LIM_PCT, 0, DEFAULT_REGRESSION_PCT};
+	struct xp_report *cand = NULL, *base = NULL;
+	rc = xp_gate_load(ctx, ctx->paths, ctx->n_paths, NULL, &cand);
+	if (!rc && baseline)
+		rc = xp_gate_load(ctx, (char **)&baseline, 1, NULL, &base);
+	if (rc) {
+		xp_report_free(cand);
+		free_opts();
+		return rc;
+	}
+	struct xp_metrics mc, mb;
+	xp_metrics_from_report(cand, &mc);
+	if (base)
+		xp_metrics_from_report(base, &mb);
+	opts.baseline_source = baseline;
+	int status;
+	struct xp_result *r = xp_check(&mc, base ? &mb : NULL, &opts, &status);
+	rc = xp_emit(ctx, r);
+	xp_result_free(r);
+	xp_metrics_free(&mc);
+	if (base)
+		xp_metrics_free(&mb);
+	xp_report_free(cand);
+	xp_report_free(base);
+	free_opts();
+	return rc ? rc : status;
+}
+
+const struct xp_cmd xp_cmd_check = {
+	.name = "check",
+	.summary = "CI gate: thresholds and a significance-tested regression against a baseline; exit 0 pass, 1 fail",
+	.args = "PATH...",
+	.min_paths = 1,
+	.opts = check_opts,
+	.set_opt = check_set,
+	.run = check_run,
+};

@@ -1,0 +1,92 @@
+/* cmd_memory.c - `xpstat memory`: the Memory Profile of every allocator (peak, fragmentation, breakdown at the peak, timeline). */
+#include "cmd.h"
+#include "../analyzers/analyzers.h"
+
+#include <string.h>
+
+enum { OPT_ALLOCATOR = 1, OPT_BREAKDOWN, OPT_TIMELINE, OPT_POINTS };
+
+/* Text shows a sampled timeline unless --points says otherwise (spec §5.3 step 5). */
+#define TEXT_POINTS 1000
+
+static const struct xp_opt memory_opts[] = {
+	{"allocator", 1, OPT_ALLOCATOR, "NAME", "only the allocator NAME (its memory id or allocator name)"},
+	{"breakdown", 0, OPT_BREAKDOWN, NULL, "add the allocations live at each allocator's peak (table breakdown)"},
+	{"timeline", 0, OPT_TIMELINE, NULL, "add the memory timeline, one row per event (table timeline)"},
+	{"points", 1, OPT_POINTS, "N", "timeline: at most N points per allocator, max-filtered (text default 1000)"},
+	{NULL, 0, 0, NULL, NULL},
+};
+
+static struct xp_memory_opts opts;
+static bool points_set;
+
+static int memory_set(struct xp_ctx *ctx, int key, const char *arg)
+{
+	long n;
+	switch (key) {
+	case OPT_ALLOCATOR:
+		if (!*arg)
+			return xp_usage_error(ctx, "--allocator needs a name");
+		opts.allocator = arg;
+		return 0;
+	case OPT_BREAKDOWN:
+		opts.breakdown = true;
+		return 0;
+	case OPT_TIMELINE:
+		opts.timeline = true;
+		return 0;
+	case OPT_POINTS:
+		if (!xp_parse_int(arg, 1, 1000000000, &n))
+			return xp_usage_error(ctx, "--points needs a number from 1 to 1000000000, not '%s'", arg);
+		opts.points = (uint64_t)n;
+		opts.timeline = true;
+		points_set = true;
+		return 0;
+	}
+	return 0;
+}
+
+/* An unknown --allocator is the user's mistake: a usage error naming the allocators there are. */
+static int check_allocator(struct xp_ctx *ctx, const struct xp_result *r)
+{
+	for (size_t i = 0; i < r->n_diags; i++)
+		if (!strcmp(r->diags[i].code, "unknown_allocator"))
+			return xp_usage_error(ctx, "%s", r->diags[i].message);
+	return 0;
+}
+
+static int memory_run(struct xp_ctx *ctx)
+{
+	struct xp_capture *c;
+	int rc = xp_load(ctx, &c);
+	if (rc)
+		return rc;
+	char err[256] = "";
+	/* Memory steps are group ids (spec §5.1); --step-marker steps have none, so it does not apply. */
+	struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat};
+	struct xp_prep *p = xp_prepare(c, &po, err, sizeof err);
+	if (!p) {
+		xp_capture_free(c);
+		return xp_usage_error(ctx, "%s", err);
+	}
+	if (!points_set)
+		opts.points = !strcmp(ctx->format, "text") ? TEXT_POINTS : 0;
+	struct xp_result *r = xp_analyze_memory(p, &opts);
+	rc = check_allocator(ctx, r);
+	if (!rc)
+		rc = xp_emit(ctx, r);
+	xp_result_free(r);
+	xp_prep_free(p);
+	xp_capture_free(c);
+	return rc;
+}
+
+const struct xp_cmd xp_cmd_memory = {
+	.name = "memory",
+	.summary = "Show the Memory Profile: per allocator the peak, fragmentation, breakdown at the peak, timeline",
+	.args = "PATH...",
+	.min_paths = 1,
+	.opts = memory_opts,
+	.set_opt = memory_set,
+	.run = memory_run,
+};

@@ -1,0 +1,78 @@
+/* cmd_report.c - `xpstat report`: every analysis from one decode and one preparation, as text, one JSON document or a CSV directory. */
+#include "gate.h"
+#include "../formats/out_report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct report_out {
+	const struct xp_report *rep;
+	const char *verdict;
+	struct xp_ctx *ctx;
+};
+
+static int write_text(FILE *f, const struct xp_out_opts *oo, void *arg)
+{
+	const struct report_out *ro = arg;
+	return xp_report_write_text(ro->rep, ro->verdict, f, oo);
+}
+
+static int write_json(FILE *f, const struct xp_out_opts *oo, void *arg)
+{
+	(void)oo;
+	const struct report_out *ro = arg;
+	return xp_report_write_json(ro->rep, ro->verdict, ro->ctx->paths, ro->ctx->n_paths, ro->ctx->threads, f);
+}
+
+static int write_csv_table(FILE *f, const struct xp_out_opts *oo, void *arg)
+{
+	const struct report_out *ro = arg;
+	return xp_report_write_csv_table(ro->rep, ro->ctx->table, f, oo);
+}
+
+/* "9 analyses of 1 host: <overview's verdict>". */
+static char *report_verdict(const struct xp_report *rep, uint32_t hosts)
+{
+	const struct xp_result *ov = xp_report_get(rep, "overview");
+	char *v;
+	if (asprintf(&v, "%zu analyses of %u host%s%s%s", rep->n, hosts, hosts == 1 ? "" : "s",
+		     ov && ov->verdict ? ": " : "", ov && ov->verdict ? ov->verdict : "") < 0)
+		abort();
+	return v;
+}
+
+static int report_run(struct xp_ctx *ctx)
+{
+	bool csv = !strcmp(ctx->format, "csv");
+	if (csv && !ctx->output && !ctx->table)
+		return xp_usage_error(ctx, "--format csv writes one file per table: give -o DIR (or --table "
+				      "ANALYSIS-TABLE for one table on standard output)");
+	struct xp_report *rep;
+	uint32_t hosts = 0;
+	int rc = xp_gate_load_captures(ctx, &rep, &hosts);
+	if (rc)
+		return rc;
+	struct report_out ro = {rep, report_verdict(rep, hosts), ctx};
+	if (csv && ctx->table && !ctx->output) {
+		rc = xp_gate_emit(ctx, write_csv_table, &ro);
+	} else if (csv) {
+		struct xp_out_opts oo = {.csv_raw = ctx->csv_raw};
+		rc = ctx->table ? xp_usage_error(ctx, "--table and -o DIR do not go together with --format csv")
+				: xp_report_write_csv_dir(rep, ctx->output, &oo);
+	} else {
+		rc = xp_gate_emit(ctx, !strcmp(ctx->format, "json") ? write_json : write_text, &ro);
+	}
+	free((char *)ro.verdict);
+	xp_report_free(rep);
+	return rc;
+}
+
+const struct xp_cmd xp_cmd_report = {
+	.name = "report",
+	.summary = "Run every analysis in one pass: text, one JSON document (a baseline for check), or a CSV directory",
+	.args = "PATH...",
+	.min_paths = 1,
+	.opts = NULL,
+	.set_opt = NULL,
+	.run = report_run,
+};

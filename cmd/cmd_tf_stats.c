@@ -1,0 +1,113 @@
+/* cmd_tf_stats.c - `xpstat tf-stats`: TensorFlow Stats, per-op total and self time on the devices and the hosts. */
+#include "cmd.h"
+#include "../analyzers/analyzers.h"
+
+#include <regex.h>
+#include <string.h>
+
+/* Text shows this many rows of each side unless --top says otherwise; CSV and JSON carry all. */
+#define TEXT_TOP 25
+
+enum { OPT_NO_IDLE = 1, OPT_HOST_ONLY, OPT_DEVICE_ONLY, OPT_TOP, OPT_SORT, OPT_OP, OPT_TYPE };
+
+static const struct xp_opt tf_stats_opts[] = {
+	{"no-idle", 0, OPT_NO_IDLE, NULL, "leave out the IDLE rows; percentages are of op time, not total time"},
+	{"host-only", 0, OPT_HOST_ONLY, NULL, "only the host rows"},
+	{"device-only", 0, OPT_DEVICE_ONLY, NULL, "only the device rows"},
+	{"top", 1, OPT_TOP, "N", "the first N rows of each side in every format (text shows 25 by default)"},
+	{"sort", 1, OPT_SORT, "KEY", "order rows by self (default), total, count, avg or name"},
+	{"op", 1, OPT_OP, "REGEX", "only ops whose name matches REGEX (POSIX extended)"},
+	{"type", 1, OPT_TYPE, "REGEX", "only ops whose type matches REGEX"},
+	{NULL, 0, 0, NULL, NULL},
+};
+
+static struct xp_tf_stats_opts opts;
+
+static int parse_sort(struct xp_ctx *ctx, const char *arg)
+{
+	static const char *const names[] = {"self", "total", "count", "avg", "name"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		if (!strcmp(arg, names[i])) {
+			opts.sort = (enum xp_tfs_sort)i;
+			return 0;
+		}
+	}
+	return xp_usage_error(ctx, "--sort takes self, total, count, avg or name, not '%s'", arg);
+}
+
+/* A bad expression is a usage error before any file is read. */
+static int check_regex(struct xp_ctx *ctx, const char *opt, const char *arg)
+{
+	regex_t re;
+	int rc = regcomp(&re, arg, REG_EXTENDED | REG_NOSUB);
+	if (!rc) {
+		regfree(&re);
+		return 0;
+	}
+	char buf[128];
+	regerror(rc, &re, buf, sizeof buf);
+	return xp_usage_error(ctx, "bad %s regular expression '%s': %s", opt, arg, buf);
+}
+
+static int tf_stats_set(struct xp_ctx *ctx, int key, const char *arg)
+{
+	long n;
+	switch (key) {
+	case OPT_NO_IDLE:
+		opts.no_idle = true;
+		return 0;
+	case OPT_HOST_ONLY:
+		opts.host_only = true;
+		return 0;
+	case OPT_DEVICE_ONLY:
+		opts.device_only = true;
+		return 0;
+	case OPT_TOP:
+		if (!xp_parse_int(arg, 1, 1000000000, &n))
+			return xp_usage_error(ctx, "--top needs a number from 1 to 1000000000, not '%s'", arg);
+		opts.top = (size_t)n;
+		return 0;
+	case OPT_SORT:
+		return parse_sort(ctx, arg);
+	case OPT_OP:
+		opts.op_regex = arg;
+		return check_regex(ctx, "--op", arg);
+	case OPT_TYPE:
+		opts.type_regex = arg;
+		return check_regex(ctx, "--type", arg);
+	}
+	return 0;
+}
+
+static int tf_stats_run(struct xp_ctx *ctx)
+{
+	if (opts.host_only && opts.device_only)
+		return xp_usage_error(ctx, "--host-only and --device-only exclude each other");
+	if (!opts.top && !strcmp(ctx->format, "text"))
+		opts.top = TEXT_TOP;
+	struct xp_capture *c;
+	int rc = xp_load(ctx, &c);
+	if (rc)
+		return rc;
+	char err[256] = "";
+	opts.xprof_compat = ctx->xprof_compat;
+	struct xp_result *r = xp_analyze_tf_stats(c, &opts, err, sizeof err);
+	if (!r) {
+		xp_capture_free(c);
+		return xp_usage_error(ctx, "%s", err);
+	}
+	rc = xp_emit(ctx, r);
+	xp_result_free(r);
+	xp_capture_free(c);
+	return rc;
+}
+
+const struct xp_cmd xp_cmd_tf_stats = {
+	.name = "tf-stats",
+	.summary = "Show TensorFlow Stats: per-op total and self time on the devices and the hosts",
+	.args = "PATH...",
+	.min_paths = 1,
+	.opts = tf_stats_opts,
+	.set_opt = tf_stats_set,
+	.run = tf_stats_run,
+};

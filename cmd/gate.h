@@ -1,0 +1,32 @@
+/* gate.h - what report, check and compare share in cmd/: loading a path as a report, parsing limits. */
+#ifndef XPSTAT_CMD_GATE_H
+#define XPSTAT_CMD_GATE_H
+
+#include <stdio.h>
+
+#include "cmd.h"
+#include "../analyzers/analyzers.h"
+
+/* PATHS as a report: one saved xpstat JSON document (any command's, or a
+ * report), or captures read with xp_load and prepared once, then every
+ * analysis of ONLY (NULL = all). Returns 0 or an exit status (the error
+ * printed). */
+int xp_gate_load(struct xp_ctx *ctx, char **paths, size_t n, const char *const *only, struct xp_report **out);
+/* Captures only (report): the same, refusing saved documents. */
+int xp_gate_load_captures(struct xp_ctx *ctx, struct xp_report **out, uint32_t *hosts);
+
+struct xp_out_opts;
+/* Write through FN to standard output, or to -o atomically, with the output
+ * options xp_emit would use (colour, terminal). Returns 0 or an exit status. */
+int xp_gate_emit(struct xp_ctx *ctx, int (*fn)(FILE *f, const struct xp_out_opts *oo, void *arg), void *arg);
+
+/* "120ms", "1.5s", "250us", "800ns", "5ps": exact picoseconds; a unit is required. */
+bool xp_parse_duration(const char *s, int64_t *ps);
+/* "5%" or, when BARE_OK, "5": a percentage in [0, 1e6]. */
+bool xp_parse_percent(const char *s, bool bare_ok, double *pct);
+/* A duration or a percentage ("5%" or "3ms"). */
+bool xp_parse_limit(const char *s, struct xp_limit *l);
+/* "0.95" or "95%": 0.5 <= c < 1. */
+bool xp_parse_confidence(const char *s, double *c);
+
+#endif

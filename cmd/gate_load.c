@@ -1,0 +1,237 @@
+/* gate_load.c - loading a path as a report (a saved JSON document or captures, prepared once) and parsing limits, for report, check and compare. */
+#include "gate.h"
+#include "../formats/input.h"
+#include "../formats/out.h"
+#include "../formats/report_read.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *join_paths(char **paths, size_t n)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(paths[i]) + 1;
+	char *s = calloc(len, 1);
+	if (!s)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, paths[i]);
+	}
+	return s;
+}
+
+/* One decode (xp_load), one preparation (in xp_report_run), then the analyses. */
+static int run_captures(struct xp_ctx *ctx, char **paths, size_t n, const char *const *only, struct xp_report **out,
+			uint32_t *hosts)
+{
+	char **saved_paths = ctx->paths;
+	size_t saved_n = ctx->n_paths;
+	struct xp_capture *c;
+	ctx->paths = paths;
+	ctx->n_paths = n;
+	int rc = xp_load(ctx, &c);
+	ctx->paths = saved_paths;
+	ctx->n_paths = saved_n;
+	if (rc)
+		return rc;
+	char err[256] = "";
+	struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat, .step_marker = ctx->step_marker};
+	struct xp_report_opts ro = {.xprof_compat = ctx->xprof_compat, .threads = ctx->threads};
+	struct xp_report *rep = xp_report_run(c, &po, &ro, only, err, sizeof err);
+	if (!rep) {
+		xp_capture_free(c);
+		return xp_usage_error(ctx, "%s", err);
+	}
+	free(rep->source);
+	rep->source = join_paths(paths, n);
+	if (hosts)
+		*hosts = c->n_hosts;
+	xp_capture_free(c);
+	*out = rep;
+	return 0;
+}
+
+int xp_gate_load(struct xp_ctx *ctx, char **paths, size_t n, const char *const *only, struct xp_report **out)
+{
+	*out = NULL;
+	size_t saved = 0;
+	for (size_t i = 0; i < n; i++)
+		saved += xp_saved_json_path(paths[i]);
+	if (!saved)
+		return run_captures(ctx, paths, n, only, out, NULL);
+	if (n != 1)
+		return xp_usage_error(ctx, "a saved xpstat result (JSON) stands alone: not with other paths");
+	struct xp_err err = {0};
+	if (!ctx->max_input_bytes)
+		ctx->max_input_bytes = xp_physical_memory();
+	if (xp_report_read(paths[0], ctx->max_input_bytes, out, &err)) {
+		xp_err_print(&err);
+		return err.status ? err.status : XP_EXIT_BAD_INPUT;
+	}
+	return 0;
+}
+
+int xp_gate_load_captures(struct xp_ctx *ctx, struct xp_report **out, uint32_t *hosts)
+{
+	*out = NULL;
+	for (size_t i = 0; i < ctx->n_paths; i++)
+		if (xp_saved_json_path(ctx->paths[i]))
+			return xp_usage_error(ctx, "%s is a saved xpstat result, not a capture; check and compare read "
+					      "saved results, report reads captures", ctx->paths[i]);
+	return run_captures(ctx, ctx->paths, ctx->n_paths, NULL, out, hosts);
+}
+
+/* --- output --------------------------------------------------------------------------------------- */
+
+/* As xp_emit decides: never with NO_COLOR, TERM=dumb or -o, else on a terminal. */
+static bool want_color(const struct xp_ctx *ctx)
+{
+	if (ctx->color >= 0)
+		return ctx->color == 1;
+	const char *term = getenv("TERM");
+	const char *no_color = getenv("NO_COLOR");
+	if ((no_color && *no_color) || (term && !strcmp(term, "dumb")) || ctx->output)
+		return false;
+	return isatty(STDOUT_FILENO);
+}
+
+int xp_gate_emit(struct xp_ctx *ctx, int (*fn)(FILE *f, const struct xp_out_opts *oo, void *arg), void *arg)
+{
+	struct xp_out_opts oo = {
+		.table = ctx->table,
+		.csv_raw = ctx->csv_raw,
+		.color = want_color(ctx),
+		.tty = !ctx->output && isatty(STDOUT_FILENO),
+	};
+	if (!ctx->output)
+		return fn(stdout, &oo, arg);
+	struct xp_outfile of;
+	if (xp_outfile_open(&of, ctx->output)) {
+		fprintf(stderr, "xpstat: %s: cannot create: %s\n", ctx->output, strerror(errno));
+		return XP_EXIT_USAGE;
+	}
+	int rc = fn(of.f, &oo, arg);
+	if (rc) {
+		xp_outfile_abort(&of);
+		return rc;
+	}
+	if (xp_outfile_commit(&of)) {
+		fprintf(stderr, "xpstat: %s: cannot write: %s\n", ctx->output, strerror(errno));
+		return XP_EXIT_INTERNAL;
+	}
+	return 0;
+}
+
+/* --- limits ----------------------------------------------------------------------------------------- */
+
+/* Decimal "123.456" into an integer scaled by 10^DIGITS (extra digits are cut); false on junk or overflow. */
+static bool parse_decimal(const char *s, size_t len, int digits, int64_t *out)
+{
+	int64_t v = 0;
+	size_t i = 0;
+	bool any = false;
+	for (; i < len && isdigit((unsigned char)s[i]); i++, any = true) {
+		if (v > (INT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	int frac = 0;
+	if (i < len && s[i] == '.') {
+		for (i++; i < len && isdigit((unsigned char)s[i]); i++, any = true) {
+			if (frac >= digits)
+				continue;
+			if (v > (INT64_MAX - 9) / 10)
+				return false;
+			v = v * 10 + (s[i] - '0');
+			frac++;
+		}
+	}
+	if (!any || i != len)
+		return false;
+	for (; frac < digits; frac++) {
+		if (v > INT64_MAX / 10)
+			return false;
+		v *= 10;
+	}
+	*out = v;
+	return true;
+}
+
+bool xp_parse_duration(const char *s, int64_t *ps)
+{
+	static const struct {
+		const char *unit;
+		int digits;     /* ps = value * 10^digits */
+	} units[] = {{"ps", 0}, {"ns", 3}, {"us", 6}, {"\xc2\xb5s", 6}, {"ms", 9}, {"s", 12}};
+	size_t n = s ? strlen(s) : 0;
+	for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
+		size_t ul = strlen(units[i].unit);
+		if (n > ul && !strcmp(s + n - ul, units[i].unit) &&
+		    (isdigit((unsigned char)s[n - ul - 1]) || s[n - ul - 1] == '.'))
+			return parse_decimal(s, n - ul, units[i].digits, ps);
+	}
+	return false;
+}
+
+bool xp_parse_percent(const char *s, bool bare_ok, double *pct)
+{
+	size_t n = s ? strlen(s) : 0;
+	bool sign = n && s[n - 1] == '%';
+	if (!n || (!sign && !bare_ok))
+		return false;
+	char buf[64];
+	if (n - sign >= sizeof buf)
+		return false;
+	memcpy(buf, s, n - sign);
+	buf[n - sign] = 0;
+	char *end;
+	errno = 0;
+	double v = strtod(buf, &end);
+	if (errno || end == buf || *end || !isfinite(v) || v < 0 || v > 1e6 || !isdigit((unsigned char)buf[0]))
+		return false;
+	*pct = v;
+	return true;
+}
+
+bool xp_parse_limit(const char *s, struct xp_limit *l)
+{
+	memset(l, 0, sizeof *l);
+	if (xp_parse_percent(s, false, &l->pct)) {
+		l->kind = XP_LIM_PCT;
+		return true;
+	}
+	if (xp_parse_duration(s, &l->v)) {
+		l->kind = XP_LIM_DUR;
+		return true;
+	}
+	return false;
+}
+
+bool xp_parse_confidence(const char *s, double *c)
+{
+	double v;
+	size_t n = s ? strlen(s) : 0;
+	if (n && s[n - 1] == '%') {
+		if (!xp_parse_percent(s, false, &v))
+			return false;
+		v /= 100;
+	} else {
+		char *end;
+		errno = 0;
+		v = strtod(s, &end);
+		if (errno || end == s || *end || !isdigit((unsigned char)s[0]))
+			return false;
+	}
+	if (!(v >= 0.5 && v < 1))
+		return false;
+	*c = v;
+	return true;
+}

@@ -1,0 +1,116 @@
+/* fuzz_trace_json.c - libFuzzer target: the trace JSON reader on arbitrary bytes, checked against cJSON and the model's invariants. */
+#include "input.h"
+#include "trace_json.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Small enough to keep a fuzzing run fast, big enough for real documents. */
+#define FUZZ_MAX_OUT ((uint64_t)16 << 20)
+
+#define ASSERT(c)                                                                                    \
+	do {                                                                                         \
+		if (!(c))                                                                            \
+			abort();                                                                     \
+	} while (0)
+
+/* Every event and stat of an accepted document points where the model says it may. */
+static void check_model(const struct xp_capture *c)
+{
+	const struct xp_host *h = &c->hosts[0];
+	ASSERT(h->format == XP_FMT_TRACE_JSON && h->n_planes >= 1);
+	uint64_t events = 0;
+	for (uint32_t p = 0; p < h->n_planes; p++) {
+		const struct xp_plane *pl = &h->planes[p];
+		ASSERT(pl->name < c->strings.n);
+		for (uint32_t i = 1; i < pl->n_emeta; i++)
+			ASSERT(pl->emeta[i].name < c->strings.n && pl->emeta[i].display_name < c->strings.n);
+		for (uint32_t i = 1; i < pl->n_smeta; i++)
+			ASSERT(pl->smeta[i].name < c->strings.n);
+		for (uint32_t k = 0; k < pl->n_lines; k++) {
+			const struct xp_line *l = &pl->lines[k];
+			ASSERT(l->n_blocks == (l->n_events + XP_BLOCK_EVENTS - 1) / XP_BLOCK_EVENTS);
+			events += l->n_events;
+			uint64_t stats = 0;
+			for (uint64_t i = 0; i < l->n_events; i++) {
+				ASSERT(l->meta[i] > 0 && l->meta[i] < pl->n_emeta);
+				ASSERT(l->dur_ps[i] >= 0 && l->start_ps[i] <= INT64_MAX - l->dur_ps[i]);
+				if (i)
+					ASSERT(l->start_ps[i] > l->start_ps[i - 1] ||
+					       (l->start_ps[i] == l->start_ps[i - 1] && l->dur_ps[i] <= l->dur_ps[i - 1]));
+				struct xp_stat_view v = xp_event_stats(l, i);
+				stats += v.n;
+				for (uint32_t s = 0; s < v.n; s++) {
+					uint32_t sm = xp_stat_meta(v.keys[s]);
+					unsigned kind = xp_stat_kind(v.keys[s]);
+					ASSERT(sm > 0 && sm < pl->n_smeta);
+					ASSERT(kind >= XP_STAT_I64 && kind <= XP_STAT_BLOBSTR && kind != XP_STAT_BYTES);
+					uint64_t raw = xp_view_val(&v, s);
+					if (kind == XP_STAT_STR)
+						ASSERT(raw < c->strings.n);
+					if (kind == XP_STAT_BLOBSTR) {
+						uint32_t len;
+						xp_blob_get(v.blob, raw, &len);
+						ASSERT(raw + 4 + len <= v.blob->len);
+					}
+				}
+			}
+			ASSERT(stats == l->n_stats);
+		}
+	}
+	const struct xp_json_counts *j = &h->json;
+	ASSERT(j->entries == j->complete + j->begin + j->end + j->instant + j->counter + j->async + j->metadata +
+				     j->flow + j->empty + j->other);
+	ASSERT(events <= j->complete + j->begin + j->instant + j->counter + j->async);
+}
+
+/* Where cJSON reads a document we accepted, it finds as many traceEvents
+ * entries. (cJSON refuses some valid JSON we read -- numbers over 63
+ * characters, lone surrogate escapes, a byte order mark -- so its refusal
+ * proves nothing.) */
+static void check_against_cjson(const uint8_t *data, size_t size, const struct xp_capture *c)
+{
+	cJSON *doc = cJSON_ParseWithLength((const char *)data, size);
+	if (!doc)
+		return;
+	/* cJSON finds the first of duplicate keys while we stream every traceEvents
+	 * array: compare only bare arrays, and objects with one traceEvents key. */
+	size_t n_te = 0;
+	const cJSON *it, *ev = NULL;
+	if (cJSON_IsArray(doc)) {
+		ev = doc;
+		n_te = 1;
+	} else {
+		cJSON_ArrayForEach(it, doc)
+			if (it->string && !strcmp(it->string, "traceEvents")) {
+				ev = it;
+				n_te++;
+			}
+	}
+	if (n_te == 1 && cJSON_IsArray(ev))
+		ASSERT((uint64_t)cJSON_GetArraySize(ev) == c->hosts[0].json.entries);
+	cJSON_Delete(doc);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct xp_capture *c = xp_capture_new();
+	struct xp_err err;
+	memset(&err, 0, sizeof err);
+	struct xp_json_opts o = {FUZZ_MAX_OUT, 1};
+	int rc = xp_read_trace_json_mem(c, "fuzz", data, size, &o, &err);
+	if (rc == 0) {
+		ASSERT(c->n_hosts == 1 && !err.status);
+		check_model(c);
+		if (xp_sniff(data, size) == XP_COMP_NONE)
+			check_against_cjson(data, size, c);
+	} else {
+		ASSERT(rc == -1 && c->n_hosts == 0 && err.status == XP_EXIT_BAD_INPUT && err.msg[0]);
+	}
+	xp_capture_free(c);
+	return 0;
+}

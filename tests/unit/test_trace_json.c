@@ -1,0 +1,639 @@
+/* test_trace_json.c - the trace JSON reader on small hand-written documents: exact times, phases, args, Kineto and TF mapping, bad input. */
+#include "check.h"
+#include "formats/capture.h"
+#include "formats/input.h"
+#include "formats/trace_json.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* --- helpers ------------------------------------------------------------------- */
+
+static struct xp_capture *read_doc(const char *doc, struct xp_err *err)
+{
+	struct xp_capture *c = xp_capture_new();
+	memset(err, 0, sizeof *err);
+	xp_read_trace_json_mem(c, "t.json", (const uint8_t *)doc, strlen(doc), NULL, err);
+	return c;
+}
+
+/* Read a document that must be fine; NULL (and a failed check) otherwise. */
+static struct xp_capture *read_ok(const char *doc)
+{
+	struct xp_err err;
+	struct xp_capture *c = read_doc(doc, &err);
+	if (!CHECK_INT(err.status, 0) || !CHECK_INT(c->n_hosts, 1)) {
+		fprintf(stderr, "  error: %s (at %llu)\n", err.msg, (unsigned long long)err.offset);
+		xp_capture_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static const struct xp_plane *plane(const struct xp_capture *c, const char *name)
+{
+	const struct xp_host *h = &c->hosts[0];
+	for (uint32_t i = 0; i < h->n_planes; i++)
+		if (!strcmp(xp_str(c, h->planes[i].name), name))
+			return &h->planes[i];
+	return NULL;
+}
+
+static const struct xp_line *line(const struct xp_capture *c, const struct xp_plane *p, const char *name)
+{
+	for (uint32_t i = 0; p && i < p->n_lines; i++)
+		if (!strcmp(xp_str(c, p->lines[i].name), name))
+			return &p->lines[i];
+	return NULL;
+}
+
+static const char *ev_name(const struct xp_capture *c, const struct xp_plane *p, const struct xp_line *l, uint64_t i)
+{
+	return xp_str(c, xp_event_name(p, l, i));
+}
+
+static bool stat_of(const struct xp_capture *c, const struct xp_plane *p, const struct xp_line *l, uint64_t i,
+		    const char *name, struct xp_value *v)
+{
+	return xp_event_find(c, p, l, i, xp_plane_stat_id(c, p, name), v);
+}
+
+static int64_t stat_int(const struct xp_capture *c, const struct xp_plane *p, const struct xp_line *l, uint64_t i,
+			const char *name)
+{
+	struct xp_value v;
+	int64_t x = -999;
+	if (!stat_of(c, p, l, i, name, &v) || !xp_value_int(&v, &x))
+		return -999;
+	return x;
+}
+
+static const char *stat_text(const struct xp_capture *c, const struct xp_plane *p, const struct xp_line *l,
+			     uint64_t i, const char *name, uint32_t *len)
+{
+	static char buf[64];
+	struct xp_value v;
+	if (!stat_of(c, p, l, i, name, &v)) {
+		*len = 0;
+		return NULL;
+	}
+	return xp_value_text(&v, buf, sizeof buf, len);
+}
+
+#define CHECK_STAT_STR(c, p, l, i, name, want)                                  \
+	do {                                                                    \
+		uint32_t len_;                                                  \
+		const char *s_ = stat_text((c), (p), (l), (i), (name), &len_); \
+		CHECK_SLICE(s_, len_, (want));                                  \
+	} while (0)
+
+/* --- exact time --------------------------------------------------------------- */
+
+static int64_t ps(const char *s)
+{
+	__int128 v;
+	if (!xp_json_us_to_ps(s, strlen(s), &v))
+		return INT64_MIN;
+	return (int64_t)v;
+}
+
+static void us_to_ps_exact(void)
+{
+	CHECK_INT(ps("2.752"), 2752000);
+	CHECK_INT(ps("0"), 0);
+	CHECK_INT(ps("-0"), 0);
+	CHECK_INT(ps("1e3"), 1000000000);
+	CHECK_INT(ps("1E-6"), 1);
+	CHECK_INT(ps("1.5e+2"), 150000000);
+	CHECK_INT(ps("-1.5"), -1500000);
+	/* TF writes a zero duration as max(0, 1 ps) printed with %.17g */
+	CHECK_INT(ps("9.9999999999999995e-07"), 1);
+	CHECK_INT(ps("0.0000004"), 0);
+	CHECK_INT(ps("0.0000005"), 1);  /* ties away from zero */
+	CHECK_INT(ps("-0.0000005"), -1);
+	CHECK_INT(ps("0.00000049999999999999999999"), 0);
+	CHECK_INT(ps("123456.789012"), 123456789012);
+	CHECK_INT(ps("0.000000000000000000001e21"), 1000000);
+	CHECK_INT(ps("1e-99999999999"), 0);
+	CHECK_INT(ps("0e99999999999"), 0);
+	/* epoch-sized: beyond int64 picoseconds, exact in 128 bits */
+	__int128 v;
+	CHECK(xp_json_us_to_ps("1712195495505772.8", 18, &v));
+	CHECK(v == (__int128)1712195495505772800ll * 1000 + 0);
+	CHECK(xp_json_us_to_ps("1712195495505772.123456789", 26, &v));
+	CHECK(v == (__int128)1712195495505772123ll * 1000 + 457);
+	CHECK(xp_json_us_to_ps("9.99e26", 7, &v));
+	static const char *const bad[] = {"", "-", "01", "1.", ".5", "+1", "1e", "1e+", "0x10", "1.2.3", "NaN",
+					  "1 ", " 1", "--1", "1e1.5", "1e40", "1e27", "-1e27"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		if (!CHECK(!xp_json_us_to_ps(bad[i], strlen(bad[i]), &v)))
+			fprintf(stderr, "  accepted \"%s\"\n", bad[i]);
+}
+
+static void epoch_times(void)
+{
+	struct xp_capture *c = read_ok(
+		"{\"traceEvents\":[\n"
+		"{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":1712195495505773.125,\"dur\":2.752,\"name\":\"b\"},\n"
+		"{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":1712195495505772.8,\"dur\":1e3,\"name\":\"a\"},\n"
+		"{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":1712195495505772.8000005,\"name\":\"c\"},\n"
+		"{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":1712195495505774,\"dur\":-3,\"name\":\"d\"}\n"
+		"],\"displayTimeUnit\":\"ns\"}");
+	if (!c)
+		return;
+	const struct xp_host *h = &c->hosts[0];
+	CHECK_INT(h->base_ns, 1712195495505772800ll);
+	CHECK_INT(h->format, XP_FMT_TRACE_JSON);
+	const struct xp_plane *p = plane(c, "/host:CPU");
+	REQUIRE(p && p->n_lines == 1);
+	const struct xp_line *l = &p->lines[0];
+	REQUIRE_INT(l->n_events, 4);
+	/* sorted by start, then longer first */
+	CHECK_STR(ev_name(c, p, l, 0), "a");
+	CHECK_INT(l->start_ps[0], 0);
+	CHECK_INT(l->dur_ps[0], 1000000000);
+	CHECK_STR(ev_name(c, p, l, 1), "c");
+	CHECK_INT(l->start_ps[1], 1); /* 0.5 ps rounds up */
+	CHECK_INT(l->dur_ps[1], 0);   /* no dur */
+	CHECK_STR(ev_name(c, p, l, 2), "b");
+	CHECK_INT(l->start_ps[2], 325000);
+	CHECK_INT(l->dur_ps[2], 2752000);
+	CHECK_STR(ev_name(c, p, l, 3), "d");
+	CHECK_INT(l->start_ps[3], 1200000);
+	CHECK_INT(l->dur_ps[3], 0);
+	CHECK_INT(h->odd.negative_durations, 1);
+	CHECK_INT(h->json.complete, 4);
+	CHECK_INT(h->json.entries, 4);
+	CHECK_INT(l->id, 2);
+	CHECK_STR(xp_str(c, l->name), "2");
+	xp_capture_free(c);
+}
+
+/* --- phases ------------------------------------------------------------------- */
+
+static void begin_end_pairs(void)
+{
+	struct xp_capture *c = read_ok(
+		"[{\"ph\":\"B\",\"pid\":1,\"tid\":1,\"ts\":10,\"name\":\"outer\",\"cat\":\"cpu_op\"},"
+		"{\"ph\":\"B\",\"pid\":1,\"tid\":1,\"ts\":12,\"name\":\"inner\"},"
+		"{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":15},"
+		"{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":20},"
+		"{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":21},"
+		"{\"ph\":\"B\",\"pid\":1,\"tid\":3,\"ts\":30,\"name\":\"open\"},"
+		"{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":\"thread_name\",\"args\":{\"name\":\"main \"}}]");
+	if (!c)
+		return;
+	const struct xp_plane *p = plane(c, "/host:CPU");
+	const struct xp_line *l = line(c, p, "main");
+	REQUIRE(l && l->n_events == 2);
+	CHECK_STR(ev_name(c, p, l, 0), "outer");
+	CHECK_INT(l->start_ps[0], 0);
+	CHECK_INT(l->dur_ps[0], 10000000);
+	CHECK_STR(ev_name(c, p, l, 1), "inner");
+	CHECK_INT(l->start_ps[1], 2000000);
+	CHECK_INT(l->dur_ps[1], 3000000);
+	const struct xp_line *l3 = line(c, p, "3");
+	REQUIRE(l3 && l3->n_events == 1);
+	CHECK_INT(l3->dur_ps[0], 0);
+	const struct xp_json_counts *j = &c->hosts[0].json;
+	CHECK_INT(j->begin, 3);
+	CHECK_INT(j->end, 3);
+	CHECK_INT(j->unmatched_begin, 1);
+	CHECK_INT(j->unmatched_end, 1);
+	CHECK_INT(j->metadata, 1);
+	xp_capture_free(c);
+}
+
+static void instant_counter_flow_async(void)
+{
+	struct xp_capture *c = read_ok(
+		"{\"traceEvents\":[{\"ph\":\"i\",\"pid\":5,\"tid\":6,\"ts\":1,\"name\":\"mark\",\"s\":\"t\"},"
+		"{\"ph\":\"I\",\"pid\":5,\"tid\":6,\"ts\":2,\"name\":\"mark2\"},"
+		"{\"ph\":\"C\",\"pid\":5,\"ts\":3,\"name\":\"mem\",\"args\":{\"used\":10,\"free\":2.5}},"
+		"{\"ph\":\"s\",\"pid\":5,\"tid\":6,\"ts\":1,\"id\":1,\"name\":\"f\",\"cat\":\"ac2g\"},"
+		"{\"ph\":\"f\",\"pid\":5,\"tid\":6,\"ts\":2,\"id\":1,\"name\":\"f\",\"cat\":\"ac2g\",\"bp\":\"e\"},"
+		"{\"ph\":\"b\",\"pid\":5,\"tid\":7,\"ts\":4,\"id\":\"0x1\",\"cat\":\"io\",\"name\":\"read\"},"
+		"{\"ph\":\"e\",\"pid\":5,\"tid\":8,\"ts\":9,\"id\":\"0x1\",\"cat\":\"io\",\"name\":\"read\"},"
+		"{\"ph\":\"P\",\"pid\":5,\"tid\":6,\"ts\":2,\"name\":\"sample\"},"
+		"{\"pid\":5,\"tid\":6,\"ts\":2,\"name\":\"no phase\"},"
+		"{}]}");
+	if (!c)
+		return;
+	const struct xp_plane *p = plane(c, "/host:CPU");
+	const struct xp_line *l = line(c, p, "6");
+	REQUIRE(l && l->n_events == 2);
+	CHECK_INT(l->dur_ps[0], 0);
+	CHECK_INT(l->start_ps[1] - l->start_ps[0], 1000000);
+	const struct xp_line *cl = line(c, p, "Counters");
+	REQUIRE(cl && cl->n_events == 1);
+	CHECK_STR(ev_name(c, p, cl, 0), "mem");
+	CHECK_INT(stat_int(c, p, cl, 0, "used"), 10);
+	struct xp_value v;
+	CHECK(stat_of(c, p, cl, 0, "free", &v) && v.kind == XP_STAT_F64 && v.d == 2.5);
+	const struct xp_line *al = line(c, p, "Async");
+	REQUIRE(al && al->n_events == 1);
+	CHECK_STR(ev_name(c, p, al, 0), "read");
+	CHECK_INT(al->dur_ps[0], 5000000);
+	const struct xp_json_counts *j = &c->hosts[0].json;
+	CHECK_INT(j->entries, 10);
+	CHECK_INT(j->instant, 2);
+	CHECK_INT(j->counter, 1);
+	CHECK_INT(j->flow, 2);
+	CHECK_INT(j->async, 2);
+	CHECK_INT(j->other, 2);
+	CHECK_INT(j->empty, 1);
+	CHECK_INT(j->unmatched_end, 0);
+	xp_capture_free(c);
+}
+
+/* --- args ---------------------------------------------------------------------- */
+
+static void args_of_every_type(void)
+{
+	struct xp_capture *c = read_ok(
+		"{\"traceEvents\":[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1,\"name\":\"e\",\"args\":{"
+		"\"i\":-42,\"u\":18446744073709551615,\"big\":123456789012345678901234567890,\"f\":1.5,"
+		"\"t\":true,\"no\":false,\"n\":null,\"s\":\"text\",\"esc\":\"a\\\"b\\\\c\\/d\\n\\u00e9\","
+		"\"arr\":[1, 2 ,\"x y\"],\"obj\":{ \"a\" : [1, {\"b\": null}] },\"empty\":{},\"e\\u0078\":7}}]}");
+	if (!c)
+		return;
+	const struct xp_plane *p = plane(c, "/host:CPU");
+	REQUIRE(p && p->n_lines == 1);
+	const struct xp_line *l = &p->lines[0];
+	struct xp_value v;
+	CHECK(stat_of(c, p, l, 0, "i", &v) && v.kind == XP_STAT_I64 && v.i == -42);
+	CHECK(stat_of(c, p, l, 0, "u", &v) && v.kind == XP_STAT_U64 && v.u == UINT64_MAX);
+	CHECK(stat_of(c, p, l, 0, "big", &v) && v.kind == XP_STAT_F64 && v.d == 1.2345678901234568e29);
+	CHECK(stat_of(c, p, l, 0, "f", &v) && v.kind == XP_STAT_F64 && v.d == 1.5);
+	CHECK(stat_of(c, p, l, 0, "t", &v) && v.kind == XP_STAT_I64 && v.i == 1);
+	CHECK(stat_of(c, p, l, 0, "no", &v) && v.kind == XP_STAT_I64 && v.i == 0);
+	CHECK(!stat_of(c, p, l, 0, "n", &v));
+	CHECK_STAT_STR(c, p, l, 0, "s", "text");
+	CHECK_STAT_STR(c, p, l, 0, "esc", "a\"b\\c/d\n\xc3\xa9");
+	CHECK_STAT_STR(c, p, l, 0, "arr", "[1,2,\"x y\"]");
+	CHECK_STAT_STR(c, p, l, 0, "obj", "{\"a\":[1,{\"b\":null}]}");
+	CHECK_STAT_STR(c, p, l, 0, "empty", "{}");
+	CHECK_INT(stat_int(c, p, l, 0, "ex"), 7);
+	CHECK_INT(l->n_stats, 12);
+	xp_capture_free(c);
+}
+
+static void long_strings_and_windows(void)
+{
+	/* An arg longer than the intern limit goes to the blob; one longer than the
+	 * reader's window makes it grow; through a gzip file both ways. */
+	size_t big = (size_t)9 << 20;
+	char *doc = malloc(big + 512);
+	REQUIRE(doc);
+	int n = sprintf(doc, "{\"traceEvents\":[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1,\"name\":\"e\","
+			     "\"args\":{\"long\":\"");
+	memset(doc + n, 'x', big);
+	n += (int)big;
+	n += sprintf(doc + n, "\",\"short\":\"%s\"}},{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":5,\"name\":\"f\"}]}",
+		     "abc");
+	char tmpl[] = "/tmp/xpstat-tj-XXXXXX";
+	int fd = mkstemp(tmpl);
+	REQUIRE(fd >= 0);
+	close(fd);
+	gzFile gz = gzopen(tmpl, "wb1");
+	REQUIRE(gz);
+	gzwrite(gz, doc, (unsigned)n);
+	gzclose(gz);
+	for (int threads = 0; threads < 3; threads++) {
+		struct xp_capture *c = xp_capture_new();
+		struct xp_err err = {0};
+		struct xp_json_opts o = {0, threads};
+		int rc = threads ? xp_read_trace_json_file(c, tmpl, &o, &err)
+				 : xp_read_trace_json_mem(c, "mem", (const uint8_t *)doc, (size_t)n, &o, &err);
+		if (CHECK_INT(rc, 0) && CHECK_INT(c->n_hosts, 1)) {
+			const struct xp_plane *p = plane(c, "/host:CPU");
+			const struct xp_line *l = p ? &p->lines[0] : NULL;
+			if (CHECK(l && l->n_events == 2)) {
+				struct xp_value v;
+				CHECK(stat_of(c, p, l, 0, "long", &v) && v.kind == XP_STAT_BLOBSTR && v.len == big &&
+				      v.s[0] == 'x' && v.s[big - 1] == 'x');
+				CHECK_STAT_STR(c, p, l, 0, "short", "abc");
+				CHECK_INT(l->start_ps[1], 5000000);
+			}
+			CHECK_INT(c->hosts[0].decoded_bytes, n);
+			CHECK_INT(c->hosts[0].compression, threads ? XP_COMP_GZIP : XP_COMP_NONE);
+		} else {
+			fprintf(stderr, "  threads %d: %s\n", threads, err.msg);
+		}
+		xp_capture_free(c);
+	}
+	unlink(tmpl);
+	free(doc);
+}
+
+static void unicode_escapes(void)
+{
+	struct xp_capture *c = read_ok(
+		"[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"name\":\"caf\\u00e9 \\ud83d\\ude00 \\u4e2d\"},"
+		"{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1,\"name\":\"lone \\ud800 x\"},"
+		"{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":2,\"name\":\"raw caf\xc3\xa9 \xf0\x9f\x98\x80\"},"
+		"{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":3,\"name\":\"nul \\u0000 x\"}]");
+	if (!c)
+		return;
+	const struct xp_plane *p = plane(c, "/host:CPU");
+	const struct xp_line *l = &p->lines[0];
+	REQUIRE_INT(l->n_events, 4);
+	CHECK_STR(ev_name(c, p, l, 0), "caf\xc3\xa9 \xf0\x9f\x98\x80 \xe4\xb8\xad");
+	CHECK_STR(ev_name(c, p, l, 1), "lone \xef\xbf\xbd x");
+	CHECK_STR(ev_name(c, p, l, 2), "raw caf\xc3\xa9 \xf0\x9f\x98\x80");
+	uint32_t id = xp_event_name(p, l, 3);
+	CHECK(xp_strlen(c, id) == 7 && !memcmp(xp_str(c, id), "nul \0 x", 7));
+	CHECK_INT(c->hosts[0].odd.invalid_utf8, 1);
+	xp_capture_free(c);
+}
+
+static void bare_array_and_empty(void)
+{
+	struct xp_capture *c = read_ok(" \n[ ]\n ");
+	if (c) {
+		CHECK_INT(c->hosts[0].n_planes, 1); /* an empty /host:CPU */
+		CHECK_INT(c->hosts[0].json.entries, 0);
+		xp_capture_free(c);
+	}
+	c = read_ok("\xef\xbb\xbf{\"traceEvents\":[{}],\"otherData\":{\"x\":[1,2,{}]},\"z\":null}");
+	if (c) {
+		CHECK_INT(c->hosts[0].json.empty, 1);
+		xp_capture_free(c);
+	}
+}
+
+/* --- Kineto and TF mapping ---------------------------------------------------------- */
+
+static const char kineto_doc[] =
+	"{\"schemaVersion\":1,\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA H100 80GB HBM3\",\"totalGlobalMem\":"
+	"85018279936,\"computeMajor\":9,\"computeMinor\":0,\"numSms\":132}],\"distributedInfo\":{\"rank\":3,"
+	"\"world_size\":8},\"traceEvents\":[\n"
+	"{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":100,\"pid\":4242,\"tid\":0,\"args\":{\"name\":\"python3\"}},\n"
+	"{\"name\":\"process_labels\",\"ph\":\"M\",\"ts\":100,\"pid\":4242,\"tid\":0,\"args\":{\"labels\":\"CPU\"}},\n"
+	"{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":100,\"pid\":0,\"tid\":0,\"args\":{\"name\":\"python3\"}},\n"
+	"{\"name\":\"process_labels\",\"ph\":\"M\",\"ts\":100,\"pid\":0,\"tid\":0,\"args\":{\"labels\":\"GPU 0\"}},\n"
+	"{\"name\":\"process_labels\",\"ph\":\"M\",\"ts\":100,\"pid\":1,\"tid\":0,\"args\":{\"labels\":\"GPU 1\"}},\n"
+	"{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":100,\"pid\":0,\"tid\":7,\"args\":{\"name\":\"stream 7 \"}},\n"
+	"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#3\",\"pid\":4242,\"tid\":4242,\"ts\":100,"
+	"\"dur\":50,\"args\":{\"External id\":1}},\n"
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":4242,\"tid\":4242,\"ts\":101,\"dur\":10,"
+	"\"args\":{\"External id\":2,\"Input Dims\":[[2, 3], [3, 4]]}},\n"
+	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":4242,\"tid\":4242,\"ts\":102,"
+	"\"dur\":3,\"args\":{\"cbid\":211,\"correlation\":77}},\n"
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"sgemm_128x64\",\"pid\":0,\"tid\":7,\"ts\":110,\"dur\":4.5,"
+	"\"args\":{\"device\":0,\"stream\":7,\"correlation\":77,\"registers per thread\":128,\"shared memory\":"
+	"16384,\"blocks per SM\":1.5,\"grid\":[16, 2, 1],\"block\":[256, 1, 1],\"est. achieved occupancy %\":25}},\n"
+	"{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\",\"pid\":0,\"tid\":7,"
+	"\"ts\":105,\"dur\":2,\"args\":{\"device\":0,\"correlation\":78,\"bytes\":1024}},\n"
+	"{\"ph\":\"X\",\"cat\":\"gpu_memset\",\"name\":\"Memset (Device)\",\"pid\":0,\"tid\":7,"
+	"\"ts\":104,\"dur\":1,\"args\":{\"device\":0,\"correlation\":79,\"bytes\":64}},\n"
+	"{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"ProfilerStep#3\",\"pid\":0,\"tid\":7,\"ts\":104,"
+	"\"dur\":20},\n"
+	"{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":4242,\"tid\":4242,"
+	"\"ts\":103,\"args\":{\"Total Reserved\":2097152,\"Total Allocated\":1024,\"Bytes\":1024,"
+	"\"Addr\":139637976727552,\"Device Id\":0,\"Device Type\":1}},\n"
+	"{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":4242,\"tid\":\"4242\",\"ts\":140,"
+	"\"args\":{\"Bytes\":-16,\"Device Id\":-1,\"Device Type\":0}},\n"
+	"{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"train.py(1): <module>\",\"pid\":0,\"tid\":0,"
+	"\"ts\":99,\"dur\":60},\n"
+	"{\"ph\":\"X\",\"cat\":\"Trace\",\"name\":\"PyTorch Profiler (0)\",\"pid\":\"Spans\",\"tid\":\"PyTorch Profiler\","
+	"\"ts\":99,\"dur\":70},\n"
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"tiny\",\"pid\":0,\"tid\":7,\"ts\":120,\"dur\":0,"
+	"\"args\":{\"device\":0,\"correlation\":80}}\n"
+	"]}";
+
+static void kineto_mapping(void)
+{
+	struct xp_capture *c = read_ok(kineto_doc);
+	if (!c)
+		return;
+	const struct xp_host *h = &c->hosts[0];
+	CHECK_INT(h->n_planes, 3); /* /host:CPU, /device:GPU:0 (GPU 1 has no events, no properties), /host:Spans */
+	const struct xp_plane *host = plane(c, "/host:CPU"), *gpu = plane(c, "/device:GPU:0");
+	REQUIRE(host && gpu);
+	CHECK(plane(c, "/device:GPU:1") == NULL);
+	CHECK(plane(c, "/host:Spans") != NULL);
+	CHECK_INT(gpu->kind, XP_PLANE_GPU);
+	CHECK_INT(gpu->device_ordinal, 0);
+	CHECK_INT(host->id, 4242);
+	/* host thread 4242 (int and "4242" are one thread), and the python tracer line of pid 0 */
+	const struct xp_line *main = line(c, host, "4242");
+	REQUIRE(main && main->n_events == 5);
+	CHECK_STR(ev_name(c, host, main, 0), "ProfilerStep#3");
+	CHECK_INT(stat_int(c, host, main, 0, "_r"), 1);
+	CHECK_INT(stat_int(c, host, main, 0, "step_num"), 3);
+	CHECK_INT(stat_int(c, host, main, 0, "External id"), 1);
+	CHECK_STR(ev_name(c, host, main, 1), "aten::mm");
+	CHECK_STAT_STR(c, host, main, 1, "Input Dims", "[[2,3],[3,4]]");
+	CHECK_STR(ev_name(c, host, main, 2), "cudaLaunchKernel");
+	CHECK_INT(stat_int(c, host, main, 2, "correlation_id"), 77);
+	CHECK_STR(ev_name(c, host, main, 3), "MemoryAllocation");
+	CHECK_STAT_STR(c, host, main, 3, "allocator_name", "GPU_0");
+	CHECK_INT(stat_int(c, host, main, 3, "bytes_allocated"), 1024);
+	CHECK_INT(stat_int(c, host, main, 3, "bytes_reserved"), 2097152);
+	CHECK_INT(stat_int(c, host, main, 3, "requested_bytes"), 1024);
+	CHECK_INT(stat_int(c, host, main, 3, "allocation_bytes"), 1024);
+	CHECK_INT(stat_int(c, host, main, 3, "addr"), 139637976727552);
+	CHECK_STR(ev_name(c, host, main, 4), "MemoryDeallocation");
+	CHECK_STAT_STR(c, host, main, 4, "allocator_name", "CPU");
+	CHECK_INT(stat_int(c, host, main, 4, "requested_bytes"), 16);
+	const struct xp_line *py = line(c, host, "0");
+	CHECK(py && py->n_events == 1);
+	/* the device: a stream line, and the annotations on a derived line */
+	const struct xp_line *s7 = line(c, gpu, "stream 7");
+	REQUIRE(s7 && s7->n_events == 4);
+	CHECK_INT(s7->id, 7);
+	CHECK_STR(ev_name(c, gpu, s7, 0), "Memset");
+	CHECK_STAT_STR(c, gpu, s7, 0, "Memset_details", "kind:device num_bytes:64");
+	CHECK_STR(ev_name(c, gpu, s7, 1), "MemcpyH2D");
+	CHECK_STR(xp_str(c, gpu->emeta[s7->meta[1]].display_name), "Memcpy HtoD (Pageable -> Device)");
+	CHECK_STAT_STR(c, gpu, s7, 1, "memcpy_details", "kind_src:pageable kind_dst:device size:1024");
+	CHECK_INT(stat_int(c, gpu, s7, 1, "correlation_id"), 78);
+	CHECK_STR(ev_name(c, gpu, s7, 2), "sgemm_128x64");
+	CHECK_INT(s7->dur_ps[2], 4500000);
+	CHECK_STAT_STR(c, gpu, s7, 2, "kernel_details",
+		       "regs:128 static_shared:16384 dynamic_shared:0 grid:16,2,1 block:256,1,1 occ_pct:25");
+	CHECK_INT(stat_int(c, gpu, s7, 2, "correlation_id"), 77);
+	CHECK_STAT_STR(c, gpu, s7, 3, "kernel_details", "device:0");
+	const struct xp_line *an = line(c, gpu, "GPU user annotations");
+	REQUIRE(an && an->n_events == 1);
+	CHECK(an->derived);
+	CHECK_INT(stat_int(c, gpu, an, 0, "_r"), -999);
+	/* device properties as plane stats */
+	struct xp_value v;
+	int64_t x;
+	CHECK(xp_view_find(c, xp_plane_stats(gpu), xp_plane_stat_id(c, gpu, "core_count"), &v) &&
+	      xp_value_int(&v, &x) && x == 132);
+	CHECK(xp_view_find(c, xp_plane_stats(gpu), xp_plane_stat_id(c, gpu, "memory_size"), &v) &&
+	      xp_value_int(&v, &x) && x == 85018279936);
+	CHECK(xp_view_find(c, xp_plane_stats(gpu), xp_plane_stat_id(c, gpu, "compute_cap_major"), &v) &&
+	      xp_value_int(&v, &x) && x == 9);
+	CHECK(xp_view_find(c, xp_plane_stats(gpu), xp_plane_stat_id(c, gpu, "device_vendor"), &v) &&
+	      v.len == 6 && !memcmp(v.s, "Nvidia", 6));
+	CHECK(xp_view_find(c, xp_plane_stats(host), xp_plane_stat_id(c, host, "rank"), &v) &&
+	      xp_value_int(&v, &x) && x == 3);
+	CHECK_INT(h->json.zero_dur_kernels, 1);
+	CHECK(!h->pre_grouped);
+	CHECK_INT(h->base_ns, 99000);
+	xp_capture_free(c);
+}
+
+static void tf_mapping(void)
+{
+	struct xp_capture *c = read_ok(
+		"{\"displayTimeUnit\":\"ns\",\"metadata\":{\"highres-ticks\":true},\"traceEvents\":["
+		"{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"/device:GPU:0\"}},"
+		"{\"ph\":\"M\",\"pid\":1,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":1}},"
+		"{\"ph\":\"M\",\"pid\":2,\"name\":\"process_name\",\"args\":{\"name\":\"/device:GPU:1\"}},"
+		"{\"ph\":\"M\",\"pid\":701,\"name\":\"process_name\",\"args\":{\"name\":\"/host:CPU\"}},"
+		"{\"ph\":\"M\",\"pid\":701,\"tid\":12,\"name\":\"thread_name\",\"args\":{\"name\":\"tf_Compute\"}},"
+		"{\"ph\":\"M\",\"pid\":701,\"tid\":12,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":2}},"
+		"{\"ph\":\"M\",\"pid\":701,\"tid\":9,\"name\":\"thread_name\",\"args\":{\"name\":\"python\"}},"
+		"{\"ph\":\"M\",\"pid\":701,\"tid\":9,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":1}},"
+		"{\"ph\":\"M\",\"pid\":1,\"tid\":3,\"name\":\"thread_name\",\"args\":{\"name\":\"Stream #3(Compute)\"}},"
+		"{\"ph\":\"X\",\"pid\":701,\"tid\":12,\"ts\":1.5,\"dur\":2,\"name\":\"MatMul\",\"args\":{"
+		"\"correlation_id\":\"12345\",\"group_id\":\"4\",\"long_name\":\"dense/MatMul:MatMul\"}},"
+		"{\"ph\":\"X\",\"pid\":701,\"tid\":9,\"ts\":1,\"dur\":9,\"name\":\"train 4\",\"args\":{"
+		"\"step_num\":\"4\",\"group_id\":\"4\",\"step_name\":\"train 4\"}},"
+		"{\"ph\":\"X\",\"pid\":1,\"tid\":3,\"ts\":2,\"dur\":9.9999999999999995e-07,\"name\":\"volta_sgemm\","
+		"\"args\":{\"correlation_id\":\"12345\",\"kernel_details\":\"regs:32 static_shared:0 dynamic_shared:0 "
+		"grid:1,1,1 block:32,1,1 occ_pct:50\",\"theoretical_occupancy_pct\":\"50.5\",\"tf_op\":\"dense/MatMul:MatMul\","
+		"\"context_id\":\"$$1\"}},{}]}");
+	if (!c)
+		return;
+	const struct xp_host *h = &c->hosts[0];
+	CHECK(h->pre_grouped);
+	CHECK_INT(h->n_planes, 3);
+	CHECK_STR(xp_str(c, h->planes[0].name), "/host:CPU");
+	CHECK_STR(xp_str(c, h->planes[1].name), "/device:GPU:0");
+	CHECK_STR(xp_str(c, h->planes[2].name), "/device:GPU:1");
+	CHECK_INT(h->planes[2].n_lines, 0);
+	const struct xp_plane *host = &h->planes[0], *gpu = &h->planes[1];
+	REQUIRE_INT(host->n_lines, 2);
+	CHECK_STR(xp_str(c, host->lines[0].name), "python"); /* thread_sort_index order */
+	CHECK_STR(xp_str(c, host->lines[1].name), "tf_Compute");
+	const struct xp_line *l = &host->lines[1];
+	CHECK_STR(ev_name(c, host, l, 0), "dense/MatMul:MatMul");
+	CHECK_STR(xp_str(c, host->emeta[l->meta[0]].display_name), "MatMul");
+	struct xp_value v;
+	CHECK(stat_of(c, host, l, 0, "correlation_id", &v) && v.kind == XP_STAT_I64 && v.i == 12345);
+	CHECK(!stat_of(c, host, l, 0, "long_name", &v));
+	CHECK_INT(stat_int(c, host, &host->lines[0], 0, "step_num"), 4);
+	const struct xp_line *g = line(c, gpu, "Stream #3(Compute)");
+	REQUIRE(g && g->n_events == 1);
+	CHECK_INT(g->dur_ps[0], 1);
+	CHECK(stat_of(c, gpu, g, 0, "theoretical_occupancy_pct", &v) && v.kind == XP_STAT_F64 && v.d == 50.5);
+	CHECK_STAT_STR(c, gpu, g, 0, "context_id", "$$1");
+	CHECK_STAT_STR(c, gpu, g, 0, "tf_op", "dense/MatMul:MatMul");
+	CHECK_INT(h->json.empty, 1);
+	CHECK_INT(h->json.metadata, 9);
+	CHECK(!h->json.truncated);
+	xp_capture_free(c);
+}
+
+/* --- bad input ------------------------------------------------------------------- */
+
+struct bad_case {
+	const char *doc;
+	size_t len;             /* 0: strlen */
+	long offset;            /* expected byte offset; -1: no offset */
+	const char *msg;        /* a substring of the message */
+};
+
+static void malformed_inputs(void)
+{
+	static char deep[1024];
+	int n = sprintf(deep, "[{\"ph\":\"X\",\"ts\":1,\"args\":{\"a\":");
+	for (int i = 0; i < 100; i++)
+		deep[n++] = '[';
+	deep[n] = 0;
+	static const struct bad_case cases[] = {
+		{"", 0, 0, "unexpected end"},
+		{"   ", 0, 3, "unexpected end"},
+		{"42", 0, 0, "expected '{' or '['"},
+		{"{\"a\":1}", 0, -1, "no traceEvents"},
+		{"{\"traceEvents\":{}}", 0, 15, "not an array"},
+		{"{\"traceEvents\":[{\"ph\":\"X\",}]}", 0, 26, "expected a string key"},
+		{"{\"traceEvents\":[{\"ph\":\"X\"", 0, 25, "unexpected end"},
+		{"{\"traceEvents\":[{\"ph\":\"X\"}", 0, 26, "unexpected end"},
+		{"{\"traceEvents\":[{\"ph\":\"X\"}]", 0, 27, "unexpected end"},
+		{"{\"traceEvents\":[{\"name\":\"a\xff\"}]}", 0, 26, "invalid UTF-8"},
+		{"{\"traceEvents\":[{\"name\":\"a\xc3\"}]}", 0, 26, "invalid UTF-8"},
+		{"{\"traceEvents\":[{\"name\":\"\xed\xa0\x80\"}]}", 0, 25, "invalid UTF-8"},
+		{"{\"traceEvents\":[{\"name\":\"\xc0\xaf\"}]}", 0, 25, "invalid UTF-8"},
+		{"{\"traceEvents\":[{\"name\":\"a\tb\"}]}", 0, 26, "control character"},
+		{"{\"traceEvents\":[{\"name\":\"a\\xb\"}]}", 0, 26, "invalid escape"},
+		{"{\"traceEvents\":[{\"name\":\"a\\u12g4\"}]}", 0, 26, "\\u escape"},
+		{"{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1e400}]}", 0, 31, "ts out of range"},
+		{"{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1e16}]}", 0, 31, "ts out of range"},
+		{"{\"traceEvents\":[{\"ph\":\"X\",\"ts\":\"soon\"}]}", 0, 32, "ts is not a number"},
+		{"{\"traceEvents\":[{\"ph\":\"X\",\"ts\":0,\"dur\":1e13}]}", 0, 39, "dur out of range"},
+		{"{\"traceEvents\":[{\"ph\":\"X\",\"ts\":0,\"args\":{\"x\":1e400}}]}", 0, 45, "number out of range"},
+		{"{\"traceEvents\":[{\"ph\":\"X\",\"ts\":01}]}", 0, 32, "expected ',' or '}'"},
+		{"{\"traceEvents\":[{\"ph\":\"X\",\"ts\":-}]}", 0, 32, "invalid number"},
+		{"{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1.}]}", 0, 33, "no digit after"},
+		{"{\"traceEvents\":[{\"ph\":\"X\",\"ts\":NaN}]}", 0, 31, "where a value should start"},
+		{"{\"traceEvents\":[{\"ph\":\"X\",\"ts\":tru}]}", 0, 31, "invalid literal"},
+		{"{\"traceEvents\":[{\"ph\" \"X\"}]}", 0, 22, "expected ':'"},
+		{"{\"traceEvents\":[{}{}]}", 0, 18, "expected ',' or ']'"},
+		{"{\"traceEvents\":[{},]}", 0, 19, "not an object"},
+		{"{\"traceEvents\":[1]}", 0, 16, "not an object"},
+		{"{\"traceEvents\":[]} x", 0, 19, "trailing data"},
+		{"{\"traceEvents\":[]}{}", 0, 18, "trailing data"},
+		{"{\"traceEvents\":[],}", 0, 18, "expected a string key"},
+		{"[{\"ph\":\"X\",\"ts\":1,\"name\":\"a\\", 0, 28, "unexpected end"},
+		{"[{\"ph\":\"X\",\"ts\":1,\"name\":\"a\\u00", 0, 31, "unexpected end"},
+		{"[{\"ph\":\"X\",\"ts\":1,\"name\":\"a\0b\"}]", 31, 27, "control character"},
+		{deep, 0, 92, "nesting deeper"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		const struct bad_case *bc = &cases[i];
+		struct xp_capture *c = xp_capture_new();
+		struct xp_err err = {0};
+		size_t len = bc->len ? bc->len : strlen(bc->doc);
+		int rc = xp_read_trace_json_mem(c, "bad.json", (const uint8_t *)bc->doc, len, NULL, &err);
+		bool ok = CHECK_INT(rc, -1) & CHECK_INT(err.status, XP_EXIT_BAD_INPUT) & CHECK_INT(c->n_hosts, 0);
+		if (bc->offset >= 0)
+			ok &= CHECK(err.has_offset) & CHECK_INT(err.offset, bc->offset);
+		ok &= CHECK(strstr(err.msg, bc->msg) != NULL);
+		if (!ok)
+			fprintf(stderr, "  case %zu: \"%s\" -> %s (at %llu)\n", i, bc->doc, err.msg,
+				(unsigned long long)err.offset);
+		xp_capture_free(c);
+	}
+}
+
+static void truncated_trace(void)
+{
+	/* exactly 1,000,000 complete events: TF 2.3's cap */
+	size_t cap = (size_t)1000000 * 72 + 64;
+	char *doc = malloc(cap);
+	REQUIRE(doc);
+	size_t n = (size_t)sprintf(doc, "{\"traceEvents\":[");
+	for (int i = 0; i < 1000000; i++)
+		n += (size_t)sprintf(doc + n, "%s{\"ph\":\"X\",\"pid\":501,\"tid\":1,\"ts\":%d,\"dur\":1,\"name\":\"op\"}",
+				     i ? "," : "", i);
+	n += (size_t)sprintf(doc + n, ",{}]}");
+	struct xp_capture *c = xp_capture_new();
+	struct xp_err err = {0};
+	CHECK_INT(xp_read_trace_json_mem(c, "t.json", (const uint8_t *)doc, n, NULL, &err), 0);
+	if (CHECK_INT(c->n_hosts, 1)) {
+		CHECK(c->hosts[0].json.truncated);
+		CHECK_INT(c->hosts[0].planes[0].lines[0].n_events, 1000000);
+		CHECK_INT(c->hosts[0].planes[0].lines[0].n_blocks, 16);
+	}
+	xp_capture_free(c);
+	free(doc);
+}
+
+int main(void)
+{
+	static const struct test tests[] = {
+		TEST(us_to_ps_exact), TEST(epoch_times), TEST(begin_end_pairs), TEST(instant_counter_flow_async),
+		TEST(args_of_every_type), TEST(long_strings_and_windows), TEST(unicode_escapes),
+		TEST(bare_array_and_empty), TEST(kineto_mapping), TEST(tf_mapping), TEST(malformed_inputs),
+		TEST(truncated_trace),
+	};
+	return RUN_TESTS("test_trace_json", tests);
+}
