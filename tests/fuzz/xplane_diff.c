@@ -34,6 +34,8 @@ static int mismatch(struct diff *d, const char *fmt, ...)
 /* protobuf-c strings are NUL-terminated copies: compare up to the first NUL. */
 static bool same_str(const char *pc, const char *ours, size_t ours_len)
 {
+	if (!pc) /* protobuf-c leaves some merged, unset strings NULL */
+		pc = "";
 	size_t n = strlen(pc);
 	if (n > ours_len || memcmp(pc, ours, n) != 0)
 		return false;
