@@ -60,6 +60,10 @@ struct xp_op_db {
 
 struct xp_op_db_opts {
 	bool xprof_compat;          /* drop XLA events as xprof does without HLO protos */
+	/* Sorted correlation ids of launches by eagerly run ops (xp_eager_launches): a TF-annotated kernel
+	 * without an is_eager stat is eager when its correlation_id is one of them. */
+	const int64_t *eager_launches;
+	size_t n_eager_launches;
 };
 
 /* Device op DB of one host: every GPU plane, combined; one IDLE row. */
@@ -374,6 +378,11 @@ struct xp_host_db_info {
 	uint64_t op_events;         /* events that were ops: by name, stage, or tf_op stat */
 	uint64_t lines;             /* lines with at least one op */
 };
+
+/* Eager marking of device kernels (spec §0.3): the sorted, distinct correlation ids of the host's launch events
+ * (events with a correlation_id stat) that ran inside an EagerExecute whose is_func stat is 0, on the same thread.
+ * NULL (and *n 0) when there are none. */
+int64_t *xp_eager_launches(const struct xp_capture *c, const struct xp_host *h, size_t *n);
 
 /* Host op DB of one host (every host-threads plane, non-derived lines), one
  * IDLE row; rows kind XP_OPK_TF (by TF op name, also XLA:CPU tf_op ops),

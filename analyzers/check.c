@@ -264,8 +264,9 @@ static void min_steps_row(struct ck *k)
 {
 	char why[256] = "", why2[256] = "";
 	bool ok = sample_ok(k, k->cand, "candidate", why, sizeof why);
-	bool base_ok = !k->o->regression.kind || sample_ok(k, k->base, "baseline", why2, sizeof why2);
-	if (ok && base_ok && k->o->regression.kind) {
+	bool with_base = k->o->regression.kind && k->base;
+	bool base_ok = !with_base || sample_ok(k, k->base, "baseline", why2, sizeof why2);
+	if (ok && base_ok && with_base) {
 		double minp = xp_mwu_min_p(k->base->n_steps, k->cand->n_steps);
 		if (minp >= k->alpha) {
 			base_ok = false;
@@ -283,7 +284,7 @@ static void min_steps_row(struct ck *k)
 	if (k->steps_ok) {
 		row = add_row(k, "min_steps", NULL, ST_PASS, &v, NULL, "%zu candidate step%s%s, at least %zu needed",
 			      k->cand->n_steps, k->cand->n_steps == 1 ? "" : "s",
-			      k->o->regression.kind ? " and enough baseline steps" : "", k->o->min_steps);
+			      with_base ? " and enough baseline steps" : "", k->o->min_steps);
 	} else {
 		char all[600];
 		snprintf(all, sizeof all, "%s%s%s", why, *why && *why2 ? "; " : "", why2);

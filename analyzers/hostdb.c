@@ -550,6 +550,96 @@ static void read_plane(struct xp_op_db *db, const struct xp_capture *c, const st
 	free(hp.estack);
 }
 
+/* --- eager launches (spec §0.3) --------------------------------------------------------------- */
+
+struct i64vec {
+	int64_t *v;
+	size_t n, cap;
+};
+
+static void i64_push(struct i64vec *a, int64_t x)
+{
+	if (a->n == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 64;
+		a->v = xrealloc(a->v, a->cap * sizeof *a->v);
+	}
+	a->v[a->n++] = x;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* One line: the launches inside an EagerExecute of a non-function op, in start order. */
+static void line_eager_launches(const struct xp_capture *c, const struct xp_plane *p, const struct xp_line *l,
+				const bool *is_ee, uint32_t sid_corr, uint32_t sid_func, struct i64vec *out)
+{
+	uint64_t *order = NULL;
+	if (l->unsorted) {
+		order = xcalloc(l->n_events, sizeof *order);
+		for (uint64_t k = 0; k < l->n_events; k++)
+			order[k] = k;
+		qsort_r(order, l->n_events, sizeof *order, cmp_by_start, (void *)l);
+	}
+	struct eager_frame *stack = NULL;
+	size_t n = 0, cap = 0;
+	for (uint64_t k = 0; k < l->n_events; k++) {
+		uint64_t i = order ? order[k] : k;
+		int64_t e = xp_event_end(l, i);
+		struct xp_value v;
+		while (n && stack[n - 1].end_ps < e)
+			n--;
+		if (is_ee[l->meta[i]]) {
+			int64_t is_func = 1;
+			if (sid_func && xp_event_find(c, p, l, i, sid_func, &v))
+				xp_value_int(&v, &is_func);
+			if (n == cap) {
+				cap = cap ? cap * 2 : 16;
+				stack = xrealloc(stack, cap * sizeof *stack);
+			}
+			stack[n++] = (struct eager_frame){e, is_func == 0};
+		} else if (n && stack[n - 1].eager && xp_event_find(c, p, l, i, sid_corr, &v) &&
+			   (v.kind == XP_STAT_I64 || v.kind == XP_STAT_U64)) {
+			i64_push(out, (int64_t)v.u);
+		}
+	}
+	free(stack);
+	free(order);
+}
+
+int64_t *xp_eager_launches(const struct xp_capture *c, const struct xp_host *h, size_t *n)
+{
+	struct i64vec ids = {0};
+	for (uint32_t pi = 0; pi < h->n_planes; pi++) {
+		const struct xp_plane *p = &h->planes[pi];
+		uint32_t sid_corr = xp_plane_stat_id(c, p, "correlation_id");
+		if (p->kind != XP_PLANE_HOST_CPU || !sid_corr || !has_meta_named(c, p, "EagerExecute"))
+			continue;
+		bool *is_ee = xcalloc(p->n_emeta, sizeof *is_ee);
+		for (uint32_t m = 1; m < p->n_emeta; m++)
+			is_ee[m] = !strcmp(xp_str(c, p->emeta[m].name), "EagerExecute");
+		uint32_t sid_func = xp_plane_stat_id(c, p, "is_func");
+		for (uint32_t k = 0; k < p->n_lines; k++)
+			if (!p->lines[k].derived)
+				line_eager_launches(c, p, &p->lines[k], is_ee, sid_corr, sid_func, &ids);
+		free(is_ee);
+	}
+	size_t u = 0;
+	if (ids.n)
+		qsort(ids.v, ids.n, sizeof *ids.v, cmp_i64);
+	for (size_t i = 0; i < ids.n; i++)
+		if (!u || ids.v[u - 1] != ids.v[i])
+			ids.v[u++] = ids.v[i];
+	*n = u;
+	if (!u) {
+		free(ids.v);
+		return NULL;
+	}
+	return ids.v;
+}
+
 struct xp_op_db *xp_op_db_host(const struct xp_capture *c, const struct xp_host *h, struct xp_host_db_info *info)
 {
 	struct xp_host_db_info scratch;

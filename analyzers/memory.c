@@ -8,22 +8,23 @@
 
 /*
  * How it works, per host:
- *  1. Every MemoryAllocation/MemoryDeallocation event of the host planes goes
- *     into one sequence ordered by absolute time (the model's start_ps: line
- *     timestamp + offset, from the host base), ties by line and position: a
- *     k-way merge of the lines. xprof orders by the line-relative offset,
- *     which mixes up an allocator whose events sit on lines that start at
- *     different times (DESIGN §8).
- *  2. Pass 1 reads every event once: counts, the step fix (spec §5.3 step 3),
- *     the peak (largest stack+heap, the later on a tie), the lifetime peak,
- *     the capacity, and the address map that pairs each deallocation with
- *     its allocation (step 4). It keeps 8 bytes per event: the allocator and
- *     the step.
+ *  1. The MemoryAllocation/MemoryDeallocation events of every line of the
+ *     host planes are read once, line by line in storage order (pass 1a), into
+ *     a compact record each: allocator, stack + heap, address, group, flags.
+ *  2. Pass 1b walks those records in absolute time order (the model's
+ *     start_ps: line timestamp + offset, from the host base; ties by line and
+ *     position), a k-way merge of the lines with a tournament tree. xprof
+ *     orders by the line-relative offset, which mixes up an allocator whose
+ *     events sit on lines that start at different times (DESIGN §8). The walk
+ *     does the counts, the step fix (spec §5.3 step 3), the peak (largest
+ *     stack+heap, the later on a tie) and the address map that pairs each
+ *     deallocation with its allocation (step 4), and keeps the order (8 bytes
+ *     an event) with each event's allocator and step (8 bytes).
  *  3. Pass 2 knows each allocator's peak, peak step and event count. It reads
  *     again only the events of the peak step up to the peak (step 7) and,
  *     with a timeline, every event for the max box filter (step 5).
- * So memory grows by 16 bytes an event (the sequence, allocator, step) and
- * with the live allocations, never with a copy of the events.
+ * Memory: the records (32 bytes an event) live only during pass 1; then 16
+ * bytes an event and the live allocations. No copy of the events' stats.
  */
 
 static void oom(void)
@@ -268,6 +269,7 @@ static void ht_grow(struct mem *m)
 /* Index of the allocator (host, id), created when new. */
 static uint32_t alc_get(struct mem *m, uint32_t host, const char *id, size_t n)
 {
+	n = strnlen(id, n);     /* an id is text: a NUL byte ends it */
 	if (!m->hcap)
 		ht_grow(m);
 	for (size_t i = hash_id(host, id, n) & (m->hcap - 1);; i = (i + 1) & (m->hcap - 1)) {
@@ -438,7 +440,7 @@ static int64_t *int_slot(struct mem_ev *e, uint8_t r, unsigned *bit)
 	}
 }
 
-static void read_view(const struct xp_capture *c, const uint8_t *role, struct xp_stat_view v, struct mem_ev *e)
+static inline void read_view(const struct xp_capture *c, const uint8_t *role, struct xp_stat_view v, struct mem_ev *e)
 {
 	for (uint32_t k = 0; k < v.n; k++) {
 		uint8_t r = role[xp_stat_meta(v.keys[k])];
@@ -490,23 +492,60 @@ static const struct xp_line *ref_line(const struct mem_host *mh, struct mem_ref 
 	return &(*p)->lines[mh->lines[r.line].line];
 }
 
+/* One memory line, resolved once: what decoding an event of it needs. */
+struct lctx {
+	const struct xp_plane *p;
+	const struct xp_line *l;
+	const uint8_t *role, *act;
+	const int32_t *group;   /* NULL: no group ids */
+};
+
+static void line_ctx(const struct mem_host *mh, uint32_t k, struct lctx *x)
+{
+	uint32_t plane = mh->lines[k].plane, line = mh->lines[k].line;
+	x->p = &mh->h->planes[plane];
+	x->l = &x->p->lines[line];
+	x->role = mh->role[plane];
+	x->act = mh->act[plane];
+	x->group = mh->ph && mh->ph->planes && mh->ph->planes[plane].lines ? mh->ph->planes[plane].lines[line].group
+									   : NULL;
+}
+
+/* The stats of event i of a line (xp_event_stats, here so that it inlines in the hot loop). */
+static inline struct xp_stat_view event_view(const struct xp_line *l, uint64_t i)
+{
+	uint32_t b = (uint32_t)(i >> XP_BLOCK_SHIFT);
+	const struct xp_block *blk = &l->blocks[b];
+	uint32_t first = l->stat_begin[i], last = blk->stats.n;
+	if (i + 1 < l->n_events && ((i + 1) >> XP_BLOCK_SHIFT) == b)
+		last = l->stat_begin[i + 1];
+	struct xp_stat_view v = {NULL, NULL, blk->stats.wide, last - first, &blk->blob};
+	if (v.n) {
+		v.keys = blk->stats.keys + first;
+		v.vals = blk->stats.vals + first;
+	}
+	return v;
+}
+
+static inline void decode_at(const struct mem_host *mh, const struct lctx *x, uint32_t ev, struct mem_ev *e)
+{
+	memset(e, 0, sizeof *e);
+	uint32_t meta = x->l->meta[ev];
+	e->t = x->l->start_ps[ev];
+	e->act = x->act[meta];
+	/* Metadata stats first, so that the event's own copy wins. */
+	const struct xp_event_meta *em = &x->p->emeta[meta];
+	if (em->stat_end > em->stat_begin)
+		read_view(mh->c, x->role, xp_meta_stats(x->p, meta), e);
+	read_view(mh->c, x->role, event_view(x->l, ev), e);
+	e->group = x->group ? x->group[ev] : -1;
+}
+
 void xp_mem_decode(const struct mem_host *mh, struct mem_ref r, struct mem_ev *e)
 {
-	const struct xp_plane *p;
-	const struct xp_line *l = ref_line(mh, r, &p);
-	uint32_t plane = mh->lines[r.line].plane;
-	const uint8_t *role = mh->role[plane];
-	memset(e, 0, sizeof *e);
-	e->t = l->start_ps[r.ev];
-	e->act = mh->act[plane][l->meta[r.ev]];
-	/* Metadata stats first, so that the event's own copy wins. */
-	const struct xp_event_meta *em = &p->emeta[l->meta[r.ev]];
-	if (em->stat_end > em->stat_begin)
-		read_view(mh->c, role, xp_meta_stats(p, l->meta[r.ev]), e);
-	read_view(mh->c, role, xp_event_stats(l, r.ev), e);
-	const struct xp_prep_line *pl = mh->ph && mh->ph->planes && mh->ph->planes[plane].lines
-						? &mh->ph->planes[plane].lines[mh->lines[r.line].line] : NULL;
-	e->group = pl && pl->group ? pl->group[r.ev] : -1;
+	struct lctx x;
+	line_ctx(mh, r.line, &x);
+	decode_at(mh, &x, r.ev, e);
 }
 
 void xp_mem_inherit_size(const struct mem_host *mh, struct mem_ref alloc, struct mem_ev *e)
@@ -525,9 +564,22 @@ void xp_mem_inherit_size(const struct mem_host *mh, struct mem_ref alloc, struct
 
 /* --- the time-ordered sequence ----------------------------------------------------- */
 
+/* What pass 1 needs of one event, read in storage order (compact, so that the
+ * time-ordered walk over many lines stays in cache). */
+struct crec {
+	int64_t use;            /* stack + heap */
+	uint64_t addr;
+	uint32_t aidx;          /* allocator */
+	int32_t group;
+	uint32_t flags;         /* activity (2 bits) | F_* */
+};
+
+enum { F_ACT = 3, F_MISSING = 1 << 2, F_BYTES = 1 << 3, F_PEAK = 1 << 4, F_NAME = 1 << 5 };
+
 struct lcur {
 	const struct xp_line *l;
 	uint32_t *idx;          /* memory events of the line in time order */
+	struct crec *rec;       /* and what pass 1 needs of them */
 	uint64_t n, pos;
 	int64_t t;              /* start of idx[pos]; INT64_MAX when done */
 	uint64_t tie;           /* the line's index, | 1 << 32 when done */
@@ -626,40 +678,12 @@ static struct lcur *collect_lines(struct mem_host *mh)
 			}
 			mh->lines[mh->n_lines].plane = p;
 			mh->lines[mh->n_lines].line = k;
-			cur[mh->n_lines] = (struct lcur){l, idx, n, 0, l->start_ps[idx[0]], mh->n_lines};
+			cur[mh->n_lines] = (struct lcur){l, idx, NULL, n, 0, l->start_ps[idx[0]], mh->n_lines};
 			mh->n_lines++;
 			mh->n_seq += n;
 		}
 	}
 	return cur;
-}
-
-/* Merge the lines' memory events by (time, line) into mh->seq. */
-static void build_sequence(struct mem_host *mh)
-{
-	struct lcur *cur = collect_lines(mh);
-	mh->seq = xmalloc(mh->n_seq * sizeof *mh->seq);
-	mh->aidx = xmalloc(mh->n_seq * sizeof *mh->aidx);
-	mh->step = xmalloc(mh->n_seq * sizeof *mh->step);
-	uint32_t size = 1;
-	while (size < mh->n_lines)
-		size *= 2;
-	/* Padding leaves are empty lines, which always lose. */
-	cur = xrealloc(cur, size * sizeof *cur);
-	for (uint32_t k = mh->n_lines; k < size; k++)
-		cur[k] = (struct lcur){.t = INT64_MAX, .tie = 1ull << 32 | k};
-	uint32_t *tree = xmalloc(size * sizeof *tree);
-	uint32_t w = tree_build(tree, size, 1, cur);
-	for (uint64_t s = 0; s < mh->n_seq; s++) {
-		struct lcur *c = &cur[w];
-		mh->seq[s] = (struct mem_ref){w, c->idx[c->pos]};
-		cur_advance(c);
-		w = tree_replay(tree, size, w, cur);
-	}
-	for (uint32_t i = 0; i < mh->n_lines; i++)
-		free(cur[i].idx);
-	free(cur);
-	free(tree);
 }
 
 static void mem_host_free(struct mem_host *mh)
@@ -693,80 +717,147 @@ static int32_t fix_step(struct mem_alc *a, int32_t group)
 #define H_NEEDED (MEM_H_HEAP | MEM_H_ADDR)
 #define H_NEEDED_ALLOC (H_NEEDED | MEM_H_BYTES)
 
-static void summarize(struct mem_alc *a, const struct mem_ev *e, int32_t step)
+/* Pass 1a: read line k's memory events, in storage order. */
+static void scan_line(struct mem *m, const struct mem_host *mh, struct lcur *c, uint32_t k, struct alc_slot *cache)
+{
+	struct mem_ev e;
+	struct lctx x;
+	line_ctx(mh, k, &x);
+	c->rec = xmalloc(c->n * sizeof *c->rec);
+	for (uint64_t pos = 0; pos < c->n; pos++) {
+		decode_at(mh, &x, c->idx[pos], &e);
+		unsigned need = e.act == MEM_ACT_ALLOC ? H_NEEDED_ALLOC : H_NEEDED;
+		bool missing = (e.have & need) != need || !(e.have & (MEM_H_ID_INT | MEM_H_NAME));
+		c->rec[pos] = (struct crec){
+			xp_mem_sat_add(e.stack, e.heap), e.addr, alc_of_cached(m, mh->host, &e, cache), e.group,
+			e.act | (missing ? F_MISSING : 0) | (e.have & MEM_H_BYTES ? F_BYTES : 0) |
+				(e.have & MEM_H_PEAK ? F_PEAK : 0) | (e.have & MEM_H_NAME ? F_NAME : 0),
+		};
+	}
+}
+
+static void summarize(struct mem_alc *a, const struct crec *c, int64_t t, struct mem_ref r, int32_t step)
 {
 	if (!a->n)
-		a->first_t = e->t;
-	a->last_t = e->t;
+		a->first_t = t;
+	a->last_t = t;
 	a->n++;
-	a->n_alloc += e->act == MEM_ACT_ALLOC;
-	a->n_dealloc += e->act == MEM_ACT_DEALLOC;
-	unsigned need = e->act == MEM_ACT_ALLOC ? H_NEEDED_ALLOC : H_NEEDED;
-	if ((e->have & need) != need || !(e->have & (MEM_H_ID_INT | MEM_H_NAME)))
-		a->n_missing++;
-	/* The same interned name as last time is the same text: no compare. */
-	if ((e->have & MEM_H_NAME) && !(e->name_interned && e->name.s == a->name_src) &&
-	    (!a->name || strncmp(a->name, e->name.s, e->name.len) || a->name[e->name.len])) {
-		free(a->name);
-		a->name = xstrndup(e->name.s, e->name.len);
+	a->n_alloc += (c->flags & F_ACT) == MEM_ACT_ALLOC;
+	a->n_dealloc += (c->flags & F_ACT) == MEM_ACT_DEALLOC;
+	a->n_missing += (c->flags & F_MISSING) != 0;
+	/* The last name and lifetime peak: read from their events once pass 1 is done. */
+	if (c->flags & F_NAME) {
+		a->name_ref = r;
+		a->has_name = true;
 	}
-	if (e->have & MEM_H_NAME)
-		a->name_src = e->name_interned ? e->name.s : NULL;
-	if (e->have & MEM_H_PEAK) {
-		a->lifetime_peak = e->peak;
+	if (c->flags & F_PEAK) {
+		a->life_ref = r;
 		a->has_lifetime = true;
 	}
-	int64_t use = xp_mem_sat_add(e->stack, e->heap);
 	/* >= : the later of equal peaks wins (spec §5.2); the initial peak is 0. */
-	if (use >= (a->has_peak ? a->peak : 0)) {
+	if (c->use >= (a->has_peak ? a->peak : 0)) {
 		a->has_peak = true;
-		a->peak = use;
-		a->peak_t = e->t;
-		a->stack = e->stack;
-		a->heap = e->heap;
-		a->free_b = e->free_b;
-		a->frag = e->frag;
-		a->capacity = xp_mem_sat_add(use, e->free_b);
+		a->peak = c->use;
+		a->peak_t = t;
+		a->peak_ref = r;
 		a->peak_step = step;
 	}
 }
 
 /* Spec §5.3 step 4: pair each deallocation with the pending allocation at its address. */
-static void pair(const struct mem_host *mh, struct mem_alc *a, const struct mem_ev *e, uint64_t s, bool keep_all)
+static void pair(struct mem_alc *a, const struct crec *c, struct mem_ref r, uint64_t s, bool keep_all)
 {
-	struct mem_ref r = mh->seq[s];
-	if (e->act == MEM_ACT_ALLOC) {
-		map_add(&a->pending, e->addr, pack(r));
+	if ((c->flags & F_ACT) == MEM_ACT_ALLOC) {
+		map_add(&a->pending, c->addr, pack(r));
 		return;
 	}
-	size_t slot = map_find(&a->pending, e->addr);
+	size_t slot = map_find(&a->pending, c->addr);
 	if (slot == SIZE_MAX) {
 		a->n_unmatched++;
 		return;
 	}
 	/* The timeline shows every deallocation with its allocation's metadata;
 	 * otherwise only a deallocation without a size needs its allocation later. */
-	if (keep_all || !(e->have & MEM_H_BYTES))
+	if (keep_all || !(c->flags & F_BYTES))
 		map_put(&a->matched, s, a->pending.vals[slot]);
 	map_del_slot(&a->pending, slot);
 }
 
+/* Pass 1b: merge the lines by (time, line) into mh->seq, and walk the events in that order. */
+static void walk(struct mem *m, struct mem_host *mh, struct lcur *cur)
+{
+	bool keep_all = m->o.timeline;
+	uint32_t size = 1;
+	while (size < mh->n_lines)
+		size *= 2;
+	/* Padding leaves are empty lines, which always lose. */
+	for (uint32_t k = mh->n_lines; k < size; k++)
+		cur[k] = (struct lcur){.t = INT64_MAX, .tie = 1ull << 32 | k};
+	uint32_t *tree = xmalloc(size * sizeof *tree);
+	uint32_t w = tree_build(tree, size, 1, cur);
+	for (uint64_t s = 0; s < mh->n_seq; s++) {
+		struct lcur *c = &cur[w];
+		const struct crec *rec = &c->rec[c->pos];
+		struct mem_ref r = {w, c->idx[c->pos]};
+		struct mem_alc *a = m->alcs[rec->aidx];
+		int32_t step = fix_step(a, rec->group);
+		mh->seq[s] = r;
+		mh->aidx[s] = rec->aidx;
+		mh->step[s] = step;
+		summarize(a, rec, c->t, r, step);
+		pair(a, rec, r, s, keep_all);
+		cur_advance(c);
+		w = tree_replay(tree, size, w, cur);
+	}
+	free(tree);
+}
+
 static void pass1(struct mem *m, struct mem_host *mh)
 {
-	struct mem_ev e;
+	struct lcur *cur = collect_lines(mh);
+	uint32_t size = 1;
+	while (size < mh->n_lines)
+		size *= 2;
+	cur = xrealloc(cur, size * sizeof *cur);
+	mh->seq = xmalloc(mh->n_seq * sizeof *mh->seq);
+	mh->aidx = xmalloc(mh->n_seq * sizeof *mh->aidx);
+	mh->step = xmalloc(mh->n_seq * sizeof *mh->step);
 	struct alc_slot cache[ALC_CACHE] = {{0}};
-	bool keep_all = m->o.timeline;
-	for (uint64_t s = 0; s < mh->n_seq; s++) {
-		xp_mem_decode(mh, mh->seq[s], &e);
-		uint32_t ai = alc_of_cached(m, mh->host, &e, cache);
-		struct mem_alc *a = m->alcs[ai];
-		int32_t step = fix_step(a, e.group);
-		mh->aidx[s] = ai;
-		mh->step[s] = step;
-		summarize(a, &e, step);
-		pair(mh, a, &e, s, keep_all);
+	for (uint32_t k = 0; k < mh->n_lines; k++)
+		scan_line(m, mh, &cur[k], k, cache);
+	walk(m, mh, cur);
+	for (uint32_t k = 0; k < mh->n_lines; k++) {
+		free(cur[k].idx);
+		free(cur[k].rec);
 	}
+	free(cur);
 	m->n_events += mh->n_seq;
+}
+
+/* The peak's stats, the last name and lifetime peak: from their events. */
+static void finish_pass1(struct mem *m)
+{
+	struct mem_ev e;
+	for (size_t i = 0; i < m->n_alcs; i++) {
+		struct mem_alc *a = m->alcs[i];
+		const struct mem_host *mh = &m->hosts[a->host];
+		if (a->has_peak) {
+			xp_mem_decode(mh, a->peak_ref, &e);
+			a->stack = e.stack;
+			a->heap = e.heap;
+			a->free_b = e.free_b;
+			a->frag = e.frag;
+			a->capacity = xp_mem_sat_add(a->peak, e.free_b);
+		}
+		if (a->has_lifetime) {
+			xp_mem_decode(mh, a->life_ref, &e);
+			a->lifetime_peak = e.peak;
+		}
+		if (a->has_name) {
+			xp_mem_decode(mh, a->name_ref, &e);
+			a->name = xstrndup(e.name.s, e.name.len);
+		}
+	}
 }
 
 /* --- pass 2: the peak step up to the peak, and the timeline ------------------------ */
@@ -995,9 +1086,9 @@ struct xp_result *xp_analyze_memory(const struct xp_prep *p, const struct xp_mem
 		struct mem_host *mh = &m.hosts[h];
 		*mh = (struct mem_host){.c = p->cap, .ph = &p->hosts[h], .h = p->hosts[h].host, .host = h};
 		classify_planes(mh);
-		build_sequence(mh);
 		pass1(&m, mh);
 	}
+	finish_pass1(&m);
 	select_allocators(&m);
 	for (uint32_t h = 0; h < p->n_hosts; h++)
 		pass2(&m, &m.hosts[h]);

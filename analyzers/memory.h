@@ -56,13 +56,13 @@ struct mem_point {
 struct mem_alc {
 	char *id;               /* memory id: index_on_host/device_ordinal, else allocator_name */
 	char *name;             /* the last allocator_name seen (NULL when none) */
-	const char *name_src;   /* the interned string it was copied from, if any */
 	uint32_t host;
 	bool selected;
 	/* pass 1: over every event, in time order */
 	uint64_t n, n_alloc, n_dealloc, n_missing, n_unmatched;
 	int64_t first_t, last_t;
-	bool has_lifetime, has_peak;
+	bool has_lifetime, has_peak, has_name;
+	struct mem_ref peak_ref, life_ref, name_ref;    /* the peak; the last event with a lifetime peak, a name */
 	int64_t lifetime_peak;
 	int64_t peak, peak_t, stack, heap, free_b, capacity;    /* at the peak */
 	double frag;

@@ -166,6 +166,7 @@ void xp_op_db_free(struct xp_op_db *db)
 
 struct plane_ids {
 	uint32_t tf_op, level0, hlo_op, hlo_module, is_eager, flops, bytes;
+	uint32_t correlation_id;
 };
 
 /* Cache of (interned string, second key) -> row: (tf_op, event metadata) for TF ops, (hlo_op, hlo_module) for XLA ops. */
@@ -311,6 +312,25 @@ static void add_xla_event(struct plane_pass *pp, const struct xp_line *l, uint64
 	r->bytes_accessed += event_uint(pp, l, i, pp->ids.bytes);
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Without an is_eager stat: the kernel ran eagerly when its host launch (same correlation_id) is one of
+ * o->eager_launches (the host's eager marking, spec §0.3); never without that list. */
+static bool eager_launch(const struct plane_pass *pp, const struct xp_line *l, uint64_t i)
+{
+	struct xp_value v;
+	if (!pp->o || !pp->o->n_eager_launches || !pp->ids.correlation_id ||
+	    !xp_event_find(pp->c, pp->p, l, i, pp->ids.correlation_id, &v) ||
+	    (v.kind != XP_STAT_I64 && v.kind != XP_STAT_U64))
+		return false;
+	int64_t corr = (int64_t)v.u;
+	return bsearch(&corr, pp->o->eager_launches, pp->o->n_eager_launches, sizeof corr, cmp_i64) != NULL;
+}
+
 /* Row "<tf op name>/<kernel name>" of a TF-annotated device event, created when new. */
 static size_t tf_row(struct plane_pass *pp, const struct xp_line *l, uint64_t i, const struct xp_value *tf)
 {
@@ -332,8 +352,9 @@ static size_t tf_row(struct plane_pass *pp, const struct xp_line *l, uint64_t i,
 		struct xp_value ev;
 		int64_t eager = 0;
 		/* The builder keeps the eager flag of the op's first occurrence. */
-		r->is_eager = pp->ids.is_eager && xp_event_find(pp->c, pp->p, l, i, pp->ids.is_eager, &ev) &&
-			      xp_value_int(&ev, &eager) && eager != 0;
+		bool stat = pp->ids.is_eager && xp_event_find(pp->c, pp->p, l, i, pp->ids.is_eager, &ev) &&
+			    xp_value_int(&ev, &eager);
+		r->is_eager = stat ? eager != 0 : eager_launch(pp, l, i);
 	}
 	return row;
 }
@@ -396,7 +417,7 @@ static struct xp_op_db *plane_db(const struct xp_capture *c, const struct xp_pla
 		xp_plane_stat_id(c, p, "tf_op"), xp_plane_stat_id(c, p, "level 0"),
 		xp_plane_stat_id(c, p, "hlo_op"), xp_plane_stat_id(c, p, "hlo_module"),
 		xp_plane_stat_id(c, p, "is_eager"), xp_plane_stat_id(c, p, "flops"),
-		xp_plane_stat_id(c, p, "bytes_accessed"),
+		xp_plane_stat_id(c, p, "bytes_accessed"), xp_plane_stat_id(c, p, "correlation_id"),
 	};
 	for (uint32_t k = 0; k < p->n_lines; k++) {
 		const struct xp_line *l = &p->lines[k];

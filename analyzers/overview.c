@@ -179,38 +179,23 @@ static void combine_env(struct overview *ov)
 	}
 }
 
-/* The first aligned host: host 0 unless it takes no part (a coordinator without a device). */
-static uint32_t first_aligned(const struct xp_step_align *a)
-{
-	for (uint32_t h = 0; h < a->n_hosts; h++)
-		if (a->first[h] >= 0)
-			return h;
-	return 0;
-}
-
 /*
  * Spec §6(a): the combined step i is every host's aligned step; its time is
  * the longest of them (the step ends when the slowest host is done), while
  * the breakdown into categories comes from one host's steps only, as the
- * reference does.
+ * reference does. Shared with input-pipeline (input_bound.c); the overview
+ * owns (and frees) the alignment and the step times.
  */
 static void combine_steps(struct overview *ov)
 {
-	const struct xp_prep *p = ov->p;
-	xp_align_or_die(p, &ov->al);
-	ov->bh = ov->al.n ? first_aligned(&ov->al) : xp_breakdown_host(p);
-	ov->view = xp_step_view(&p->hosts[ov->bh].steps, &ov->al, ov->bh);
-	ov->step_ps = calloc(ov->al.n ? ov->al.n : 1, sizeof *ov->step_ps);
-	if (!ov->step_ps)
-		abort();
-	for (size_t i = 0; i < ov->al.n; i++)
-		for (uint32_t h = 0; h < p->n_hosts; h++) {
-			struct xp_step_db v = xp_step_view(&p->hosts[h].steps, &ov->al, h);
-			if (v.n && v.steps[i].duration_ps > ov->step_ps[i])
-				ov->step_ps[i] = v.steps[i].duration_ps;
-		}
-	xp_dur_stat(ov->step_ps, ov->al.n, &ov->step);
-	xp_step_totals(&ov->view, &ov->tot);
+	struct xp_breakdown_steps bs;
+	xp_breakdown_steps_init(ov->p, &bs);
+	ov->al = bs.al;
+	ov->bh = bs.host;
+	ov->view = bs.view;
+	ov->step_ps = bs.step_ps;
+	ov->step = bs.step;
+	ov->tot = bs.tot;
 }
 
 static void gather(struct overview *ov)

@@ -196,8 +196,9 @@ struct pool {
 	pthread_cond_t ready;
 };
 
-/* The next analysis this thread may run, or N_SECTIONS when none is left; waits for the preparation. */
-static size_t take(struct pool *pl, bool wait)
+/* The next analysis this thread may run, or N_SECTIONS when none is left; waits for the preparation.
+ * *P gets the preparation for an analysis that needs it (read under the lock), else NULL. */
+static size_t take(struct pool *pl, bool wait, const struct xp_prep **p)
 {
 	pthread_mutex_lock(&pl->lock);
 	for (;;) {
@@ -210,6 +211,7 @@ static size_t take(struct pool *pl, bool wait)
 				continue;
 			}
 			pl->started[i] = true;
+			*p = sections[i].prep ? pl->p : NULL;
 			pthread_mutex_unlock(&pl->lock);
 			return i;
 		}
@@ -221,19 +223,16 @@ static size_t take(struct pool *pl, bool wait)
 	return N_SECTIONS;
 }
 
-static void run_one(struct pool *pl, size_t i)
-{
-	/* A failed preparation leaves its analyses out; the caller reports the error. */
-	if (!sections[i].prep || pl->p)
-		pl->r[i] = sections[i].run(pl->c, pl->p, pl->o);
-}
-
 static void *worker(void *arg)
 {
 	struct pool *pl = arg;
+	const struct xp_prep *p;
 	size_t i;
-	while ((i = take(pl, true)) < N_SECTIONS)
-		run_one(pl, i);
+	/* A failed preparation leaves its analyses out; the caller reports the error. Each thread writes
+	 * only its own slots of pl->r, read after the joins. */
+	while ((i = take(pl, true, &p)) < N_SECTIONS)
+		if (!sections[i].prep || p)
+			pl->r[i] = sections[i].run(pl->c, p, pl->o);
 	return NULL;
 }
 

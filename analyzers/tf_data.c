@@ -438,13 +438,13 @@ struct edge {
 };
 
 /* Children in time order, so the walk (and the first-visit order) follows the timeline. */
-static const struct graph *edge_graph;
-static int cmp_edge(const void *x, const void *y)
+static int cmp_edge(const void *x, const void *y, void *arg)
 {
+	const struct graph *g = arg;
 	const struct edge *a = x, *b = y;
 	if (a->from != b->from)
 		return a->from < b->from ? -1 : 1;
-	const struct node *na = &edge_graph->nodes[a->to], *nb = &edge_graph->nodes[b->to];
+	const struct node *na = &g->nodes[a->to], *nb = &g->nodes[b->to];
 	if (na->start != nb->start)
 		return na->start < nb->start ? -1 : 1;
 	return (a->to > b->to) - (a->to < b->to);
@@ -479,9 +479,8 @@ static void build_children(struct graph *g)
 			e[n++] = (struct edge){cs->node, g->prod[lo].node};
 		}
 	}
-	edge_graph = g;
-	sort(e, n, sizeof *e, cmp_edge);
-	edge_graph = NULL;
+	if (n > 1)
+		qsort_r(e, n, sizeof *e, cmp_edge, g);
 	g->child_begin = xcalloc(g->n + 1, sizeof *g->child_begin);
 	g->child = xmalloc(n * sizeof *g->child);
 	for (size_t k = 0; k < n; k++) {
@@ -668,10 +667,10 @@ static const struct xp_tfdata_iter *bottleneck_of(const struct walk *w)
 
 /* --- per pipeline ------------------------------------------------------------------------------ */
 
-static const struct graph *call_graph;
-static int cmp_call(const void *x, const void *y)
+static int cmp_call(const void *x, const void *y, void *arg)
 {
-	const struct node *a = &call_graph->nodes[*(const uint32_t *)x], *b = &call_graph->nodes[*(const uint32_t *)y];
+	const struct graph *g = arg;
+	const struct node *a = &g->nodes[*(const uint32_t *)x], *b = &g->nodes[*(const uint32_t *)y];
 	int64_t da = a->end - a->start, db = b->end - b->start;
 	if (da != db)
 		return da > db ? -1 : 1;
@@ -686,9 +685,8 @@ static void process_pipeline(struct host_ctx *hc, size_t k, struct walk *w, uint
 	uint32_t *roots = hc->roots[k];
 	size_t n = hc->n_roots[k];
 	uint32_t dummy;
-	call_graph = &hc->g;
-	sort(roots, n, sizeof *roots, cmp_call);
-	call_graph = NULL;
+	if (n > 1)
+		qsort_r(roots, n, sizeof *roots, cmp_call, &hc->g);
 	pl->device = idmap_get(&hc->device_ids, pl->id, &dummy);
 	pl->n_calls = n;
 	pl->calls = xcalloc(n, sizeof *pl->calls);
@@ -772,7 +770,7 @@ static bool any_class(const uint8_t *cls, uint32_t n)
 	return false;
 }
 
-static void scan_plane(struct host_ctx *hc, const struct xp_plane *p, struct xp_tfdata_host *out)
+static void scan_plane(struct host_ctx *hc, const struct xp_plane *p)
 {
 	uint8_t *cls = classify_meta(hc->c, p);
 	if (!any_class(cls, p->n_emeta)) {
@@ -790,7 +788,6 @@ static void scan_plane(struct host_ctx *hc, const struct xp_plane *p, struct xp_
 			scan_line(&hc->g, p, &p->lines[k], cls, &ids, &stack, &cap);
 	free(stack);
 	free(cls);
-	(void)out;
 }
 
 static void build_host(const struct xp_capture *c, const struct xp_host *h, struct xp_tfdata_host *out)
@@ -799,7 +796,7 @@ static void build_host(const struct xp_capture *c, const struct xp_host *h, stru
 	out->host = h->name;
 	for (uint32_t i = 0; i < h->n_planes; i++)
 		if (h->planes[i].kind == XP_PLANE_HOST_CPU)
-			scan_plane(&hc, &h->planes[i], out);
+			scan_plane(&hc, &h->planes[i]);
 	build_children(&hc.g);
 	find_pipelines(&hc);
 	out->n_iterator_events = hc.g.n;

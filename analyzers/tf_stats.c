@@ -68,7 +68,6 @@ struct tfs {
 	struct tc_index tc;
 	uint32_t gpus, tpu_planes;
 	uint64_t xla_dropped;
-	bool eager_exec;            /* eager ops ran (EagerExecute with is_func 0) */
 };
 
 static uint64_t hash_str(uint64_t h, const char *s)
@@ -135,46 +134,6 @@ static void tc_free(struct tc_index *t)
 	free(t->slot);
 }
 
-/* Does any host run an op eagerly: an EagerExecute event whose is_func stat is 0? */
-static bool any_eager_exec(const struct xp_capture *c)
-{
-	for (uint32_t h = 0; h < c->n_hosts; h++) {
-		const struct xp_host *host = &c->hosts[h];
-		for (uint32_t i = 0; i < host->n_planes; i++) {
-			const struct xp_plane *p = &host->planes[i];
-			if (p->kind != XP_PLANE_HOST_CPU)
-				continue;
-			uint32_t sid = xp_plane_stat_id(c, p, "is_func");
-			bool *is_ee = xcalloc(p->n_emeta, sizeof *is_ee);
-			bool any = false, eager = false;
-			for (uint32_t m = 1; m < p->n_emeta; m++)
-				any |= is_ee[m] = !strcmp(xp_str(c, p->emeta[m].name), "EagerExecute");
-			for (uint32_t k = 0; any && sid && !eager && k < p->n_lines; k++) {
-				const struct xp_line *l = &p->lines[k];
-				for (uint64_t e = 0; !l->derived && !eager && e < l->n_events; e++) {
-					struct xp_value v;
-					int64_t n;
-					eager = is_ee[l->meta[e]] && xp_event_find(c, p, l, e, sid, &v) &&
-						xp_value_int(&v, &n) && n == 0;
-				}
-			}
-			free(is_ee);
-			if (eager)
-				return true;
-		}
-	}
-	return false;
-}
-
-static bool any_gpu_plane_stat(const struct xp_capture *c, const char *stat)
-{
-	for (uint32_t h = 0; h < c->n_hosts; h++)
-		for (uint32_t i = 0; i < c->hosts[h].n_planes; i++)
-			if (c->hosts[h].planes[i].kind == XP_PLANE_GPU && xp_plane_stat_id(c, &c->hosts[h].planes[i], stat))
-				return true;
-	return false;
-}
-
 static void build_device(struct tfs *s)
 {
 	struct xp_op_db_opts oo = {.xprof_compat = s->o->xprof_compat};
@@ -183,18 +142,21 @@ static void build_device(struct tfs *s)
 		const struct xp_host *host = &s->c->hosts[h];
 		for (uint32_t i = 0; i < host->n_planes; i++)
 			s->tpu_planes += host->planes[i].kind == XP_PLANE_TPU;
+		int64_t *eager = xp_eager_launches(s->c, host, &oo.n_eager_launches);
+		oo.eager_launches = eager;
 		struct xp_op_db *one = xp_op_db_device(s->c, host, &oo);
 		xp_op_db_merge(all, one);
 		xp_op_db_free(one);
+		free(eager);
 	}
 	s->gpus = all->n_planes;
 	s->xla_dropped = all->n_dropped_xla;
 	s->dev.db = xp_op_db_tf_level(all, !s->o->no_idle);
 	xp_op_db_free(all);
 	s->dev.total_ps = s->dev.db->total_time_ps;
-	/* Device ops carry is_eager in TF 2.3-2.10 captures; without it, every device op is compiled when no op ran
-	 * eagerly at all (xpstat does not follow launches to mark kernels yet). */
-	s->dev.eager_known = any_gpu_plane_stat(s->c, "is_eager") || !s->eager_exec;
+	/* Device ops carry is_eager in TF 2.3-2.10 captures; without it, a kernel is eager when its host launch ran
+	 * inside an eager EagerExecute (the launches of xp_eager_launches). */
+	s->dev.eager_known = true;
 	if (s->gpus)
 		tc_build(s);
 }
@@ -584,7 +546,6 @@ struct xp_result *xp_analyze_tf_stats(const struct xp_capture *c, const struct x
 		}
 		s.has_type_re = true;
 	}
-	s.eager_exec = any_eager_exec(c);
 	xp_perf_env_capture(c, &s.env);
 	build_device(&s);
 	build_host(&s);

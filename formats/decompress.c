@@ -13,6 +13,7 @@
 #define ZLIB_CONST      /* next_in is const: the input is a read-only mapping */
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 /* Smallest output buffer we start with: avoids a string of tiny reallocs. */
 #define XP_MIN_OUT ((size_t)64 * 1024)
@@ -193,7 +194,8 @@ static bool zstd_magic_at(const uint8_t *in, size_t n, size_t pos)
 
 /* zstd refuses frames whose window passes windowLogMax (default 27 = 128 MiB).
  * Allow bigger windows (zstd --long) only when the limit lets the output be
- * that big, so the decoder's own window buffer stays bounded by max_out. */
+ * that big, so the decoder's own window buffer stays within
+ * max(128 MiB, max_out) whatever a hostile header claims. */
 static int zstd_window_log_max(uint64_t max_out)
 {
 	int lg = 27;
@@ -220,6 +222,24 @@ static size_t zstd_hint(const uint8_t *in, size_t n, uint64_t max_out)
 	return (size_t)cs + 1;
 }
 
+/* zstd's own words for these would mislead: our buffer is not too small, the
+ * frame is inconsistent or asks for more window memory than we allow. */
+static int zstd_error(const char *path, size_t ret, size_t pos, int window_log, struct xp_err *err)
+{
+	switch (ZSTD_getErrorCode(ret)) {
+	case ZSTD_error_dstSize_tooSmall:
+		return xp_err_at(err, XP_EXIT_BAD_INPUT, path, pos,
+				 "corrupt zstd data: a block decodes to more than the frame header allows");
+	case ZSTD_error_frameParameter_windowTooLarge:
+		return xp_err_at(err, XP_EXIT_BAD_INPUT, path, pos,
+				 "zstd frame needs a window over %llu bytes (up to 2 GiB is allowed when --max-input-bytes is that large)",
+				 1ULL << window_log);
+	default:
+		return xp_err_at(err, XP_EXIT_BAD_INPUT, path, pos, "corrupt zstd data: %s",
+				 ZSTD_getErrorName(ret));
+	}
+}
+
 /* Decode every zstd frame (skippable ones included) of in[0..n). */
 static int unzstd(const char *path, const uint8_t *in, size_t n, uint64_t max_out,
 		  struct outbuf *o, struct xp_err *err)
@@ -227,31 +247,35 @@ static int unzstd(const char *path, const uint8_t *in, size_t n, uint64_t max_ou
 	ZSTD_DCtx *dc = ZSTD_createDCtx();
 	if (!dc)
 		return no_memory(path, 0, err);
-	ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax, zstd_window_log_max(max_out));
-	ZSTD_inBuffer ib = { in, n, 0 };
+	int window_log = zstd_window_log_max(max_out);
+	ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax, window_log);
+	/* zstd leaves the input position alone when a call fails, so input goes
+	 * in slices of its preferred size: an error is then placed within one. */
+	size_t slice = ZSTD_DStreamInSize(), pos = 0;
 	int rc = -1;
 	for (;;) {
 		if (out_reserve(o, path, max_out, err))
 			break;
+		ZSTD_inBuffer ib = { in, n - pos > slice ? pos + slice : n, pos };
 		ZSTD_outBuffer ob = { o->p, o->cap, o->len };
 		size_t ret = ZSTD_decompressStream(dc, &ob, &ib);
 		o->len = ob.pos;
 		if (ZSTD_isError(ret)) {
-			xp_err_at(err, XP_EXIT_BAD_INPUT, path, ib.pos, "corrupt zstd data: %s",
-				  ZSTD_getErrorName(ret));
+			zstd_error(path, ret, pos, window_log, err);
 			break;
 		}
+		pos = ib.pos;
 		if (o->len > max_out) {
 			too_big(path, max_out, err);
 			break;
 		}
 		if (ret == 0) {
-			if (ib.pos == ib.size) {
+			if (pos == n) {
 				rc = 0;
 				break;
 			}
-			if (!zstd_magic_at(in, n, ib.pos)) {
-				xp_err_at(err, XP_EXIT_BAD_INPUT, path, ib.pos,
+			if (!zstd_magic_at(in, n, pos)) {
+				xp_err_at(err, XP_EXIT_BAD_INPUT, path, pos,
 					  "trailing garbage after the zstd stream");
 				break;
 			}
@@ -259,8 +283,8 @@ static int unzstd(const char *path, const uint8_t *in, size_t n, uint64_t max_ou
 		}
 		/* Output room left after the call means the decoder flushed all it
 		 * had; with no input left it can never finish the frame. */
-		if (ib.pos == ib.size && ob.pos < ob.size) {
-			xp_err_at(err, XP_EXIT_BAD_INPUT, path, ib.pos, "truncated zstd stream");
+		if (pos == n && ob.pos < ob.size) {
+			xp_err_at(err, XP_EXIT_BAD_INPUT, path, pos, "truncated zstd stream");
 			break;
 		}
 	}

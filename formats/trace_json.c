@@ -9,8 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /*
  * Reading happens in two phases.
@@ -231,6 +238,20 @@ struct scratch {
 	size_t cap;
 };
 
+/* A cache in front of the capture's string table: the same few names, keys
+ * and values come back in every event, and a word-at-a-time hash is much
+ * cheaper than the table's byte-at-a-time one. */
+struct scache_ent {
+	uint64_t hash;
+	uint32_t id;            /* string id + 1; 0 = empty slot */
+	uint32_t len;
+};
+
+struct scache {
+	struct scache_ent *e;
+	size_t cap, n;
+};
+
 struct reader {
 	struct xp_capture *cap;
 	struct xp_strtab *st;
@@ -242,11 +263,15 @@ struct reader {
 	uint64_t off0;
 	bool eof, owned;
 	struct xp_pull *src;
+	void *map;              /* a plain file, mapped: the window is all of it */
+	size_t map_len, released;
+	uint64_t file_bytes;
 	const uint8_t *end;
 	/* lexing */
 	struct jarg *args;
 	size_t cap_args;
 	struct scratch scr[4];
+	struct scache strings;
 	/* staging */
 	struct proc *procs;
 	size_t n_procs, cap_procs;
@@ -268,6 +293,19 @@ struct reader {
 	uint32_t *em_name, *em_disp;
 	size_t n_em, cap_em;
 	struct kmap em_map;
+	uint32_t *em_by_str;    /* name string id -> event metadata id without a display name */
+	size_t cap_em_by_str;
+	struct key_slot {       /* direct-mapped: args key text -> stat metadata id */
+		const char *s;
+		uint32_t len, sm;
+	} key_cache[256];
+	struct key_memo {       /* the last pid and tid text and their keys */
+		uint8_t type;
+		bool esc;
+		size_t len;
+		uint8_t text[24];
+		struct jkey key;
+	} key_memo[2];
 	uint32_t *sm_name;
 	uint8_t *sm_numkey;
 	size_t n_sm, cap_sm;
@@ -416,9 +454,22 @@ static int lex_string(struct reader *r, const uint8_t **pp, struct jstr *s)
 	s->p = p;
 	s->esc = false;
 	for (;;) {
-		while (p + 8 <= end && !str_class[p[0]] && !str_class[p[1]] && !str_class[p[2]] && !str_class[p[3]] &&
-		       !str_class[p[4]] && !str_class[p[5]] && !str_class[p[6]] && !str_class[p[7]])
-			p += 8;
+#ifdef __SSE2__
+		/* 16 bytes at a time: stop at '"', '\\', a control byte or a non-ASCII one
+		 * (signed bytes below 0x20 are both of the last two). */
+		const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+		while (p + 16 <= end) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+			__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+						 _mm_cmplt_epi8(v, space));
+			unsigned bits = (unsigned)_mm_movemask_epi8(m);
+			if (bits) {
+				p += __builtin_ctz(bits);
+				break;
+			}
+			p += 16;
+		}
+#endif
 		while (p < end && !str_class[*p])
 			p++;
 		if (p >= end)
@@ -581,7 +632,7 @@ static int lex_value(struct reader *r, const uint8_t **pp, int depth, struct jva
 {
 	const uint8_t *p = *pp;
 	int rc;
-	memset(v, 0, sizeof *v);
+	v->esc = v->is_int = false;
 	switch (*p) {
 	case '"': {
 		struct jstr s;
@@ -709,12 +760,56 @@ static int lex_args(struct reader *r, const uint8_t **pp, struct ev *e)
 	return J_OK;
 }
 
+static struct jval *ev_field(struct ev *e, enum evkey k)
+{
+	switch (k) {
+	case EK_PH: return &e->ph;
+	case EK_NAME: return &e->name;
+	case EK_CAT: return &e->cat;
+	case EK_PID: return &e->pid;
+	case EK_TID: return &e->tid;
+	case EK_TS: return &e->ts;
+	case EK_DUR: return &e->dur;
+	case EK_ID: return &e->id;
+	case EK_ID2: return &e->id2;
+	case EK_ARGS: return &e->args;
+	default: return NULL;
+	}
+}
+
+/* The usual keys, spelled without escapes, recognised without lexing them as
+ * strings; *after is past the closing quote. EK_OTHER: take the general path. */
+static inline enum evkey quick_key(const uint8_t *p, const uint8_t *end, const uint8_t **after)
+{
+	if (end - p < 7)
+		return EK_OTHER;
+#define KEY(s, k)                                                     \
+	if (!memcmp(p + 1, s "\"", sizeof(s))) {                      \
+		*after = p + sizeof(s) + 1;                            \
+		return k;                                              \
+	}
+	switch (p[1]) {
+	case 'p': KEY("ph", EK_PH) KEY("pid", EK_PID) break;
+	case 't': KEY("ts", EK_TS) KEY("tid", EK_TID) break;
+	case 'd': KEY("dur", EK_DUR) break;
+	case 'n': KEY("name", EK_NAME) break;
+	case 'a': KEY("args", EK_ARGS) break;
+	case 'c': KEY("cat", EK_CAT) break;
+	case 'i': KEY("id", EK_ID) KEY("id2", EK_ID2) break;
+	default: break;
+	}
+#undef KEY
+	return EK_OTHER;
+}
+
 /* One traceEvents element; *pp at its first byte. */
 static int lex_event(struct reader *r, const uint8_t **pp, struct ev *e)
 {
 	const uint8_t *p = *pp;
 	int rc;
-	memset(e, 0, sizeof *e);
+	e->members = e->na = 0;
+	e->ph.type = e->name.type = e->cat.type = e->pid.type = e->tid.type = JV_NONE;
+	e->ts.type = e->dur.type = e->id.type = e->id2.type = e->args.type = JV_NONE;
 	e->at = p;
 	if (*p != '{')
 		return jerr(r, p, "a traceEvents element is not an object");
@@ -726,10 +821,19 @@ static int lex_event(struct reader *r, const uint8_t **pp, struct ev *e)
 		return J_OK;
 	}
 	for (;;) {
-		struct jstr k;
 		if (*p != '"')
 			return jerr(r, p, "expected a string key in an object");
-		if ((rc = lex_string(r, &p, &k)) || (rc = skip_ws(r, &p)))
+		const uint8_t *after;
+		enum evkey which = quick_key(p, r->end, &after);
+		if (which != EK_OTHER) {
+			p = after;
+		} else {
+			struct jstr k;
+			if ((rc = lex_string(r, &p, &k)))
+				return rc;
+			which = resolve_key(r, &k);
+		}
+		if ((rc = skip_ws(r, &p)))
 			return rc;
 		if (*p != ':')
 			return jerr(r, p, "expected ':' after an object key");
@@ -737,25 +841,13 @@ static int lex_event(struct reader *r, const uint8_t **pp, struct ev *e)
 		if ((rc = skip_ws(r, &p)))
 			return rc;
 		e->members++;
-		enum evkey which = resolve_key(r, &k);
-		struct jval v;
 		if (which == EK_ARGS && *p == '{') {
 			rc = lex_args(r, &p, e);
 		} else {
-			rc = lex_value(r, &p, 1, &v);
-			switch (which) {
-			case EK_PH: e->ph = v; break;
-			case EK_NAME: e->name = v; break;
-			case EK_CAT: e->cat = v; break;
-			case EK_PID: e->pid = v; break;
-			case EK_TID: e->tid = v; break;
-			case EK_TS: e->ts = v; break;
-			case EK_DUR: e->dur = v; break;
-			case EK_ID: e->id = v; break;
-			case EK_ID2: e->id2 = v; break;
-			case EK_ARGS: e->args = v; e->na = 0; break;
-			default: break;
-			}
+			struct jval tmp, *dst = ev_field(e, which);
+			rc = lex_value(r, &p, 1, dst ? dst : &tmp);
+			if (which == EK_ARGS)
+				e->na = 0;
 		}
 		if (rc || (rc = skip_ws(r, &p)))
 			return rc;
@@ -893,9 +985,88 @@ static const uint8_t *val_text(struct reader *r, const struct jval *v, int slot,
 	return v->p;
 }
 
+static inline uint64_t load64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v * 0x9e3779b97f4a7c15ull;
+	h = (h << 27 | h >> 37) * 0xc2b2ae3d27d4eb4full;
+	return h;
+}
+
+static uint64_t fast_hash(const uint8_t *p, size_t n)
+{
+	uint64_t h = 0x2545f4914f6cdd1dull ^ n;
+	size_t i = 0;
+	if (n >= 32) {
+		/* four independent lanes: long kernel names hash at several bytes a cycle */
+		uint64_t a = h, b = h ^ 0x9e3779b97f4a7c15ull, c = h ^ 0xbf58476d1ce4e5b9ull, d = h ^ 0x94d049bb133111ebull;
+		for (; i + 32 <= n; i += 32) {
+			a = mix(a, load64(p + i));
+			b = mix(b, load64(p + i + 8));
+			c = mix(c, load64(p + i + 16));
+			d = mix(d, load64(p + i + 24));
+		}
+		h = mix(mix(mix(a, b), c), d);
+	}
+	for (; i + 8 <= n; i += 8)
+		h = mix(h, load64(p + i));
+	if (i < n) {
+		/* the tail: the last 8 bytes again when there are 8, else byte by byte
+		 * (a memcpy into a word would stall on store forwarding) */
+		uint64_t t = 0;
+		if (n >= 8) {
+			t = load64(p + n - 8);
+		} else {
+			for (size_t k = i; k < n; k++)
+				t = t << 8 | p[k];
+		}
+		h = mix(h, t);
+	}
+	h ^= h >> 32;
+	return h ? h : 1;
+}
+
+static void scache_grow(struct scache *c)
+{
+	struct scache old = *c;
+	c->cap = old.cap ? old.cap * 2 : 256;
+	c->e = xcalloc(c->cap, sizeof *c->e);
+	for (size_t i = 0; i < old.cap; i++) {
+		if (!old.e[i].id)
+			continue;
+		size_t j = old.e[i].hash & (c->cap - 1);
+		while (c->e[j].id)
+			j = (j + 1) & (c->cap - 1);
+		c->e[j] = old.e[i];
+	}
+	free(old.e);
+}
+
 static uint32_t intern(struct reader *r, const uint8_t *p, size_t len)
 {
-	return xp_intern(r->st, (const char *)p, len);
+	struct scache *c = &r->strings;
+	if (len > INTERN_MAX)
+		return xp_intern(r->st, (const char *)p, len);
+	if ((c->n + 1) * 2 > c->cap)
+		scache_grow(c);
+	uint64_t h = fast_hash(p, len);
+	size_t j = h & (c->cap - 1);
+	while (c->e[j].id) {
+		const struct scache_ent *x = &c->e[j];
+		if (x->hash == h && x->len == len && !memcmp(r->st->strs[x->id - 1], p, len))
+			return x->id - 1;
+		j = (j + 1) & (c->cap - 1);
+	}
+	uint32_t id = xp_intern(r->st, (const char *)p, len);
+	c->e[j] = (struct scache_ent){h, id + 1, (uint32_t)len};
+	c->n++;
+	return id;
 }
 
 static uint32_t intern_val(struct reader *r, const struct jval *v, int slot)
@@ -973,8 +1144,57 @@ static __int128 pow10_33(void)
 	return (__int128)1000000000000000000ll * 1000000000000000ll;
 }
 
-/* 0 ok, 1 bad syntax, 2 out of range (|ps| >= 10^33). */
+static int us_to_ps_slow(const uint8_t *s, size_t len, __int128 *out);
+
+/* 0 ok, 1 bad syntax, 2 out of range (|ps| >= 10^33). The common form (no
+ * exponent, at most 30 digits before the picosecond point) digit by digit
+ * without a division; the rest below. */
 static int us_to_ps(const uint8_t *s, size_t len, __int128 *out)
+{
+	size_t i = 0;
+	bool neg = len && s[0] == '-', up = false;
+	i = neg;
+	if (i < len && s[i] == '0' && i + 1 < len && is_digit(s[i + 1]))
+		return 1;
+	uint64_t acc = 0;
+	unsigned __int128 big = 0;
+	int nd = 0;
+#define PUSH(d)                                                    \
+	do {                                                       \
+		if (nd < 18)                                       \
+			acc = acc * 10 + (d);                      \
+		else                                               \
+			big = (nd == 18 ? acc : big) * 10 + (d);   \
+		nd++;                                              \
+	} while (0)
+	size_t ib = i;
+	for (; i < len && is_digit(s[i]) && nd < 24; i++)
+		PUSH((uint64_t)(s[i] - '0'));
+	if (i == ib || (i < len && is_digit(s[i])))
+		return us_to_ps_slow(s, len, out);
+	int nfrac = 0;
+	if (i < len && s[i] == '.') {
+		size_t fb = ++i;
+		for (; i < len && is_digit(s[i]); i++, nfrac++) {
+			if (nfrac < 6)
+				PUSH((uint64_t)(s[i] - '0'));
+			else if (nfrac == 6)
+				up = s[i] >= '5'; /* the first dropped digit: ties away from zero */
+		}
+		if (i == fb)
+			return 1;
+	}
+	if (i != len)
+		return us_to_ps_slow(s, len, out);
+	for (; nfrac < 6; nfrac++)
+		PUSH(0);
+#undef PUSH
+	__int128 v = nd <= 18 ? (__int128)acc : (__int128)big;
+	*out = neg ? -(v + up) : v + up;
+	return 0;
+}
+
+static int us_to_ps_slow(const uint8_t *s, size_t len, __int128 *out)
 {
 	size_t i = 0;
 	bool neg = len && s[0] == '-';
@@ -1115,6 +1335,27 @@ static struct jkey jkey_of(struct reader *r, const struct jval *v)
 	return k;
 }
 
+/* jkey_of, remembering the last text of the pid (slot 0) and tid (slot 1):
+ * consecutive events mostly share their thread. */
+static struct jkey jkey_cached(struct reader *r, const struct jval *v, int slot)
+{
+	struct key_memo *m = &r->key_memo[slot];
+	if (v->type == JV_NONE)
+		return jkey_of(r, v);
+	if (v->type == m->type && v->esc == m->esc && v->len == m->len && v->len <= sizeof m->text &&
+	    !memcmp(v->p, m->text, v->len))
+		return m->key;
+	struct jkey k = jkey_of(r, v);
+	if (v->len <= sizeof m->text) {
+		m->type = v->type;
+		m->esc = v->esc;
+		m->len = v->len;
+		memcpy(m->text, v->p, v->len);
+		m->key = k;
+	}
+	return k;
+}
+
 static uint32_t get_proc(struct reader *r, struct jkey pid)
 {
 	struct key3 k = {pid.v, 0, pid.str};
@@ -1175,7 +1416,7 @@ static uint32_t get_line(struct reader *r, struct jkey pid, struct jkey tid, uin
 static uint64_t line_append(struct rline *l, int64_t start, int64_t dur, uint32_t meta)
 {
 	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 64;
+		l->cap = l->cap ? l->cap * 2 : 4;
 		l->start = xrealloc(l->start, l->cap * sizeof *l->start);
 		l->dur = xrealloc(l->dur, l->cap * sizeof *l->dur);
 		l->meta = xrealloc(l->meta, l->cap * sizeof *l->meta);
@@ -1200,9 +1441,28 @@ static struct xp_block *cur_block(struct rline *l)
 }
 
 /* Host-wide event metadata id of (name, display name). */
+/* Grow a string id -> index array so that sid is in it (new entries 0). */
+static void by_str_reserve(uint32_t **arr, size_t *cap, uint32_t sid)
+{
+	if (sid < *cap)
+		return;
+	size_t n = *cap ? *cap : 1024;
+	while (n <= sid)
+		n *= 2;
+	*arr = xrealloc(*arr, n * sizeof **arr);
+	memset(*arr + *cap, 0, (n - *cap) * sizeof **arr);
+	*cap = n;
+}
+
 static uint32_t event_meta(struct reader *r, uint32_t name, uint32_t disp)
 {
 	struct key3 k = {name, disp, 0};
+	if (!disp) {
+		/* the common case, without a display name: an array lookup */
+		by_str_reserve(&r->em_by_str, &r->cap_em_by_str, name);
+		if (r->em_by_str[name])
+			return r->em_by_str[name];
+	}
 	uint32_t i = kmap_get(&r->em_map, &k);
 	if (i != UINT32_MAX)
 		return i;
@@ -1215,6 +1475,8 @@ static uint32_t event_meta(struct reader *r, uint32_t name, uint32_t disp)
 	r->em_name[i] = name;
 	r->em_disp[i] = disp;
 	kmap_put(&r->em_map, &k, i);
+	if (!disp)
+		r->em_by_str[name] = i;
 	return i;
 }
 
@@ -1325,7 +1587,16 @@ static int push_arg(struct reader *r, struct rline *l, const struct jarg *a)
 		kn = unescape(r, a->key.p, a->key.len, b);
 		kp = b;
 	}
-	uint32_t sm = stat_meta(r, intern(r, kp, kn));
+	/* The same keys come in event after event: a small cache spares hashing them. */
+	struct key_slot *ks = &r->key_cache[(kn * 31 + (kn ? kp[0] * 7u + kp[kn - 1] : 0)) & 255];
+	uint32_t sm;
+	if (ks->s && ks->len == kn && !memcmp(ks->s, kp, kn)) {
+		sm = ks->sm;
+	} else {
+		uint32_t sid = intern(r, kp, kn);
+		sm = stat_meta(r, sid);
+		*ks = (struct key_slot){xp_str(r->cap, sid), (uint32_t)kn, sm};
+	}
 	const struct jval *v = &a->val;
 	int64_t i;
 	uint64_t u;
@@ -1713,7 +1984,8 @@ static int add_event(struct reader *r, const struct ev *e, enum evkind kind, uin
 		disp_id = intern(r, name, nlen);
 	} else {
 		for (size_t k = 0; k < e->na; k++)
-			if (r->args[k].val.type == JV_STR && bytes_eq(r->args[k].key.p, r->args[k].key.len, "long_name"))
+			if (r->args[k].key.len == 9 && r->args[k].val.type == JV_STR &&
+			    !memcmp(r->args[k].key.p, "long_name", 9))
 				long_name = &r->args[k].val;
 		if (long_name) {
 			/* TF wrote the display name as name and the full one in args. */
@@ -1728,9 +2000,9 @@ static int add_event(struct reader *r, const struct ev *e, enum evkind kind, uin
 		route = RT_COUNTER;
 	else if (kind == EV_ASYNC_BEGIN || kind == EV_ASYNC_INSTANT)
 		route = RT_ASYNC;
-	struct jkey pid = jkey_of(r, &e->pid), tid = {0, false};
+	struct jkey pid = jkey_cached(r, &e->pid, 0), tid = {0, false};
 	if (route != RT_COUNTER && route != RT_ASYNC && route != RT_ANNOT)
-		tid = jkey_of(r, &e->tid);
+		tid = jkey_cached(r, &e->tid, 1);
 	uint32_t li = get_line(r, pid, tid, route);
 	struct rline *l = &r->lines[li];
 	l->overflow |= overflow;
@@ -1874,6 +2146,18 @@ static int commit(struct reader *r, const struct ev *e)
 
 /* --- the document ----------------------------------------------------------------------- */
 
+/* Give back the mapped pages already read: they are file-backed and read-only,
+ * so RSS stays at the window, not the file. */
+static void release_mapped(struct reader *r)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)r->map + r->released + page - 1) & ~(page - 1);
+	uintptr_t b = ((uintptr_t)r->map + r->pos) & ~(page - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+	r->released = r->pos;
+}
+
 /* Elements of a traceEvents array; r->pos just after its '['. */
 static int stream_events(struct reader *r)
 {
@@ -1906,6 +2190,8 @@ static int stream_events(struct reader *r)
 						return -1;
 					r->pos = (size_t)(p - r->buf);
 					st = SEP;
+					if (r->map && r->pos - r->released >= ((size_t)8 << 20))
+						release_mapped(r);
 					continue;
 				}
 			}
@@ -2049,12 +2335,14 @@ struct plane_build {
 	bool has_id;
 	uint32_t *lines;        /* raw line indices */
 	size_t n_lines, cap_lines;
+	bool named;             /* a process_name or deviceProperties names it */
 };
 
 struct finisher {
 	struct reader *r;
 	struct plane_build *pb;
 	size_t n_pb, cap_pb;
+	struct kmap pb_map;     /* plane name -> index in pb */
 	int64_t shift;          /* subtracted from every start */
 	/* per plane: host-wide metadata id -> plane id (0 = not yet) */
 	uint32_t *em_map, *sm_map;
@@ -2080,9 +2368,11 @@ static uint32_t intern_fmt(struct reader *r, const char *fmt, ...)
 
 static uint32_t find_plane(struct finisher *f, uint32_t name)
 {
-	for (size_t i = 0; i < f->n_pb; i++)
-		if (f->pb[i].name == name)
-			return (uint32_t)i;
+	struct key3 k = {name, 0, 0};
+	uint32_t i = kmap_get(&f->pb_map, &k);
+	if (i != UINT32_MAX)
+		return i;
+	kmap_put(&f->pb_map, &k, (uint32_t)f->n_pb);
 	GROW(f->pb, f->n_pb, f->cap_pb);
 	struct plane_build *b = &f->pb[f->n_pb];
 	memset(b, 0, sizeof *b);
@@ -2177,9 +2467,13 @@ static void assign_planes(struct finisher *f)
 	struct reader *r = f->r;
 	metadata_lines(r);
 	uint32_t *proc_pl = xcalloc(r->n_procs, sizeof *proc_pl);
-	find_plane(f, xp_intern(r->st, "/host:CPU", 9)); /* always there, maybe empty */
-	for (size_t i = 0; i < r->n_procs; i++)
+	uint32_t host = find_plane(f, xp_intern(r->st, "/host:CPU", 9));
+	f->pb[host].named = true; /* always there, maybe empty */
+	for (size_t i = 0; i < r->n_procs; i++) {
 		proc_pl[i] = find_plane(f, proc_plane(r, &r->procs[i]));
+		if (r->procs[i].has_name && r->procs[i].name == f->pb[proc_pl[i]].name)
+			f->pb[proc_pl[i]].named = true; /* TF/JAX wrote the plane, lines or not */
+	}
 	for (size_t i = 0; i < r->n_lines; i++) {
 		struct rline *l = &r->lines[i];
 		const struct proc *p = &r->procs[l->proc];
@@ -2195,27 +2489,22 @@ static void assign_planes(struct finisher *f)
 	const cJSON *d;
 	int id;
 	cJSON_ArrayForEach(d, r->device_props)
-		if (dev_id(d, &id))
-			find_plane(f, intern_fmt(r, "/device:GPU:%d", id));
+		if (dev_id(d, &id)) {
+			uint32_t pl = find_plane(f, intern_fmt(r, "/device:GPU:%d", id));
+			f->pb[pl].named = true;
+		}
 	/* Planes with no line are kept only when the file named them (TF, deviceProperties). */
 	size_t k = 0;
 	for (size_t i = 0; i < f->n_pb; i++) {
 		struct plane_build *b = &f->pb[i];
-		bool named = b->kind == XP_PLANE_HOST_CPU || xp_str(r->cap, b->name)[0] == '/';
-		bool used = b->n_lines > 0;
-		for (size_t q = 0; q < r->n_procs && !used; q++)
-			used = r->procs[q].has_name && r->procs[q].name == b->name;
-		cJSON_ArrayForEach(d, r->device_props)
-			used |= dev_id(d, &id) && b->kind == XP_PLANE_GPU && b->ordinal == id;
-		if (b->kind == XP_PLANE_HOST_CPU)
-			used = true;
-		if (!(named && used) && !b->n_lines) {
+		if (!b->named && !b->n_lines) {
 			free(b->lines);
 			continue;
 		}
 		f->pb[k++] = *b;
 	}
 	f->n_pb = k;
+	kmap_free(&f->pb_map);
 	for (size_t i = 0; i < f->n_pb; i++)
 		for (size_t j = 0; j < f->pb[i].n_lines; j++)
 			r->lines[f->pb[i].lines[j]].plane = (uint32_t)i;
@@ -2612,8 +2901,7 @@ static void build_plane(struct finisher *f, struct plane_build *b, struct xp_pla
 {
 	merge_plane_lines(f->r, b);
 	struct reader *r = f->r;
-	memset(f->em_map, 0, (r->n_em + 1) * sizeof *f->em_map);
-	memset(f->sm_map, 0, (r->n_sm + 1) * sizeof *f->sm_map);
+	/* the maps are all zero here: each plane resets the entries it used */
 	f->n_em_list = f->n_sm_list = 0;
 	p->name = p->base_name = b->name;
 	p->kind = b->kind;
@@ -2664,6 +2952,10 @@ static void build_plane(struct finisher *f, struct plane_build *b, struct xp_pla
 		p->smeta[i].id = i;
 		p->smeta[i].name = r->sm_name[f->sm_list[i]];
 	}
+	for (uint32_t i = 1; i <= f->n_em_list; i++)
+		f->em_map[f->em_list[i]] = 0;
+	for (uint32_t i = 1; i <= f->n_sm_list; i++)
+		f->sm_map[f->sm_list[i]] = 0;
 }
 
 /* The earliest start over all lines, relative to the first ts. */
@@ -2761,16 +3053,20 @@ static void reader_free(struct reader *r)
 	kmap_free(&r->em_map);
 	free(r->em_name);
 	free(r->em_disp);
+	free(r->em_by_str);
 	free(r->sm_name);
 	free(r->sm_numkey);
 	free(r->sm_by_str);
 	free(r->args);
 	for (int i = 0; i < 4; i++)
 		free(r->scr[i].p);
+	free(r->strings.e);
 	cJSON_Delete(r->device_props);
 	cJSON_Delete(r->dist_info);
 	if (r->owned)
 		free(r->buf);
+	if (r->map)
+		munmap(r->map, r->map_len);
 	xp_pull_close(r->src);
 }
 
@@ -2784,7 +3080,7 @@ static int run(struct reader *r)
 	h->name = xp_host_from_filename(r->path);
 	h->format = XP_FMT_TRACE_JSON;
 	h->compression = r->src ? xp_pull_compression(r->src) : XP_COMP_NONE;
-	h->file_bytes = r->src ? xp_pull_file_bytes(r->src) : r->len;
+	h->file_bytes = r->src ? xp_pull_file_bytes(r->src) : r->map ? r->map_len : r->len;
 	h->decoded_bytes = r->off0 + r->len;
 	if (r->has_host_name) {
 		h->hostnames = xrealloc(NULL, sizeof *h->hostnames);
@@ -2805,6 +3101,33 @@ static void reader_init(struct reader *r, struct xp_capture *c, const char *path
 	r->st = &c->strings;
 	r->path = path ? path : "";
 	r->err = err;
+	r->key_memo[0].type = r->key_memo[1].type = 0xff; /* matches no value */
+}
+
+/* Plain text: map the file rather than copy it through a window (no read()
+ * copies; pages are released behind the reader). False: keep the stream. */
+static bool map_plain(struct reader *r)
+{
+	int fd = open(r->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	void *map = MAP_FAILED;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= SIZE_MAX &&
+	    (uint64_t)st.st_size == xp_pull_file_bytes(r->src))
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return false;
+	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+	xp_pull_close(r->src);
+	r->src = NULL;
+	r->map = map;
+	r->map_len = (size_t)st.st_size;
+	r->buf = map;
+	r->len = r->map_len;
+	r->eof = true;
+	return true;
 }
 
 int xp_read_trace_json_file(struct xp_capture *c, const char *path, const struct xp_json_opts *o,
@@ -2815,6 +3138,11 @@ int xp_read_trace_json_file(struct xp_capture *c, const char *path, const struct
 	bool threaded = o && o->threads >= 2;
 	if (xp_pull_open(path, o ? o->max_bytes : 0, threaded, &r.src, err))
 		return -1;
+	if (xp_pull_compression(r.src) == XP_COMP_NONE && map_plain(&r)) {
+		int rc = run(&r);
+		reader_free(&r);
+		return rc;
+	}
 	r.owned = true;
 	r.bufcap = WIN_INIT;
 	r.buf = xrealloc(NULL, r.bufcap);

@@ -60,6 +60,8 @@ if [ ! -d "$SAMPLE" ]; then
 	say "$SAMPLE is missing: the build worked, but there is no sample to run on" >&2
 	exit 1
 fi
-say "running: build/cmd/xpstat info $SAMPLE"
+say "running: build/cmd/xpstat info $SAMPLE, then build/cmd/xpstat overview $SAMPLE"
 echo
-exec build/cmd/xpstat info "$SAMPLE"
+build/cmd/xpstat info "$SAMPLE"
+echo
+exec build/cmd/xpstat overview "$SAMPLE"

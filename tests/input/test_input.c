@@ -165,6 +165,25 @@ static struct bytes zstd_of(const void *in, size_t n, int reps)
 	return out;
 }
 
+/* A streamed zstd frame (no content size) with the given window log. */
+static struct bytes zstd_window_of(const void *in, size_t n, int window_log)
+{
+	struct bytes out = { 0 };
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_windowLog, window_log);
+	size_t cap = ZSTD_compressBound(n) + 64;
+	out.p = malloc(cap);
+	ZSTD_outBuffer ob = { out.p, cap, 0 };
+	ZSTD_inBuffer ib = { in, n, 0 };
+	ZSTD_compressStream2(cc, &ob, &ib, ZSTD_e_continue);
+	ZSTD_inBuffer none = { NULL, 0, 0 };
+	while (ZSTD_compressStream2(cc, &ob, &none, ZSTD_e_end) != 0)
+		;
+	out.n = ob.pos;
+	ZSTD_freeCCtx(cc);
+	return out;
+}
+
 static void append(struct bytes *a, const void *p, size_t n)
 {
 	a->p = realloc(a->p, a->n + n);
@@ -312,7 +331,27 @@ static void test_broken_streams(void)
 		zc.p[i] ^= 0x5a;
 	e = decompress_err(zc, XP_COMP_ZSTD, 1 << 30);
 	CHECK(contains(e.msg, "corrupt zstd data"));
-	CHECK(e.has_offset);
+	CHECK(e.has_offset && e.offset < zc.n);
+
+	/* Deep in a big stream, the offset still says roughly where: a bad
+	 * second frame after 1 MB of good zstd, and flipped bytes in gzip. */
+	size_t big = 3 << 20;
+	uint8_t *bd = sample(big);
+	struct bytes zb = zstd_of(bd, big, 1);
+	size_t second = zb.n;
+	const uint8_t bad_frame[] = { 0x28, 0xb5, 0x2f, 0xfd, 0x08, 0, 0, 0, 0, 0 }; /* reserved bit set */
+	append(&zb, bad_frame, sizeof bad_frame);
+	e = decompress_err(zb, XP_COMP_ZSTD, 1 << 30);
+	CHECK(contains(e.msg, "corrupt zstd data"));
+	CHECK(e.has_offset && e.offset <= second && e.offset + ZSTD_DStreamInSize() >= second);
+	struct bytes gb = gzip_of(bd, big, 1);
+	second = gb.n;
+	const uint8_t bad_member[] = { 0x1f, 0x8b, 0x09, 0, 0, 0, 0, 0, 0, 3 }; /* method 9 */
+	append(&gb, bad_member, sizeof bad_member);
+	e = decompress_err(gb, XP_COMP_GZIP, 1 << 30);
+	CHECK(contains(e.msg, "corrupt gzip data"));
+	CHECK(e.has_offset && e.offset >= second && e.offset <= second + sizeof bad_member);
+	free(zb.p), free(gb.p), free(bd);
 
 	/* Not compressed at all, though called so. */
 	struct bytes junk = { data, 100 };
@@ -349,6 +388,14 @@ static void test_limits(void)
 	CHECK(xp_decompress("t", z1.p, z1.n, XP_COMP_ZSTD, 1000, &out, &len, &ok) == 0 && len == 1000);
 	free(out);
 	CHECK(ok.status == 0);
+	/* A zstd window over 128 MiB needs a limit that large. */
+	struct bytes zw = zstd_window_of(zeros, 1000, 28);
+	e = decompress_err(zw, XP_COMP_ZSTD, 1 << 20);
+	CHECK(contains(e.msg, "zstd frame needs a window over 134217728 bytes"));
+	CHECK(xp_decompress("t", zw.p, zw.n, XP_COMP_ZSTD, (uint64_t)1 << 28, &out, &len, &ok) == 0 && len == 1000);
+	free(out);
+	free(zw.p);
+
 	/* Not compressed: a bounded copy. */
 	CHECK(xp_decompress("t", zeros, 1000, XP_COMP_NONE, 1000, &out, &len, &ok) == 0 && len == 1000);
 	free(out);

@@ -6,9 +6,12 @@ Exits 0 when FILE.json is one strict JSON document (no NaN/Infinity, no
 duplicate keys) with an integer "schema_version" at the top that validates
 against SCHEMA.json; 1 otherwise, with one line per problem on stderr.
 The schema's "$schema" picks the draft; without one, Draft 2020-12 is used
-where the installed jsonschema has it, else Draft 7.
+where the installed jsonschema has it, else Draft 7. A "$ref" to another
+schema ("steps.schema.json", as report's has) resolves to the file of that
+$id in the same directory, never over the network.
 """
 import json
+import os
 import sys
 
 import jsonschema
@@ -50,6 +53,27 @@ def validator_class(schema):
     return jsonschema.validators.validator_for(schema, default=default)
 
 
+def siblings(schema_path):
+    """Every *.schema.json next to SCHEMA_PATH by its $id, so that "$ref": "steps.schema.json" resolves offline."""
+    d = os.path.dirname(os.path.abspath(schema_path))
+    store = {}
+    for name in sorted(os.listdir(d)):
+        if name.endswith(".schema.json"):
+            s = load(os.path.join(d, name), strict=False)
+            if isinstance(s, dict) and isinstance(s.get("$id"), str):
+                store[s["$id"]] = s
+    return store
+
+
+def make_validator(cls, schema, store):
+    try:  # jsonschema >= 4.18
+        from referencing import Registry, Resource
+        registry = Registry().with_resources((k, Resource.from_contents(v)) for k, v in store.items())
+        return cls(schema, registry=registry)
+    except ImportError:  # Debian 12's jsonschema 4.10
+        return cls(schema, resolver=jsonschema.RefResolver.from_schema(schema, store=store))
+
+
 def where(error):
     return "/" + "/".join(str(p) for p in error.absolute_path)
 
@@ -75,7 +99,8 @@ def main(argv):
     if isinstance(version, bool) or not isinstance(version, int):
         fail('%s: "schema_version" is not an integer' % doc_path)
 
-    errors = sorted(cls(schema).iter_errors(doc), key=lambda e: (where(e), e.message))
+    errors = sorted(make_validator(cls, schema, siblings(schema_path)).iter_errors(doc),
+                    key=lambda e: (where(e), e.message))
     for e in errors[:20]:
         print("check_json: %s: at %s: %s" % (doc_path, where(e), e.message), file=sys.stderr)
     if len(errors) > 20:

@@ -146,5 +146,33 @@ for in in $inputs; do
 done
 lint_input_command input-pipeline "$work/jax.xplane.pb" --step-marker '^jit_train_step$'
 lint_input_command input-pipeline "$work/raw.xplane.pb" --compat xprof
+# report: one JSON document whose analyses each meet their own schema ($ref), every table as a CSV file of -o DIR;
+# check in every format (its exit status 0, 1 or 3 is the verdict, not a lint failure); compare, every table.
+gate="--min-steps 1 --max-step-time 1s --max-median-step-time 1s --max-category input=10% --max-category device_compute=1ms"
+gate="$gate --max-input-bound 50% --max-op-self-time IDLE=1ms --max-peak-memory 1G"
+for in in $inputs; do
+	"$xpstat" report --format json "$in" >"$work/report.json" || { echo "FAIL report json $in"; fail=1; continue; }
+	check "report json $in" /usr/bin/python3 "$check_json" "$schemas/report.schema.json" "$work/report.json"
+	rm -rf "$work/report-csv"
+	"$xpstat" report --format csv -o "$work/report-csv" "$in" || { echo "FAIL report csv $in"; fail=1; continue; }
+	for f in "$work/report-csv"/*.csv; do
+		check "report csv $(basename "$f") $in" "$check_csv" "$f"
+	done
+	for fmt in json csv junit; do
+		# shellcheck disable=SC2086
+		"$xpstat" check $gate --baseline "$work/report.json" --format $fmt "$in" >"$work/check.$fmt"
+		st=$?
+		[ $st = 0 ] || [ $st = 1 ] || [ $st = 3 ] || { echo "FAIL check --format $fmt $in: status $st"; fail=1; }
+	done
+	check "check json $in" /usr/bin/python3 "$check_json" "$schemas/check.schema.json" "$work/check.json"
+	check "check csv $in" "$check_csv" "$work/check.csv"
+	check "check junit $in" /usr/bin/python3 "$(dirname "$check_json")/check_junit.py" "$work/check.junit"
+	"$xpstat" compare --format json "$work/report.json" "$in" >"$work/compare.json" || { echo "FAIL compare json $in"; fail=1; continue; }
+	check "compare json $in" /usr/bin/python3 "$check_json" "$schemas/compare.schema.json" "$work/compare.json"
+	for t in step_time ops kernels comparability; do
+		"$xpstat" compare --format csv --table "$t" "$work/report.json" "$in" >"$work/compare.csv" || { echo "FAIL compare csv $t $in"; fail=1; continue; }
+		check "compare --table $t $in" "$check_csv" "$work/compare.csv"
+	done
+done
 echo "lint: $n checks, $([ $fail = 0 ] && echo ok || echo FAILED)"
 exit $fail

@@ -8,6 +8,7 @@
 #include "analyzers/analyzers.h"
 #include "check.h"
 #include "formats/out.h"
+#include "formats/xperr.h"
 #include "formats/out_report.h"
 #include "formats/report_read.h"
 #include "resutil.h"
@@ -477,11 +478,61 @@ static void check_thresholds(void)
 	xp_result_free(r);
 }
 
+/* ---- JUnit: every string escaped, counts that match ---- */
+
+static void junit_escaping(void)
+{
+	struct xp_result *r = xp_result_new("check");
+	xp_result_set_verdict(r, "FAIL: <b>&\"'\x01\xff");
+	xp_sum_str(r, "candidate", "Candidate", "a\tb\nc\rd<e>");
+	struct xp_table *t = xp_result_add_table(r, "checks", "Checks");
+	size_t cc = xp_table_col(t, "check", "Check", XP_T_STR, XP_U_NONE, 0);
+	size_t cs = xp_table_col(t, "subject", "Of", XP_T_STR, XP_U_NONE, 0);
+	size_t st = xp_table_col(t, "status", "Status", XP_T_STR, XP_U_NONE, 0);
+	size_t cm = xp_table_col(t, "message", "Why", XP_T_STR, XP_U_NONE, 0);
+	static const char *const status[] = {"pass", "fail", "skip", "error"};
+	for (int i = 0; i < 4; i++) {
+		size_t row = xp_table_row(t);
+		xp_set_str(t, row, cc, "max_op_self_time");
+		xp_set_str(t, row, cs, "op\"<&>'\x1b]0;x\x07\xc3(");
+		xp_set_str(t, row, st, status[i]);
+		xp_set_str(t, row, cm, "a \"quoted\" <msg> & more\n");
+	}
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	REQUIRE(f);
+	CHECK_INT(xp_writer_junit.write(r, f, NULL), 0);
+	fclose(f);
+	CHECK(strstr(buf, "tests=\"4\" failures=\"1\" errors=\"1\" skipped=\"1\"") != NULL);
+	/* The subject: quote, <, &, >, apostrophe escaped; ESC and BEL (no XML 1.0 character) and the bad byte as U+FFFD. */
+	CHECK(strstr(buf, "name=\"max_op_self_time op&quot;&lt;&amp;&gt;&apos;\xef\xbf\xbd]0;x\xef\xbf\xbd\xef\xbf\xbd(\"") != NULL);
+	CHECK(strstr(buf, "message=\"a &quot;quoted&quot; &lt;msg&gt; &amp; more&#10;\"") != NULL);
+	CHECK(strstr(buf, "<property name=\"candidate\" value=\"a&#9;b&#10;c&#13;d&lt;e&gt;\"/>") != NULL);
+	CHECK(strstr(buf, "<system-out>FAIL: &lt;b&gt;&amp;&quot;&apos;\xef\xbf\xbd\xef\xbf\xbd") != NULL);
+	CHECK(strstr(buf, "<failure type=\"fail\"") != NULL);
+	CHECK(strstr(buf, "<error type=\"error\"") != NULL);
+	CHECK(strstr(buf, "<skipped message=") != NULL);
+	/* Nothing raw is left: no control byte but tab and newline, no bare '<' inside attribute values. */
+	for (const char *p = buf; *p; p++)
+		CHECK((unsigned char)*p >= 0x20 || *p == '\n' || *p == '\t');
+	free(buf);
+	/* A result without checks is not check's: a usage error. */
+	struct xp_result *other = xp_result_new("overview");
+	f = open_memstream(&buf, &len);
+	CHECK_INT(xp_writer_junit.write(other, f, NULL), XP_EXIT_USAGE);
+	fclose(f);
+	free(buf);
+	xp_result_free(other);
+	xp_result_free(r);
+}
+
 int main(void)
 {
 	static const struct test tests[] = {
 		TEST(report_sections), TEST(compare_exact), TEST(check_noise), TEST(check_slower),
 		TEST(check_needs_both), TEST(check_outlier), TEST(check_few_steps), TEST(check_thresholds),
+		TEST(junit_escaping),
 	};
 	return RUN_TESTS("test_gate", tests);
 }

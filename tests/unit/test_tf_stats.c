@@ -523,6 +523,49 @@ static void test_eager_marking(void)
 	xsb_free(b);
 }
 
+/* Device kernels without is_eager: eager when their host launch ran inside an eager EagerExecute. */
+static void test_device_eager_marking(void)
+{
+	struct xsb *b = xsb_new();
+	int h = xsb_plane(b, "/host:CPU", 0);
+	int l = xsb_line(b, h, 1, "python", 0);
+	int e = xsb_event(b, h, l, "EagerExecute", 0, 100);
+	xsb_stat_int(b, h, e, "is_func", 0);
+	xsb_event(b, h, l, "eager_mm:MatMul", 10, 50);
+	e = xsb_event(b, h, l, "cudaLaunchKernel", 20, 5);
+	xsb_stat_int(b, h, e, "correlation_id", 7);
+	e = xsb_event(b, h, l, "EagerExecute", 200, 100);
+	xsb_stat_int(b, h, e, "is_func", 1);
+	xsb_event(b, h, l, "fn_mm:MatMul", 210, 50);
+	e = xsb_event(b, h, l, "cudaLaunchKernel", 220, 5);
+	xsb_stat_int(b, h, e, "correlation_id", 8);
+	int g = xsb_plane(b, "/device:GPU:0", 1);
+	int s = xsb_line(b, g, 1, "Stream #1", 0);
+	e = xsb_event(b, g, s, "k1", 1000, 100);
+	xsb_stat_str(b, g, e, "tf_op", "eager_mm:MatMul");
+	xsb_stat_int(b, g, e, "correlation_id", 7);
+	e = xsb_event(b, g, s, "k2", 2000, 100);
+	xsb_stat_str(b, g, e, "tf_op", "fn_mm:MatMul");
+	xsb_stat_int(b, g, e, "correlation_id", 8);
+	struct xp_capture *c = xsb_read(b);
+	size_t n = 0;
+	int64_t *ids = xp_eager_launches(c, &c->hosts[0], &n);
+	if (CHECK_INT(n, 1))
+		CHECK_INT(ids[0], 7);
+	free(ids);
+	struct xp_tf_stats_opts o = {.device_only = true, .no_idle = true};
+	struct xp_result *r = analyze(c, &o);
+	const struct xp_table *t = r ? xp_result_table(r, "tf_stats") : NULL;
+	if (CHECK(t) && CHECK_INT(t->n_rows, 2)) {
+		for (size_t i = 0; i < 2; i++)
+			CHECK_STR(cell_str(t, i, "execution_mode"),
+				  strcmp(cell_str(t, i, "op_name"), "eager_mm") ? "Function" : "Eager");
+	}
+	xp_result_free(r);
+	xp_capture_free(c);
+	xsb_free(b);
+}
+
 /* ---- whole tables: every number of the CSV ---- */
 
 /* A1's host plane and A5's GPU plane in one capture: the CSV, byte for byte. */
@@ -736,6 +779,7 @@ static const struct test tests[] = {
 	TEST(test_unsorted_line),
 	TEST(test_memory_events_ignored),
 	TEST(test_eager_marking),
+	TEST(test_device_eager_marking),
 	TEST(test_csv_a1_a5),
 	TEST(test_xla_rows),
 	TEST(test_multi_host),

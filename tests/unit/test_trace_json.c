@@ -124,6 +124,19 @@ static void us_to_ps_exact(void)
 	CHECK(xp_json_us_to_ps("1712195495505772.123456789", 26, &v));
 	CHECK(v == (__int128)1712195495505772123ll * 1000 + 457);
 	CHECK(xp_json_us_to_ps("9.99e26", 7, &v));
+	CHECK(v == (__int128)999000000000000000ll * 1000000000000000ll);
+	/* the 64-bit, 128-bit and exponent paths agree at their seams */
+	CHECK_INT(ps("1.9999995"), 2000000);
+	CHECK_INT(ps("1.99999949"), 1999999);
+	CHECK_INT(ps("123456789012.345678"), 123456789012345678);
+	CHECK_INT(ps("1234567890123.4567891"), 1234567890123456789);
+	CHECK_INT(ps("123456789012.3456789e1"), 1234567890123456789);
+	CHECK(xp_json_us_to_ps("123456789012345678901234.5", 26, &v));
+	CHECK(v == (__int128)123456789012345678ll * 1000000000000ll + 901234500000ll);
+	CHECK(xp_json_us_to_ps("1234567890123456789012345.5", 27, &v));
+	CHECK(v == (__int128)1234567890123456789ll * 1000000000000ll + 12345500000ll);
+	CHECK(xp_json_us_to_ps("12345678901234567890123456.25e-1", 32, &v));
+	CHECK(v == (__int128)1234567890123456789ll * 1000000000000ll + 12345625000ll);
 	static const char *const bad[] = {"", "-", "01", "1.", ".5", "+1", "1e", "1e+", "0x10", "1.2.3", "NaN",
 					  "1 ", " 1", "--1", "1e1.5", "1e40", "1e27", "-1e27"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
@@ -321,6 +334,21 @@ static void long_strings_and_windows(void)
 		} else {
 			fprintf(stderr, "  threads %d: %s\n", threads, err.msg);
 		}
+		xp_capture_free(c);
+	}
+	/* the gzip file cut short: the decompressor's error, with its offset in the compressed bytes */
+	FILE *f = fopen(tmpl, "rb");
+	if (CHECK(f != NULL)) {
+		static uint8_t gzbuf[1 << 16];
+		size_t got = fread(gzbuf, 1, sizeof gzbuf, f);
+		fclose(f);
+		struct xp_capture *c = xp_capture_new();
+		struct xp_err err = {0};
+		CHECK_INT(xp_read_trace_json_mem(c, "cut.json.gz", gzbuf, got / 2, NULL, &err), -1);
+		CHECK_INT(err.status, XP_EXIT_BAD_INPUT);
+		CHECK(strstr(err.msg, "truncated gzip stream") != NULL);
+		CHECK(err.has_offset && err.offset == got / 2);
+		CHECK_INT(c->n_hosts, 0);
 		xp_capture_free(c);
 	}
 	unlink(tmpl);
