@@ -200,6 +200,8 @@ struct forest {
 	size_t n_roots, cap_roots;
 	struct keyvec contexts, iters, getnexts;
 	struct corr_map launches;       /* correlation_id -> last host launch node */
+	struct u32vec launch_nodes;     /* host launches in node order ... */
+	uint64_t *launch_corr;          /* ... and their ids, indexed after the scan */
 	struct u32vec exec_nodes;       /* device events with a correlation_id ... */
 	uint64_t *exec_corr;            /* ... and their ids */
 	struct u32vec captured_ids_nodes;
@@ -412,7 +414,11 @@ static void scan_events(struct forest *f)
 			if (s.has_c == 3)
 				key_push(&f->contexts, (uint64_t)s.ct, s.c, node, 0);
 			if (s.has_corr && host_cpu) {
-				corr_put(&f->launches, s.corr, node);
+				if (f->launch_nodes.n == f->launch_nodes.cap)
+					f->launch_corr = xrealloc(f->launch_corr, (f->launch_nodes.cap ? f->launch_nodes.cap * 2 : 64) *
+									      sizeof *f->launch_corr);
+				f->launch_corr[f->launch_nodes.n] = s.corr;
+				u32_push(&f->launch_nodes, node);
 			} else if (s.has_corr) {
 				if (f->exec_nodes.n == f->exec_nodes.cap)
 					f->exec_corr = xrealloc(f->exec_corr, (f->exec_nodes.cap ? f->exec_nodes.cap * 2 : 64) *
@@ -460,9 +466,40 @@ static void link_contexts(struct forest *f)
 	}
 }
 
-/* Host launch -> device kernel on equal correlation_id; the last launch wins. */
+/* Host launch -> device kernel on equal correlation_id; the last launch wins.
+ * CUPTI numbers correlations densely, so a direct table usually does; the
+ * hash map, sized once, covers the rest. */
 static void link_correlations(struct forest *f)
 {
+	size_t n = f->launch_nodes.n;
+	if (!n || !f->exec_nodes.n)
+		return;
+	uint64_t lo = f->launch_corr[0], hi = lo;
+	for (size_t k = 1; k < n; k++) {
+		if (f->launch_corr[k] < lo)
+			lo = f->launch_corr[k];
+		if (f->launch_corr[k] > hi)
+			hi = f->launch_corr[k];
+	}
+	if (hi - lo < 4 * (uint64_t)n + 1024) {
+		uint32_t *direct = xcalloc(hi - lo + 1, sizeof *direct);
+		for (size_t k = 0; k < n; k++)
+			direct[f->launch_corr[k] - lo] = f->launch_nodes.v[k] + 1;
+		for (size_t k = 0; k < f->exec_nodes.n; k++) {
+			uint64_t c = f->exec_corr[k];
+			if (c >= lo && c <= hi && direct[c - lo])
+				add_edge(f, direct[c - lo] - 1, f->exec_nodes.v[k]);
+		}
+		free(direct);
+		return;
+	}
+	f->launches.cap = 1024;
+	while (f->launches.cap < 2 * n + 2)
+		f->launches.cap *= 2;
+	f->launches.keys = xcalloc(f->launches.cap, sizeof *f->launches.keys);
+	f->launches.vals = xcalloc(f->launches.cap, sizeof *f->launches.vals);
+	for (size_t k = 0; k < n; k++)
+		corr_put(&f->launches, f->launch_corr[k], f->launch_nodes.v[k]);
 	for (size_t k = 0; k < f->exec_nodes.n; k++) {
 		uint32_t launch;
 		if (corr_get(&f->launches, f->exec_corr[k], &launch))
@@ -954,6 +991,8 @@ static void free_forest(struct forest *f)
 	free(f->contexts.v);
 	free(f->launches.keys);
 	free(f->launches.vals);
+	free(f->launch_nodes.v);
+	free(f->launch_corr);
 	free(f->exec_nodes.v);
 	free(f->exec_corr);
 	free(f->iters.v);

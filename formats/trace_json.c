@@ -1425,7 +1425,11 @@ static uint64_t line_append(struct rline *l, int64_t start, int64_t dur, uint32_
 	uint64_t i = l->n++;
 	uint32_t b = (uint32_t)(i >> XP_BLOCK_SHIFT);
 	if (b == l->n_blocks) {
-		GROW(l->blocks, l->n_blocks, l->cap_blocks);
+		if (l->n_blocks == l->cap_blocks) {
+			/* most lines have one block: start with one */
+			l->cap_blocks = l->cap_blocks ? l->cap_blocks * 2 : 1;
+			l->blocks = xrealloc(l->blocks, l->cap_blocks * sizeof *l->blocks);
+		}
 		memset(&l->blocks[l->n_blocks++], 0, sizeof *l->blocks);
 	}
 	l->start[i] = start;
