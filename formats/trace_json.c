@@ -2756,7 +2756,8 @@ static void build_line(struct finisher *f, struct rline *rl, struct xp_line *l, 
 		shrink_stats(&l->blocks[b]);
 		l->n_stats += st->n;
 	}
-	l->duration_ps = n ? last - first : 0;
+	if (!n || __builtin_sub_overflow(last, first, &l->duration_ps))
+		l->duration_ps = n ? INT64_MAX : 0;
 	l->time_overflow = overflow;
 	if (overflow)
 		r->odd.time_overflow_lines++;

@@ -42,7 +42,7 @@ done
 awk -v b="$bytes" -v t1="$time_1" -v t2="$time_2" -v r1="$rss_1" -v r2="$rss_2" 'BEGIN{
 	m1 = b/t1/1e6; sp = t1/t2; rss = (r1 > r2 ? r1 : r2) * 1024 / b
 	printf "bench: targets: 1 thread >= 500 MB/s: %.0f (%s); 2 threads >= 1.6x: %.2fx (%s); peak RSS <= 1.5x file: %.2fx (%s)\n",
-	       m1, m1 >= 500 ? "met" : "MISSED", sp, sp >= 1.6 ? "met" : "MISSED", rss, rss <= 1.5 ? "met" : "MISSED" }'
+	       m1, (m1 >= 500 ? "met" : "MISSED"), sp, (sp >= 1.6 ? "met" : "MISSED"), rss, (rss <= 1.5 ? "met" : "MISSED") }'
 
 if [ "$big" != 0 ]; then
 	rm -f "$cap" "$dir/out.json"
