@@ -45,6 +45,25 @@ static void *xmalloc(size_t n)
 	return p;
 }
 
+/* Fault a fresh large array in with one call instead of one trap per page:
+ * building the model touches every page once, and the traps were a quarter
+ * of the decode time. Best effort (older kernels say EINVAL). */
+static void prefault(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+	if (n < (1u << 20))
+		return;
+	uintptr_t page = 4096;
+	uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1);
+	uintptr_t b = ((uintptr_t)p + n) & ~(page - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
 static void *xcalloc(size_t n, size_t sz)
 {
 	void *p = calloc(n ? n : 1, sz ? sz : 1);
@@ -407,6 +426,8 @@ static void __attribute__((noinline)) stats_grow(struct xp_stats *st)
 	}
 	st->keys = xrealloc(st->keys, (size_t)cap * sizeof *st->keys);
 	st->vals = xrealloc(st->vals, (size_t)cap * sizeof *st->vals);
+	prefault(st->keys + st->cap, (size_t)(cap - st->cap) * sizeof *st->keys);
+	prefault(st->vals + st->cap, (size_t)(cap - st->cap) * sizeof *st->vals);
 	st->cap = cap;
 }
 
@@ -1100,6 +1121,8 @@ static int decode_block(struct host_reader *hr, struct block_job *bj, struct xp_
 		guess = 1u << 24;
 	blk->stats.keys = xmalloc(guess * sizeof *blk->stats.keys);
 	blk->stats.vals = xmalloc(guess * sizeof *blk->stats.vals);
+	prefault(blk->stats.keys, guess * sizeof *blk->stats.keys);
+	prefault(blk->stats.vals, guess * sizeof *blk->stats.vals);
 	blk->stats.cap = (uint32_t)guess;
 	uint64_t i = first;
 	int64_t prev = INT64_MIN;
@@ -1309,6 +1332,10 @@ static void prepare_lines(struct host_reader *hr)
 		l->dur_ps = xmalloc(l->n_events * sizeof *l->dur_ps);
 		l->meta = xmalloc(l->n_events * sizeof *l->meta);
 		l->stat_begin = xmalloc(l->n_events * sizeof *l->stat_begin);
+		prefault(l->start_ps, l->n_events * sizeof *l->start_ps);
+		prefault(l->dur_ps, l->n_events * sizeof *l->dur_ps);
+		prefault(l->meta, l->n_events * sizeof *l->meta);
+		prefault(l->stat_begin, l->n_events * sizeof *l->stat_begin);
 		total += l->n_blocks;
 	}
 	hr->blocks = xcalloc(total, sizeof *hr->blocks);
