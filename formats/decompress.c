@@ -452,12 +452,14 @@ struct xp_pull {
 	const uint8_t *in;      /* input bytes [in_pos, in_len) not yet decoded */
 	size_t in_len, in_pos;
 	uint64_t in_base;       /* file offset of in[0] */
+	uint64_t member_start;  /* file offset of the gzip member / zstd frame being decoded */
 	bool in_eof;            /* nothing follows in[in_len) */
 	z_stream zs;
 	bool zs_init;
 	ZSTD_DCtx *zd;
 	bool member_end;        /* at the end of a gzip member / zstd frame */
 	bool done;
+	bool failed;            /* err is set: fail the next read (the bytes before the fault come first) */
 	struct xp_err err;      /* the decoder's error */
 	/* helper thread: the decoder fills slot[tail % N], the caller drains slot[head % N] */
 	bool threaded;
@@ -498,12 +500,25 @@ static int pull_need(struct xp_pull *p, size_t k)
 	return 0;
 }
 
+/* got more bytes; past the limit, only those up to it, and the error next time. */
 static int64_t pull_count(struct xp_pull *p, size_t got)
 {
+	if (p->produced + got > p->max_out) {
+		too_big(p->path, p->max_out, &p->err);
+		p->failed = true;
+		got = (size_t)(p->max_out - p->produced);
+	}
 	p->produced += got;
-	if (p->produced > p->max_out)
-		return too_big(p->path, p->max_out, &p->err);
 	return (int64_t)got;
+}
+
+/* A decoder fault: the bytes decoded before it are handed out first, so
+ * that whatever reads them meets the first fault of the stream, however
+ * the output was cut into pieces. */
+static int64_t pull_fault(struct xp_pull *p, size_t got)
+{
+	p->failed = true;
+	return got ? pull_count(p, got) : -1;
 }
 
 static int64_t pull_plain(struct xp_pull *p, uint8_t *out, size_t n)
@@ -538,11 +553,14 @@ static int64_t pull_gzip(struct xp_pull *p, uint8_t *out, size_t n)
 			size_t avail = p->in_len - p->in_pos;
 			if (avail == 0)
 				return 0;
-			if (!gzip_magic_at(p->in, p->in_len, p->in_pos))
-				return xp_err_at(&p->err, XP_EXIT_BAD_INPUT, p->path, p->in_base + p->in_pos,
-						 "trailing garbage after the gzip stream");
+			if (!gzip_magic_at(p->in, p->in_len, p->in_pos)) {
+				xp_err_at(&p->err, XP_EXIT_BAD_INPUT, p->path, p->in_base + p->in_pos,
+					  "trailing garbage after the gzip stream");
+				return pull_fault(p, got);
+			}
 			inflateReset(&p->zs);
 			p->member_end = false;
+			p->member_start = p->in_base + p->in_pos;
 		}
 		if (pull_need(p, 1))
 			return -1;
@@ -564,11 +582,14 @@ static int64_t pull_gzip(struct xp_pull *p, uint8_t *out, size_t n)
 		if (ret == Z_BUF_ERROR && avail)
 			continue;
 		if (ret == Z_BUF_ERROR)
-			return xp_err_at(&p->err, XP_EXIT_BAD_INPUT, p->path, p->in_base + p->in_pos, "truncated gzip stream");
-		if (ret == Z_MEM_ERROR)
-			return no_memory(p->path, 0, &p->err);
-		return xp_err_at(&p->err, XP_EXIT_BAD_INPUT, p->path, p->in_base + p->in_pos, "corrupt gzip data: %s",
-				 p->zs.msg ? p->zs.msg : (ret == Z_NEED_DICT ? "needs a preset dictionary" : "invalid stream"));
+			xp_err_at(&p->err, XP_EXIT_BAD_INPUT, p->path, p->in_base + p->in_pos, "truncated gzip stream");
+		else if (ret == Z_MEM_ERROR)
+			no_memory(p->path, 0, &p->err);
+		else /* where the decoder stops depends on how the output was cut: name the member */
+			xp_err_at(&p->err, XP_EXIT_BAD_INPUT, p->path, p->member_start,
+				  "corrupt gzip data in the member starting here: %s",
+				  p->zs.msg ? p->zs.msg : (ret == Z_NEED_DICT ? "needs a preset dictionary" : "invalid stream"));
+		return pull_fault(p, got);
 	}
 	return pull_count(p, got);
 }
@@ -583,10 +604,13 @@ static int64_t pull_zstd(struct xp_pull *p, uint8_t *out, size_t n)
 			size_t avail = p->in_len - p->in_pos;
 			if (avail == 0)
 				return 0;
-			if (!zstd_magic_at(p->in, p->in_len, p->in_pos))
-				return xp_err_at(&p->err, XP_EXIT_BAD_INPUT, p->path, p->in_base + p->in_pos,
-						 "trailing garbage after the zstd stream");
+			if (!zstd_magic_at(p->in, p->in_len, p->in_pos)) {
+				xp_err_at(&p->err, XP_EXIT_BAD_INPUT, p->path, p->in_base + p->in_pos,
+					  "trailing garbage after the zstd stream");
+				return pull_fault(p, got);
+			}
 			p->member_end = false;
+			p->member_start = p->in_base + p->in_pos;
 		}
 		if (pull_need(p, 1))
 			return -1;
@@ -596,22 +620,28 @@ static int64_t pull_zstd(struct xp_pull *p, uint8_t *out, size_t n)
 		size_t ret = ZSTD_decompressStream(p->zd, &ob, &ib);
 		p->in_pos += ib.pos;
 		got += ob.pos;
-		if (ZSTD_isError(ret))
-			return xp_err_at(&p->err, XP_EXIT_BAD_INPUT, p->path, p->in_base + p->in_pos, "corrupt zstd data: %s",
-					 ZSTD_getErrorName(ret));
+		if (ZSTD_isError(ret)) {
+			xp_err_at(&p->err, XP_EXIT_BAD_INPUT, p->path, p->member_start,
+				  "corrupt zstd data in the frame starting here: %s", ZSTD_getErrorName(ret));
+			return pull_fault(p, got);
+		}
 		if (ret == 0) {
 			p->member_end = true;
 			continue;
 		}
 		/* No input left and room left for output: the frame can never end. */
-		if (!avail && ob.pos < ob.size)
-			return xp_err_at(&p->err, XP_EXIT_BAD_INPUT, p->path, p->in_base + p->in_pos, "truncated zstd stream");
+		if (!avail && ob.pos < ob.size) {
+			xp_err_at(&p->err, XP_EXIT_BAD_INPUT, p->path, p->in_base + p->in_pos, "truncated zstd stream");
+			return pull_fault(p, got);
+		}
 	}
 	return pull_count(p, got);
 }
 
 static int64_t pull_decode(struct xp_pull *p, uint8_t *out, size_t n)
 {
+	if (p->failed)
+		return -1;
 	if (p->done || n == 0)
 		return 0;
 	int64_t k;
@@ -620,6 +650,10 @@ static int64_t pull_decode(struct xp_pull *p, uint8_t *out, size_t n)
 	case XP_COMP_ZSTD: k = pull_zstd(p, out, n); break;
 	default: k = pull_plain(p, out, n); break;
 	}
+	if (k == 0 && p->failed)
+		k = -1; /* a fault right at the end of what was handed out */
+	if (k < 0)
+		p->failed = true;
 	if (k <= 0)
 		p->done = true;
 	return k;

@@ -11,7 +11,9 @@
 
 struct xp_json_opts {
 	uint64_t max_bytes;     /* limit on the decompressed size (0 = physical memory) */
-	int threads;            /* >= 2: decompress on a helper thread */
+	int threads;            /* >= 2: lex on a thread of its own, decompress on another */
+	size_t window;          /* bytes of text per window (0 = 4 MiB); tests make it tiny to
+				 * exercise refills, and then stream even plain text in memory */
 };
 
 /*

@@ -1,4 +1,4 @@
-/* fuzz_trace_json.c - libFuzzer target: the trace JSON reader on arbitrary bytes, checked against cJSON and the model's invariants. */
+/* fuzz_trace_json.c - libFuzzer target: the trace JSON reader on arbitrary bytes, checked against cJSON, the model's invariants, and itself with a lexer thread and tiny windows. */
 #include "input.h"
 #include "trace_json.h"
 
@@ -96,21 +96,63 @@ static void check_against_cjson(const uint8_t *data, size_t size, const struct x
 	cJSON_Delete(doc);
 }
 
+static bool same_str(const struct xp_capture *a, uint32_t x, const struct xp_capture *b, uint32_t y)
+{
+	return xp_strlen(a, x) == xp_strlen(b, y) && !memcmp(xp_str(a, x), xp_str(b, y), xp_strlen(a, x));
+}
+
+/* The lexer thread and small windows (refills in every other element) read
+ * exactly what one thread with the whole text reads. */
+static void check_same(const struct xp_capture *a, const struct xp_capture *b)
+{
+	const struct xp_host *x = &a->hosts[0], *y = &b->hosts[0];
+	ASSERT(!memcmp(&x->json, &y->json, sizeof x->json) && !memcmp(&x->odd, &y->odd, sizeof x->odd));
+	ASSERT(x->n_planes == y->n_planes && x->base_ns == y->base_ns && x->pre_grouped == y->pre_grouped);
+	for (uint32_t p = 0; p < x->n_planes; p++) {
+		const struct xp_plane *pa = &x->planes[p], *pb = &y->planes[p];
+		ASSERT(same_str(a, pa->name, b, pb->name) && pa->n_lines == pb->n_lines && pa->id == pb->id);
+		for (uint32_t k = 0; k < pa->n_lines; k++) {
+			const struct xp_line *la = &pa->lines[k], *lb = &pb->lines[k];
+			ASSERT(la->id == lb->id && same_str(a, la->name, b, lb->name) && la->n_events == lb->n_events &&
+			       la->n_stats == lb->n_stats);
+			for (uint64_t i = 0; i < la->n_events; i++) {
+				ASSERT(la->start_ps[i] == lb->start_ps[i] && la->dur_ps[i] == lb->dur_ps[i]);
+				ASSERT(same_str(a, xp_event_name(pa, la, i), b, xp_event_name(pb, lb, i)));
+				struct xp_stat_view va = xp_event_stats(la, i), vb = xp_event_stats(lb, i);
+				ASSERT(va.n == vb.n);
+				for (uint32_t s = 0; s < va.n; s++) {
+					ASSERT(xp_stat_kind(va.keys[s]) == xp_stat_kind(vb.keys[s]));
+					ASSERT(same_str(a, pa->smeta[xp_stat_meta(va.keys[s])].name, b,
+							pb->smeta[xp_stat_meta(vb.keys[s])].name));
+				}
+			}
+		}
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct xp_capture *c = xp_capture_new();
-	struct xp_err err;
+	struct xp_capture *c = xp_capture_new(), *c2 = xp_capture_new();
+	struct xp_err err, err2;
 	memset(&err, 0, sizeof err);
-	struct xp_json_opts o = {FUZZ_MAX_OUT, 1};
+	memset(&err2, 0, sizeof err2);
+	struct xp_json_opts o = {FUZZ_MAX_OUT, 1, 0};
 	int rc = xp_read_trace_json_mem(c, "fuzz", data, size, &o, &err);
+	struct xp_json_opts o2 = {FUZZ_MAX_OUT, 2, 1 + size % 53};
+	int rc2 = xp_read_trace_json_mem(c2, "fuzz", data, size, &o2, &err2);
 	if (rc == 0) {
 		ASSERT(c->n_hosts == 1 && !err.status);
 		check_model(c);
 		if (xp_sniff(data, size) == XP_COMP_NONE)
 			check_against_cjson(data, size, c);
+		ASSERT(rc2 == 0);
+		check_same(c, c2);
 	} else {
 		ASSERT(rc == -1 && c->n_hosts == 0 && err.status == XP_EXIT_BAD_INPUT && err.msg[0]);
+		ASSERT(rc2 == -1 && c2->n_hosts == 0 && err2.status == err.status && !strcmp(err2.msg, err.msg) &&
+		       err2.offset == err.offset && err2.has_offset == err.has_offset);
 	}
 	xp_capture_free(c);
+	xp_capture_free(c2);
 	return 0;
 }

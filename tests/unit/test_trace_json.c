@@ -4,6 +4,7 @@
 #include "formats/input.h"
 #include "formats/trace_json.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -621,9 +622,11 @@ static void malformed_inputs(void)
 		struct xp_err err = {0};
 		size_t len = bc->len ? bc->len : strlen(bc->doc);
 		int rc = xp_read_trace_json_mem(c, "bad.json", (const uint8_t *)bc->doc, len, NULL, &err);
-		bool ok = CHECK_INT(rc, -1) & CHECK_INT(err.status, XP_EXIT_BAD_INPUT) & CHECK_INT(c->n_hosts, 0);
+		/* every check runs (no short circuit), so a failure shows them all */
+		bool ok = (int)CHECK_INT(rc, -1) & (int)CHECK_INT(err.status, XP_EXIT_BAD_INPUT) &
+			  (int)CHECK_INT(c->n_hosts, 0);
 		if (bc->offset >= 0)
-			ok &= CHECK(err.has_offset) & CHECK_INT(err.offset, bc->offset);
+			ok &= (int)CHECK(err.has_offset) & (int)CHECK_INT(err.offset, bc->offset);
 		ok &= CHECK(strstr(err.msg, bc->msg) != NULL);
 		if (!ok)
 			fprintf(stderr, "  case %zu: \"%s\" -> %s (at %llu)\n", i, bc->doc, err.msg,
@@ -655,13 +658,211 @@ static void truncated_trace(void)
 	free(doc);
 }
 
+/* --- the same model whatever the threads and the window ---------------------------- */
+
+struct digest {
+	char *p;
+	size_t len, cap;
+};
+
+static void dput(struct digest *d, const char *s, size_t n)
+{
+	if (d->len + n + 1 > d->cap) {
+		d->cap = (d->len + n + 1) * 2;
+		d->p = realloc(d->p, d->cap);
+		if (!d->p)
+			abort();
+	}
+	memcpy(d->p + d->len, s, n);
+	d->len += n;
+	d->p[d->len] = 0;
+}
+
+static void dprintf_(struct digest *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void dprintf_(struct digest *d, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	dput(d, buf, n < 0 ? 0 : (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+/* Everything of host 0 as text: planes, lines, events, stats (by name), plane stats, counts. */
+static char *digest(const struct xp_capture *c)
+{
+	struct digest d = {0};
+	const struct xp_host *h = &c->hosts[0];
+	dprintf_(&d, "base %" PRId64 " grouped %d planes %u\n", h->base_ns, h->pre_grouped, h->n_planes);
+	for (uint32_t p = 0; p < h->n_planes; p++) {
+		const struct xp_plane *pl = &h->planes[p];
+		dprintf_(&d, "plane %s kind %d id %" PRId64 " lines %u\n", xp_str(c, pl->name), pl->kind, pl->id, pl->n_lines);
+		struct xp_stat_view pv = xp_plane_stats(pl);
+		for (uint32_t k = 0; k < pv.n; k++) {
+			struct xp_value v;
+			char buf[64];
+			uint32_t len;
+			xp_view_find(c, pv, xp_stat_meta(pv.keys[k]), &v);
+			const char *t = xp_value_text(&v, buf, sizeof buf, &len);
+			dprintf_(&d, " ps %s=", xp_str(c, pl->smeta[xp_stat_meta(pv.keys[k])].name));
+			dput(&d, t, len);
+		}
+		for (uint32_t k = 0; k < pl->n_lines; k++) {
+			const struct xp_line *l = &pl->lines[k];
+			dprintf_(&d, "line %" PRId64 " %s derived %d events %" PRIu64 " stats %" PRIu64 "\n", l->id,
+				 xp_str(c, l->name), l->derived, l->n_events, l->n_stats);
+			for (uint64_t i = 0; i < l->n_events; i++) {
+				const struct xp_event_meta *m = &pl->emeta[l->meta[i]];
+				dprintf_(&d, "  %" PRId64 " %" PRId64 " ", l->start_ps[i], l->dur_ps[i]);
+				dput(&d, xp_str(c, m->name), xp_strlen(c, m->name));
+				dput(&d, "|", 1);
+				dput(&d, xp_str(c, m->display_name), xp_strlen(c, m->display_name));
+				struct xp_stat_view v = xp_event_stats(l, i);
+				for (uint32_t s = 0; s < v.n; s++) {
+					struct xp_value val;
+					char buf[64];
+					uint32_t len;
+					memset(&val, 0, sizeof val);
+					/* the value of this very stat, not the last of its name */
+					struct xp_stat_view one = v;
+					one.keys += s;
+					one.vals += s;
+					one.n = 1;
+					xp_view_find(c, one, xp_stat_meta(v.keys[s]), &val);
+					const char *t = xp_value_text(&val, buf, sizeof buf, &len);
+					dprintf_(&d, " %s:%u=", xp_str(c, pl->smeta[xp_stat_meta(v.keys[s])].name), val.kind);
+					dput(&d, t, len);
+				}
+				dput(&d, "\n", 1);
+			}
+		}
+	}
+	const struct xp_json_counts *j = &h->json;
+	dprintf_(&d, "counts %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+		 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %d\n",
+		 j->entries, j->complete, j->begin, j->end, j->instant, j->counter, j->metadata, j->flow, j->async,
+		 j->empty, j->other, j->unmatched_begin, j->unmatched_end, j->zero_dur_kernels, j->truncated);
+	dprintf_(&d, "odd %" PRIu64 " %" PRIu64 " %" PRIu64 " bytes %" PRIu64 "\n", h->odd.negative_durations,
+		 h->odd.invalid_utf8, h->odd.time_overflow_lines, h->decoded_bytes);
+	return d.p;
+}
+
+/* A bigger document: every phase, escapes, several threads, out of order. */
+static char *mixed_doc(size_t *len)
+{
+	struct digest d = {0};
+	dput(&d, kineto_doc, strlen(kineto_doc) - 3); /* without "\n]}" */
+	for (int i = 0; i < 3000; i++) {
+		int tid = i % 7, ts = (i * 7919) % 5000;
+		switch (i % 6) {
+		case 0:
+			dprintf_(&d, ",\n{\"ph\":\"X\",\"cat\":\"cpu_op\",\"pid\":4242,\"tid\":%d,\"ts\":%d.%03d,"
+				 "\"dur\":%d.5,\"name\":\"op\\u00e9%d\",\"args\":{\"k\":[%d,{\"x\":\"y\"}],\"f\":%d.25}}",
+				 tid, ts, i % 1000, i % 13, i % 17, i, i);
+			break;
+		case 1:
+			dprintf_(&d, ",\n{\"ph\":\"B\",\"pid\":4242,\"tid\":%d,\"ts\":%d,\"name\":\"b%d\"}", tid, ts,
+				 i % 5);
+			break;
+		case 2:
+			dprintf_(&d, ",\n{\"ph\":\"E\",\"pid\":4242,\"tid\":%d,\"ts\":%d}", tid, ts + 3);
+			break;
+		case 3:
+			dprintf_(&d, ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,"
+				 "\"ts\":%d,\"dur\":%d,\"args\":{\"correlation\":%d,\"grid\":[%d,1,1],\"block\":[32,1,1]}}",
+				 i % 9, ts, i % 4, i, i % 100 + 1);
+			break;
+		case 4:
+			dprintf_(&d, ",\n{\"ph\":\"C\",\"pid\":4242,\"ts\":%d,\"name\":\"c\",\"args\":{\"v\":%d}}", ts,
+				 i);
+			break;
+		default:
+			dprintf_(&d, ",\n{\"ph\":\"s\",\"pid\":4242,\"tid\":%d,\"ts\":%d,\"id\":%d},{}", tid, ts, i);
+		}
+	}
+	const char *tail = "\n],\"traceName\":\"mixed\"}";
+	dput(&d, tail, strlen(tail));
+	*len = d.len;
+	return d.p;
+}
+
+static void same_model_any_threads_and_window(void)
+{
+	size_t mlen;
+	char *mixed = mixed_doc(&mlen);
+	const char *docs[] = {kineto_doc, mixed};
+	const size_t lens[] = {strlen(kineto_doc), mlen};
+	static const size_t windows[] = {0, 7, 64, 1000, 65536};
+	for (size_t k = 0; k < 2; k++) {
+		char *want = NULL;
+		for (int threads = 1; threads <= 2; threads++)
+			for (size_t w = 0; w < sizeof windows / sizeof *windows; w++) {
+				struct xp_capture *c = xp_capture_new();
+				struct xp_err err = {0};
+				struct xp_json_opts o = {0, threads, windows[w]};
+				int rc = xp_read_trace_json_mem(c, "m.json", (const uint8_t *)docs[k], lens[k], &o, &err);
+				if (!CHECK_INT(rc, 0) || !CHECK_INT(c->n_hosts, 1)) {
+					fprintf(stderr, "  doc %zu threads %d window %zu: %s\n", k, threads, windows[w], err.msg);
+					xp_capture_free(c);
+					continue;
+				}
+				char *got = digest(c);
+				if (!want)
+					want = got;
+				else if (!CHECK(strcmp(got, want) == 0))
+					fprintf(stderr, "  doc %zu: threads %d window %zu differs\n", k, threads, windows[w]);
+				if (got != want)
+					free(got);
+				xp_capture_free(c);
+			}
+		free(want);
+	}
+	free(mixed);
+}
+
+static void same_errors_any_threads_and_window(void)
+{
+	/* a document that breaks late, and one whose commit fails (ts out of range) */
+	size_t mlen;
+	char *mixed = mixed_doc(&mlen);
+	char *late = strdup(mixed), *range = strdup(mixed);
+	late[mlen - 30] = '\x01';
+	char *at = strstr(range + mlen / 2, "\"ts\":");
+	memcpy(at, "\"ts\":9e99", 10);
+	const char *docs[] = {late, range};
+	for (size_t k = 0; k < 2; k++) {
+		struct xp_err want = {0};
+		for (int threads = 1; threads <= 2; threads++)
+			for (size_t w = 0; w < 3; w++) {
+				static const size_t windows[] = {0, 13, 4096};
+				struct xp_capture *c = xp_capture_new();
+				struct xp_err err = {0};
+				struct xp_json_opts o = {0, threads, windows[w]};
+				CHECK_INT(xp_read_trace_json_mem(c, "e.json", (const uint8_t *)docs[k], mlen, &o, &err), -1);
+				CHECK_INT(c->n_hosts, 0);
+				CHECK_INT(err.status, XP_EXIT_BAD_INPUT);
+				if (!want.status)
+					want = err;
+				else if (!CHECK(!strcmp(err.msg, want.msg) && err.offset == want.offset))
+					fprintf(stderr, "  doc %zu threads %d window %zu: %s at %llu, want %s at %llu\n", k, threads,
+						windows[w], err.msg, (unsigned long long)err.offset, want.msg,
+						(unsigned long long)want.offset);
+				xp_capture_free(c);
+			}
+	}
+	free(late);
+	free(range);
+	free(mixed);
+}
+
 int main(void)
 {
 	static const struct test tests[] = {
 		TEST(us_to_ps_exact), TEST(epoch_times), TEST(begin_end_pairs), TEST(instant_counter_flow_async),
 		TEST(args_of_every_type), TEST(long_strings_and_windows), TEST(unicode_escapes),
 		TEST(bare_array_and_empty), TEST(kineto_mapping), TEST(tf_mapping), TEST(malformed_inputs),
-		TEST(truncated_trace),
+		TEST(truncated_trace), TEST(same_model_any_threads_and_window), TEST(same_errors_any_threads_and_window),
 	};
 	return RUN_TESTS("test_trace_json", tests);
 }
