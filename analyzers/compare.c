@@ -1,5 +1,6 @@
 /* compare.c - two reports side by side: step time and categories, ops and kernels with exact deltas, and whether the two are comparable. */
 #include "analyzers.h"
+#include "../formats/xalloc.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -17,16 +18,6 @@
  */
 
 #define TEXT_ROWS 15
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-	if (!p) {
-		fputs("xpstat: out of memory\n", stderr);
-		abort();
-	}
-	return p;
-}
 
 static double rel_pct(int64_t base, int64_t delta)
 {

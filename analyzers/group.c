@@ -1,5 +1,6 @@
 /* group.c - event grouping into steps (the EventForest of spec xplane-format §4), or reading the ids of pre-grouped captures. */
 #include "group.h"
+#include "../formats/xalloc.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -25,36 +26,6 @@ enum stat_role {
 	SR_NONE = 0, SR_ROOT, SR_ASYNC, SR_PT, SR_P, SR_CT, SR_C, SR_CORR, SR_ID, SR_ITER, SR_STEP_NUM, SR_GRAPH_TYPE,
 	SR_GROUP_ID, SR_STEP_NAME
 };
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p) {
-		fputs("xpstat: out of memory\n", stderr);
-		exit(4);
-	}
-	return p;
-}
-
-static void *xcalloc(size_t n, size_t s)
-{
-	void *p = calloc(n ? n : 1, s ? s : 1);
-	if (!p) {
-		fputs("xpstat: out of memory\n", stderr);
-		exit(4);
-	}
-	return p;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fputs("xpstat: out of memory\n", stderr);
-		exit(4);
-	}
-	return p;
-}
 
 /* --- small growable vectors ------------------------------------------------ */
 

@@ -1,5 +1,6 @@
 /* hostdb.c - the host op-metrics database (spec analyzers §3.1): TF ops, input-pipeline stages and XLA:CPU ops on host threads, with self time and IDLE. */
 #include "analyzers.h"
+#include "../formats/xalloc.h"
 #include "prepare.h"
 
 #include <inttypes.h>
@@ -28,22 +29,6 @@ static void oom(void)
 {
 	fputs("xpstat: out of memory\n", stderr);
 	abort();
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-	if (!p)
-		oom();
-	return p;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		oom();
-	return p;
 }
 
 static char *xstrndup(const char *s, size_t n)

@@ -1,5 +1,6 @@
 /* kernel_stats.c - GPU Kernel Stats (spec analyzers §4): kernel reports per kernel-op pair, their by-op form, and the kernel-stats result. */
 #include "analyzers.h"
+#include "../formats/xalloc.h"
 #include "prepare.h"
 
 #include <inttypes.h>
@@ -25,14 +26,6 @@ static void oom(void)
 {
 	fputs("xpstat: out of memory\n", stderr);
 	abort();
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-	if (!p)
-		oom();
-	return p;
 }
 
 static char *xstrndup(const char *s, size_t n)

@@ -1,5 +1,6 @@
 /* memory.c - the Memory Profile: per allocator of every host, the peak, fragmentation, the live allocations at the peak and the timeline (spec analyzers §5). */
 #include "memory.h"
+#include "../formats/xalloc.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -31,30 +32,6 @@ static void oom(void)
 {
 	fputs("xpstat: out of memory\n", stderr);
 	abort();
-}
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		oom();
-	return p;
-}
-
-static void *xcalloc(size_t n, size_t s)
-{
-	void *p = calloc(n ? n : 1, s ? s : 1);
-	if (!p)
-		oom();
-	return p;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		oom();
-	return p;
 }
 
 static char *xstrndup(const char *s, size_t n)

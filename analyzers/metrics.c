@@ -1,5 +1,6 @@
 /* metrics.c - what check and compare read out of a report: per-step times, the breakdown, ops, kernels, memory peaks. */
 #include "gate.h"
+#include "../formats/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,14 +24,6 @@ static void oom(void)
 {
 	fputs("xpstat: out of memory\n", stderr);
 	abort();
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-	if (!p)
-		oom();
-	return p;
 }
 
 static char *xstrdup(const char *s)

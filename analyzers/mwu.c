@@ -1,5 +1,6 @@
 /* mwu.c - the one-sided Mann-Whitney U test on per-step times: exact conditional distribution for small samples, normal approximation with tie correction above. */
 #include "gate.h"
+#include "../formats/xalloc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -36,16 +37,6 @@
  */
 
 #define EXACT_BELOW 50
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-	if (!p) {
-		fputs("xpstat: out of memory\n", stderr);
-		abort();
-	}
-	return p;
-}
 
 struct tagged {
 	int64_t v;

@@ -1,5 +1,6 @@
 /* opdb.c - the device op-metrics database (spec analyzers §3.2-§3.4): per-GPU-plane op rows, IDLE, and its TF-level form. */
 #include "analyzers.h"
+#include "../formats/xalloc.h"
 #include "prepare.h"
 
 #include <stdio.h>
@@ -24,14 +25,6 @@ static void oom(void)
 {
 	fputs("xpstat: out of memory\n", stderr);
 	abort();
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-	if (!p)
-		oom();
-	return p;
 }
 
 static char *xstrndup(const char *s, size_t n)

@@ -1,19 +1,10 @@
 /* prepare.c - the shared preparation of every host: grouping, then the step database; reused by every analyzer. */
 #include "group.h"
+#include "../formats/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void *xcalloc(size_t n, size_t s)
-{
-	void *p = calloc(n ? n : 1, s ? s : 1);
-	if (!p) {
-		fputs("xpstat: out of memory\n", stderr);
-		exit(4);
-	}
-	return p;
-}
 
 /* Point each non-derived line's group array into the grouping output. */
 static void attach_groups(struct xp_prep_host *ph, struct xp_group_out *g)

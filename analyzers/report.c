@@ -1,5 +1,6 @@
 /* report.c - every analysis of one capture from one preparation, in a fixed order (`xpstat report`). */
 #include "analyzers.h"
+#include "../formats/xalloc.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -127,16 +128,6 @@ static const struct {
 const char *xp_report_command(size_t i)
 {
 	return i < N_SECTIONS ? sections[i].command : NULL;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fputs("xpstat: out of memory\n", stderr);
-		abort();
-	}
-	return p;
 }
 
 static char *xstrdup(const char *s)

@@ -1,5 +1,6 @@
 /* result.c - building and freeing typed results (summary, tables, diagnostics, verdict). */
 #include "result.h"
+#include "../formats/xalloc.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -16,22 +17,6 @@ static void oom(void)
 {
 	fputs("xpstat: out of memory\n", stderr);
 	abort();
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		oom();
-	return p;
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-	if (!p)
-		oom();
-	return p;
 }
 
 static char *xstrdup(const char *s)

@@ -1,40 +1,11 @@
 /* stepdb.c - the step database: step events typed and clipped to step markers, overlaps resolved by priority (spec §1.2-§1.6). */
 #include "group.h"
+#include "../formats/xalloc.h"
 
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p) {
-		fputs("xpstat: out of memory\n", stderr);
-		exit(4);
-	}
-	return p;
-}
-
-static void *xcalloc(size_t n, size_t s)
-{
-	void *p = calloc(n ? n : 1, s ? s : 1);
-	if (!p) {
-		fputs("xpstat: out of memory\n", stderr);
-		exit(4);
-	}
-	return p;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fputs("xpstat: out of memory\n", stderr);
-		exit(4);
-	}
-	return p;
-}
 
 /* qsort with an empty array is undefined when the pointer is NULL. */
 static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))

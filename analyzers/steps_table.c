@@ -1,21 +1,12 @@
 /* steps_table.c - one row per step with its time and every category (the step-time graph as a table), and step helpers. */
 #include "analyzers.h"
+#include "../formats/xalloc.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-	if (!p) {
-		fputs("xpstat: out of memory\n", stderr);
-		abort();
-	}
-	return p;
-}
 
 /* --- totals and summary statistics --------------------------------------------- */
 

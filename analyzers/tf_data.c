@@ -1,5 +1,6 @@
 /* tf_data.c - tf.data bottleneck analysis: iterator graphs from Iterator:: events, slowest calls, critical path, bottleneck iterator, suggestion (spec §6(c)). */
 #include "analyzers.h"
+#include "../formats/xalloc.h"
 #include "group.h"
 
 #include <inttypes.h>
@@ -24,36 +25,6 @@
 
 #define MAX_LEVEL 100                   /* the reference stops deeper walks */
 #define MAX_VISITS_PER_CALL 1000000     /* links can make the graph a DAG: bound the walk */
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p) {
-		fputs("xpstat: out of memory\n", stderr);
-		abort();
-	}
-	return p;
-}
-
-static void *xcalloc(size_t n, size_t s)
-{
-	void *p = calloc(n ? n : 1, s ? s : 1);
-	if (!p) {
-		fputs("xpstat: out of memory\n", stderr);
-		abort();
-	}
-	return p;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fputs("xpstat: out of memory\n", stderr);
-		abort();
-	}
-	return p;
-}
 
 /* Grow *arr (elements of SIZE bytes) to hold one more than *n. */
 static void grow(void **arr, size_t *cap, size_t n, size_t size)

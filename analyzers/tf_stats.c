@@ -1,5 +1,6 @@
 /* tf_stats.c - TensorFlow Stats (spec analyzers §3): per-op total and self time on the devices and the hosts, as one table. */
 #include "analyzers.h"
+#include "../formats/xalloc.h"
 #include "kernel_stats.h"
 
 #include <inttypes.h>
@@ -25,14 +26,6 @@ static void oom(void)
 {
 	fputs("xpstat: out of memory\n", stderr);
 	abort();
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-	if (!p)
-		oom();
-	return p;
 }
 
 /* --- the two sides ------------------------------------------------------------------------------ */

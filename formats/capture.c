@@ -1,20 +1,11 @@
 /* capture.c - the capture model: string interning, stat arrays, blob arenas and lookups. */
 #include "capture.h"
+#include "xalloc.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-	if (!q) {
-		fputs("xpstat: out of memory\n", stderr);
-		exit(4);
-	}
-	return q;
-}
 
 /* --- string table ------------------------------------------------------- */
 

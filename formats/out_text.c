@@ -1,5 +1,6 @@
 /* out_text.c - the text writer: verdict, aligned summary, aligned tables, diagnostics. */
 #include "out.h"
+#include "xalloc.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -431,15 +432,6 @@ struct grid {
 	char **head;        /* n_vis headers */
 	char **cell;        /* n_rows * n_vis texts */
 };
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-
-	if (!p)
-		oom();
-	return p;
-}
 
 static void grid_fill(struct grid *g, const struct xp_table *t, size_t rows)
 {

@@ -1,5 +1,6 @@
 /* xplane_read.c - a bounds-checked protobuf wire walker that decodes an XSpace into the columnar model. */
 #include "xplane_read.h"
+#include "xalloc.h"
 #include "input.h"
 
 #include <pthread.h>
@@ -35,16 +36,6 @@ struct reader {
 	atomic_int failed;
 };
 
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p) {
-		fputs("xpstat: out of memory\n", stderr);
-		exit(4);
-	}
-	return p;
-}
-
 /* Fault a fresh large array in with one call instead of one trap per page:
  * building the model touches every page once, and the traps were a quarter
  * of the decode time. Best effort (older kernels say EINVAL). */
@@ -62,26 +53,6 @@ static void prefault(void *p, size_t n)
 	(void)p;
 	(void)n;
 #endif
-}
-
-static void *xcalloc(size_t n, size_t sz)
-{
-	void *p = calloc(n ? n : 1, sz ? sz : 1);
-	if (!p) {
-		fputs("xpstat: out of memory\n", stderr);
-		exit(4);
-	}
-	return p;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fputs("xpstat: out of memory\n", stderr);
-		exit(4);
-	}
-	return p;
 }
 
 static int fail(struct reader *r, const uint8_t *at, const char *what)
