@@ -517,7 +517,8 @@ int main(int argc, char **argv)
 {
 	struct gen g = {.seed = 1, .allocations = 100000, .n_alc = 4, .n_lines = 8, .step_events = 20000};
 	const char *out = NULL, *truth = NULL;
-	for (int i = 1; i < argc; i++) {
+	/* Every option takes a value: step over the pair. */
+	for (int i = 1; i < argc; i += 2) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			puts("usage: memgen [--allocations N] [--allocators K] [--lines L] [--step-events N] [--seed S]\n"
@@ -542,7 +543,6 @@ int main(int argc, char **argv)
 			out = v;
 		else
 			die("unknown option %s", a);
-		i++;
 	}
 	if (!out || g.n_alc < 1 || g.n_alc > MAXALC || g.n_lines < 1 || g.n_lines > MAXLINES || !g.step_events)
 		die("%s", "usage: memgen [options] -o FILE (1-64 allocators, 1-256 lines)");
