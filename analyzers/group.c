@@ -800,7 +800,12 @@ static void keep_name(struct forest *f, struct xp_stat_view v, uint32_t k, int32
 		*cap = *cap ? *cap * 2 : 16;
 		*names = xrealloc(*names, *cap * sizeof **names);
 	}
-	(*names)[groups->n] = strndup(val.s, val.len);
+	/* blob strings are not NUL-terminated: copy exactly val.len bytes */
+	char *name = xmalloc((size_t)val.len + 1);
+	if (val.len)
+		memcpy(name, val.s, val.len);
+	name[val.len] = 0;
+	(*names)[groups->n] = name;
 	u32_push(groups, (uint32_t)g);
 }
 

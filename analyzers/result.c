@@ -31,15 +31,19 @@ static char *xstrdup(const char *s)
 	return p;
 }
 
+/* Copies at most len bytes, stopping at a NUL; never reads past s + len,
+ * since capture strings (blob arena) are not NUL-terminated. */
 static char *xstrndup(const char *s, size_t len)
 {
-	char *p;
-
 	if (!s)
 		return NULL;
-	p = strndup(s, len);
-	if (!p)
-		oom();
+	const char *nul = memchr(s, 0, len);
+	if (nul)
+		len = (size_t)(nul - s);
+	char *p = xmalloc(len + 1);
+	if (len)
+		memcpy(p, s, len);
+	p[len] = 0;
 	return p;
 }
 
