@@ -457,6 +457,9 @@ struct xp_pull {
 	z_stream zs;
 	bool zs_init;
 	ZSTD_DCtx *zd;
+	uint8_t *zbuf;          /* zstd output staging: [zpos, zlen) not handed out yet */
+	size_t zcap, zlen, zpos;
+	bool zfail;             /* a zstd fault follows the staged bytes */
 	bool member_end;        /* at the end of a gzip member / zstd frame */
 	bool done;
 	bool failed;            /* err is set: fail the next read (the bytes before the fault come first) */
@@ -594,7 +597,11 @@ static int64_t pull_gzip(struct xp_pull *p, uint8_t *out, size_t n)
 	return pull_count(p, got);
 }
 
-static int64_t pull_zstd(struct xp_pull *p, uint8_t *out, size_t n)
+/* Decode zstd into the staging buffer, always of one size: how zstd reports a
+ * fault depends on the room it has, so the reader's pieces must not matter.
+ * Returns the bytes decoded, 0 at the end, -1 on a fault before any byte;
+ * a fault after some bytes sets zfail, for the next call. */
+static int64_t zstd_fill(struct xp_pull *p)
 {
 	size_t got = 0;
 	while (got == 0) {
@@ -604,11 +611,9 @@ static int64_t pull_zstd(struct xp_pull *p, uint8_t *out, size_t n)
 			size_t avail = p->in_len - p->in_pos;
 			if (avail == 0)
 				return 0;
-			if (!zstd_magic_at(p->in, p->in_len, p->in_pos)) {
-				xp_err_at(&p->err, XP_EXIT_BAD_INPUT, p->path, p->in_base + p->in_pos,
-					  "trailing garbage after the zstd stream");
-				return pull_fault(p, got);
-			}
+			if (!zstd_magic_at(p->in, p->in_len, p->in_pos))
+				return xp_err_at(&p->err, XP_EXIT_BAD_INPUT, p->path, p->in_base + p->in_pos,
+						 "trailing garbage after the zstd stream");
 			p->member_end = false;
 			p->member_start = p->in_base + p->in_pos;
 		}
@@ -616,14 +621,15 @@ static int64_t pull_zstd(struct xp_pull *p, uint8_t *out, size_t n)
 			return -1;
 		size_t avail = p->in_len - p->in_pos;
 		ZSTD_inBuffer ib = {p->in + p->in_pos, avail, 0};
-		ZSTD_outBuffer ob = {out + got, n - got, 0};
+		ZSTD_outBuffer ob = {p->zbuf + got, p->zcap - got, 0};
 		size_t ret = ZSTD_decompressStream(p->zd, &ob, &ib);
 		p->in_pos += ib.pos;
 		got += ob.pos;
 		if (ZSTD_isError(ret)) {
 			xp_err_at(&p->err, XP_EXIT_BAD_INPUT, p->path, p->member_start,
 				  "corrupt zstd data in the frame starting here: %s", ZSTD_getErrorName(ret));
-			return pull_fault(p, got);
+			p->zfail = got > 0;
+			return got ? (int64_t)got : -1;
 		}
 		if (ret == 0) {
 			p->member_end = true;
@@ -632,10 +638,28 @@ static int64_t pull_zstd(struct xp_pull *p, uint8_t *out, size_t n)
 		/* No input left and room left for output: the frame can never end. */
 		if (!avail && ob.pos < ob.size) {
 			xp_err_at(&p->err, XP_EXIT_BAD_INPUT, p->path, p->in_base + p->in_pos, "truncated zstd stream");
-			return pull_fault(p, got);
+			p->zfail = got > 0;
+			return got ? (int64_t)got : -1;
 		}
 	}
-	return pull_count(p, got);
+	return (int64_t)got;
+}
+
+static int64_t pull_zstd(struct xp_pull *p, uint8_t *out, size_t n)
+{
+	if (p->zpos == p->zlen) {
+		if (p->zfail)
+			return -1;
+		int64_t k = zstd_fill(p);
+		if (k <= 0)
+			return k;
+		p->zlen = (size_t)k;
+		p->zpos = 0;
+	}
+	size_t k = p->zlen - p->zpos < n ? p->zlen - p->zpos : n;
+	memcpy(out, p->zbuf + p->zpos, k);
+	p->zpos += k;
+	return pull_count(p, k);
 }
 
 static int64_t pull_decode(struct xp_pull *p, uint8_t *out, size_t n)
@@ -748,7 +772,8 @@ static int pull_start(struct xp_pull *p, uint64_t max_bytes, bool threaded, stru
 			return no_memory(p->path, sizeof p->zs, err);
 		p->zs_init = true;
 	} else if (p->comp == XP_COMP_ZSTD) {
-		if (!(p->zd = ZSTD_createDCtx()))
+		p->zcap = ZSTD_DStreamOutSize();
+		if (!(p->zd = ZSTD_createDCtx()) || !(p->zbuf = malloc(p->zcap)))
 			return no_memory(p->path, 0, err);
 		ZSTD_DCtx_setParameter(p->zd, ZSTD_d_windowLogMax, zstd_window_log_max(p->max_out));
 	}
@@ -856,6 +881,7 @@ void xp_pull_close(struct xp_pull *p)
 	if (p->zs_init)
 		inflateEnd(&p->zs);
 	ZSTD_freeDCtx(p->zd);
+	free(p->zbuf);
 	if (p->fd >= 0)
 		close(p->fd);
 	free(p->inbuf);

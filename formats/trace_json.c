@@ -1,6 +1,7 @@
 /* trace_json.c - streaming Chrome trace-event JSON reader: one event object at a time from a window over the (decompressed) text into the columnar model. */
 #include "trace_json.h"
 #include "input.h"
+#include "xalloc.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -66,26 +67,6 @@ enum route { RT_AUTO = 0, RT_HOST, RT_DEVICE, RT_ANNOT, RT_COUNTER, RT_ASYNC };
 enum cat { C_NONE = 0, C_KERNEL, C_MEMCPY, C_MEMSET, C_GPU_ANNOT, C_DEVICE, C_RUNTIME, C_HOST };
 /* What a stat name says about TF's string args (TF writes every arg as a string). */
 enum numkey { NK_NONE = 0, NK_INT, NK_DOUBLE, NK_LONG_NAME };
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fputs("xpstat: out of memory\n", stderr);
-		exit(4);
-	}
-	return p;
-}
-
-static void *xcalloc(size_t n, size_t sz)
-{
-	void *p = calloc(n ? n : 1, sz ? sz : 1);
-	if (!p) {
-		fputs("xpstat: out of memory\n", stderr);
-		exit(4);
-	}
-	return p;
-}
 
 #define GROW(arr, n, cap)                                                      \
 	do {                                                                   \

@@ -1,5 +1,6 @@
 /* xp2trace.c - test tool: export an XSpace (*.xplane.pb[.gz|.zst]) as TF-style trace JSON (spec xplane-format §6.1), read with the project's own reader. */
 #include "input.h"
+#include "xalloc.h"
 #include "xplane_read.h"
 
 #include <inttypes.h>
@@ -37,16 +38,6 @@ struct out_event {
 	uint64_t index;
 	int64_t start;
 };
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p) {
-		fputs("xp2trace: out of memory\n", stderr);
-		exit(4);
-	}
-	return p;
-}
 
 /* JsonCpp-style quoting: '"', '\\' and control characters escaped, other bytes as they are. */
 static void put_str(FILE *f, const char *s, size_t n)
@@ -217,9 +208,7 @@ static void add_args(const struct xp_capture *c, const struct xp_plane *p, struc
 		}
 		if (*n == *cap) {
 			*cap = *cap ? *cap * 2 : 16;
-			*args = realloc(*args, *cap * sizeof **args);
-			if (!*args)
-				exit(4);
+			*args = xrealloc(*args, *cap * sizeof **args);
 		}
 		(*args)[(*n)++] = a;
 	}
@@ -263,9 +252,7 @@ static void put_event(FILE *f, const struct xp_capture *c, const struct xp_host 
 		/* long_name sorts with the other args */
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
-			args = realloc(args, cap * sizeof *args);
-			if (!args)
-				exit(4);
+			args = xrealloc(args, cap * sizeof *args);
 		}
 		args[n++] = (struct arg){xp_intern((struct xp_strtab *)&c->strings, "long_name", 9), xp_str(c, m->name),
 					 xp_strlen(c, m->name), NULL};
