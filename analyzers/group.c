@@ -178,6 +178,7 @@ struct forest {
 	struct u32vec captured_ids_nodes;
 	uint64_t *captured_ids;
 	size_t n_captured;
+	uint8_t *named_root;    /* bit per node: a root with a group name */
 	uint8_t **mkind;        /* per plane: name kind of each event metadata */
 	uint8_t **srole;        /* per plane: role of each stat metadata */
 	bool loop_ops;
@@ -716,6 +717,10 @@ static char *group_name(struct forest *f, uint32_t root, int32_t g)
 	char *s = xmalloc(plen + 32);
 	memcpy(s, prefix, plen);
 	snprintf(s + plen, 32, " %" PRId64, num);
+	/* "ProfilerStep#7" already carries its number: no "ProfilerStep#7 7". */
+	const char *hash = memrchr(prefix, '#', plen);
+	if (hash && !strcmp(hash + 1, s + plen + 1))
+		s[plen] = 0;
 	return s;
 }
 
@@ -781,6 +786,8 @@ static void assign_groups(struct forest *f, struct xp_prep_host *ph)
 			continue;
 		spread(f, node, next);
 		names[next] = group_name(f, node, next);
+		if (names[next] && f->named_root)
+			f->named_root[node >> 3] |= (uint8_t)(1u << (node & 7));
 		next++;
 	}
 	ph->n_groups = (uint32_t)next;
@@ -1004,6 +1011,7 @@ void xp_group_host(const struct xp_capture *c, struct xp_prep_host *ph, bool ind
 		collect_tfdata_ids(&f);
 		loop_roots(&f);
 		build_csr(&f);
+		f.named_root = xcalloc(((size_t)f.n + 7) / 8, 1);
 		assign_groups(&f, ph);
 		if (ph->n_groups)
 			inherit_device_groups(&f);
@@ -1014,6 +1022,7 @@ void xp_group_host(const struct xp_capture *c, struct xp_prep_host *ph, bool ind
 	out->n_nodes = f.n;
 	out->flines = f.lines;
 	out->n_flines = f.n_lines;
+	out->named_root = f.named_root;
 	f.lines = NULL;
 	free_forest(&f);
 }
@@ -1025,6 +1034,7 @@ void xp_group_out_free(struct xp_group_out *g)
 		free(fl[k].order);
 	free(g->flines);
 	free(g->gid);
+	free(g->named_root);
 	memset(g, 0, sizeof *g);
 }
 

@@ -13,7 +13,16 @@ struct xp_group_out {
 	uint32_t n_nodes;
 	void *flines;           /* struct fline[] (group.c) */
 	uint32_t n_flines;
+	/* Roots that name their group (not FunctionRun, SessionRun, RunGraph,
+	 * ExecutorState::Process): xprof gives them a step_name, which makes
+	 * them host step markers (spec §1.3). One bit per node. */
+	uint8_t *named_root;
 };
+
+static inline bool xp_group_named_root(const struct xp_group_out *g, uint32_t node)
+{
+	return g->named_root && (g->named_root[node >> 3] >> (node & 7) & 1);
+}
 
 /* Group the host's events (index_only: just number the lines and events). */
 void xp_group_host(const struct xp_capture *c, struct xp_prep_host *ph, bool index_only, struct xp_group_out *out);

@@ -42,6 +42,7 @@ struct builder {
 	int64_t (*xfer_ps)[3];
 	char **names;                   /* borrowed */
 	uint8_t **hcls, **dcls;         /* per plane: name classes of its event metadata */
+	bool every_host_step;           /* trace JSON: host steps count without device work */
 };
 
 /* Name classes, decided once per event metadata instead of once per event. */
@@ -353,11 +354,11 @@ static void host_line_events(struct builder *b, const struct xp_group_out *g, ui
 			root_stage = true;
 			stage_end = xp_event_end(l, i);
 		}
-		if (gid < 0 || (uint32_t)gid >= b->n_steps || (has_device && !b->on_device[gid]))
+		if (gid < 0 || (uint32_t)gid >= b->n_steps || (has_device && !b->on_device[gid] && !b->every_host_step))
 			continue;
 		uint8_t cls = b->hcls[plane][l->meta[i]];
 		int64_t s = l->start_ps[i], e = xp_event_end(l, i);
-		if ((cls & HC_MARKER) || has_stat(v, ids.step_name)) {
+		if ((cls & HC_MARKER) || has_stat(v, ids.step_name) || xp_group_named_root(g, base + (uint32_t)i)) {
 			longest(&b->host_marker[gid], s, e);
 			continue;
 		}
@@ -611,13 +612,16 @@ void xp_stepdb_from_groups(const struct xp_capture *c, struct xp_prep_host *ph, 
 	 * pre-grouped captures carry; otherwise the step number is the name. */
 	bool device_names_only = o->xprof_compat && db->has_device && g->source != XP_STEPS_PREGROUPED;
 	builder_init(&b, c, ph->host, o, ph->n_groups, device_names_only ? NULL : ph->group_names);
+	b.every_host_step = ph->host->format == XP_FMT_TRACE_JSON;
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass)
 			start_filling(&b);
 		collect_grouped(&b, g, db->has_device);
 	}
 
-	finish_steps(&b, db, db->has_device, false);
+	/* PyTorch traces: one step per ProfilerStep#N (DESIGN §8), also one
+	 * that ran no device work (a warm-up step, say). */
+	finish_steps(&b, db, db->has_device, ph->host->format == XP_FMT_TRACE_JSON);
 	builder_free(&b);
 }
 
