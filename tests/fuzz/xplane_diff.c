@@ -45,10 +45,12 @@ static bool same_str(const char *pc, const char *ours, size_t ours_len)
 /* Last map entry with a key wins. */
 static const Tensorflow__Profiler__XStatMetadata *smeta_of(const PPlane *p, int64_t key)
 {
+	/* static: an entry without a value stands for an empty one */
+	static const Tensorflow__Profiler__XStatMetadata empty = TENSORFLOW__PROFILER__XSTAT_METADATA__INIT;
 	const Tensorflow__Profiler__XStatMetadata *m = NULL;
 	for (size_t i = 0; i < p->n_stat_metadata; i++)
 		if (p->stat_metadata[i]->key == key)
-			m = p->stat_metadata[i]->value ? p->stat_metadata[i]->value : &(Tensorflow__Profiler__XStatMetadata)TENSORFLOW__PROFILER__XSTAT_METADATA__INIT;
+			m = p->stat_metadata[i]->value ? p->stat_metadata[i]->value : &empty;
 	return m;
 }
 
