@@ -59,6 +59,10 @@ extern const struct xp_cmd xp_cmd_report, xp_cmd_check, xp_cmd_compare;
 
 /* Load every capture named by ctx->paths (honouring --run, --host). */
 int xp_load(struct xp_ctx *ctx, struct xp_capture **out);
+struct xp_prep;
+/* Load, prepare (steps, with --step-marker and --compat), run analyze, emit:
+ * the whole job of a command that needs nothing but the prepared capture. */
+int xp_run_prepared(struct xp_ctx *ctx, struct xp_result *(*analyze)(const struct xp_prep *p));
 /* Render r with the chosen writer to stdout or -o (atomically). Frees nothing. */
 int xp_emit(struct xp_ctx *ctx, const struct xp_result *r);
 /* "xpstat: CMD: ..." usage error; returns XP_EXIT_USAGE. */

@@ -4,23 +4,7 @@
 
 static int steps_run(struct xp_ctx *ctx)
 {
-	struct xp_capture *c;
-	int rc = xp_load(ctx, &c);
-	if (rc)
-		return rc;
-	char err[256] = "";
-	struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat, .step_marker = ctx->step_marker};
-	struct xp_prep *p = xp_prepare(c, &po, err, sizeof err);
-	if (!p) {
-		xp_capture_free(c);
-		return xp_usage_error(ctx, "%s", err);
-	}
-	struct xp_result *r = xp_analyze_steps(p);
-	rc = xp_emit(ctx, r);
-	xp_result_free(r);
-	xp_prep_free(p);
-	xp_capture_free(c);
-	return rc;
+	return xp_run_prepared(ctx, xp_analyze_steps);
 }
 
 const struct xp_cmd xp_cmd_steps = {

@@ -1,5 +1,6 @@
 /* common.c - what every command shares: loading captures, writing results, parsing option values. */
 #include "cmd.h"
+#include "../analyzers/prepare.h"
 #include "../formats/input.h"
 #include "../formats/out.h"
 #include "../formats/xplane_read.h"
@@ -231,4 +232,25 @@ int xp_emit(struct xp_ctx *ctx, const struct xp_result *r)
 		return XP_EXIT_INTERNAL;
 	}
 	return 0;
+}
+
+int xp_run_prepared(struct xp_ctx *ctx, struct xp_result *(*analyze)(const struct xp_prep *p))
+{
+	struct xp_capture *c;
+	int rc = xp_load(ctx, &c);
+	if (rc)
+		return rc;
+	char err[256] = "";
+	struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat, .step_marker = ctx->step_marker};
+	struct xp_prep *p = xp_prepare(c, &po, err, sizeof err);
+	if (!p) {
+		xp_capture_free(c);
+		return xp_usage_error(ctx, "%s", err);
+	}
+	struct xp_result *r = analyze(p);
+	rc = xp_emit(ctx, r);
+	xp_result_free(r);
+	xp_prep_free(p);
+	xp_capture_free(c);
+	return rc;
 }
