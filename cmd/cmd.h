@@ -67,6 +67,11 @@ int xp_run_prepared(struct xp_ctx *ctx, struct xp_result *(*analyze)(const struc
 int xp_emit(struct xp_ctx *ctx, const struct xp_result *r);
 /* "xpstat: CMD: ..." usage error; returns XP_EXIT_USAGE. */
 int xp_usage_error(const struct xp_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A bad regular expression is a usage error before any file is read. */
+int xp_check_regex(const struct xp_ctx *ctx, const char *opt, const char *arg);
+/* arg must be one of names[0..n); its index goes to *out. */
+int xp_parse_choice(const struct xp_ctx *ctx, const char *opt, const char *arg, const char *const *names,
+		    size_t n, int *out);
 /* Parse "123", "4k", "2M", "1G" (binary multiples). */
 bool xp_parse_size(const char *s, uint64_t *out);
 bool xp_parse_int(const char *s, long min, long max, long *out);

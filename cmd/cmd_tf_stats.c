@@ -2,7 +2,6 @@
 #include "cmd.h"
 #include "../analyzers/analyzers.h"
 
-#include <regex.h>
 #include <string.h>
 
 /* Text shows this many rows of each side unless --top says otherwise; CSV and JSON carry all. */
@@ -26,27 +25,11 @@ static struct xp_tf_stats_opts opts;
 static int parse_sort(struct xp_ctx *ctx, const char *arg)
 {
 	static const char *const names[] = {"self", "total", "count", "avg", "name"};
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		if (!strcmp(arg, names[i])) {
-			opts.sort = (enum xp_tfs_sort)i;
-			return 0;
-		}
-	}
-	return xp_usage_error(ctx, "--sort takes self, total, count, avg or name, not '%s'", arg);
-}
-
-/* A bad expression is a usage error before any file is read. */
-static int check_regex(struct xp_ctx *ctx, const char *opt, const char *arg)
-{
-	regex_t re;
-	int rc = regcomp(&re, arg, REG_EXTENDED | REG_NOSUB);
-	if (!rc) {
-		regfree(&re);
-		return 0;
-	}
-	char buf[128];
-	regerror(rc, &re, buf, sizeof buf);
-	return xp_usage_error(ctx, "bad %s regular expression '%s': %s", opt, arg, buf);
+	int i;
+	int rc = xp_parse_choice(ctx, "--sort", arg, names, sizeof names / sizeof names[0], &i);
+	if (!rc)
+		opts.sort = (enum xp_tfs_sort)i;
+	return rc;
 }
 
 static int tf_stats_set(struct xp_ctx *ctx, int key, const char *arg)
@@ -71,10 +54,10 @@ static int tf_stats_set(struct xp_ctx *ctx, int key, const char *arg)
 		return parse_sort(ctx, arg);
 	case OPT_OP:
 		opts.op_regex = arg;
-		return check_regex(ctx, "--op", arg);
+		return xp_check_regex(ctx, "--op", arg);
 	case OPT_TYPE:
 		opts.type_regex = arg;
-		return check_regex(ctx, "--type", arg);
+		return xp_check_regex(ctx, "--type", arg);
 	}
 	return 0;
 }

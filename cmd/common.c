@@ -7,6 +7,7 @@
 #include "../formats/trace_json.h"
 
 #include <errno.h>
+#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,4 +254,32 @@ int xp_run_prepared(struct xp_ctx *ctx, struct xp_result *(*analyze)(const struc
 	xp_prep_free(p);
 	xp_capture_free(c);
 	return rc;
+}
+
+int xp_check_regex(const struct xp_ctx *ctx, const char *opt, const char *arg)
+{
+	regex_t re;
+	int rc = regcomp(&re, arg, REG_EXTENDED | REG_NOSUB);
+	if (!rc) {
+		regfree(&re);
+		return 0;
+	}
+	char buf[128];
+	regerror(rc, &re, buf, sizeof buf);
+	return xp_usage_error(ctx, "bad %s regular expression '%s': %s", opt, arg, buf);
+}
+
+int xp_parse_choice(const struct xp_ctx *ctx, const char *opt, const char *arg, const char *const *names,
+		    size_t n, int *out)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(arg, names[i])) {
+			*out = (int)i;
+			return 0;
+		}
+	char list[256] = "";
+	for (size_t i = 0; i < n; i++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? (i + 1 == n ? " or " : ", ") : "",
+			 names[i]);
+	return xp_usage_error(ctx, "%s takes %s, not '%s'", opt, list, arg);
 }
