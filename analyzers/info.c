@@ -1,5 +1,6 @@
 /* info.c - what a capture holds (hosts, planes, devices, available analyses) and what is missing from it. */
 #include "analyzers.h"
+#include "../formats/xalloc.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -30,8 +31,8 @@ struct host_survey {
 	struct plane_survey total;
 	uint64_t lines;
 	uint32_t gpu_planes, gpu_active, tpu_planes, device_planes_active;
-	uint32_t *kernel_names;     /* distinct kernel name ids */
-	size_t n_kernel_names, cap_kernel_names;
+	uint8_t *kernel_seen;       /* by name id: seen as a kernel's name */
+	size_t n_kernel_names;      /* distinct kernel names */
 	bool tf, jax, torch, level0, task_env;
 };
 
@@ -112,15 +113,11 @@ static bool view_has(struct xp_stat_view v, uint32_t sid)
 	return false;
 }
 
+/* A flag per interned name, not a list to sort: millions of kernels share a few hundred names. */
 static void add_kernel_name(struct host_survey *hs, uint32_t name)
 {
-	if (hs->n_kernel_names == hs->cap_kernel_names) {
-		hs->cap_kernel_names = hs->cap_kernel_names ? hs->cap_kernel_names * 2 : 64;
-		hs->kernel_names = realloc(hs->kernel_names, hs->cap_kernel_names * sizeof *hs->kernel_names);
-		if (!hs->kernel_names)
-			abort();
-	}
-	hs->kernel_names[hs->n_kernel_names++] = name;
+	hs->n_kernel_names += !hs->kernel_seen[name];
+	hs->kernel_seen[name] = 1;
 }
 
 static void survey_event(const struct xp_plane *p, const struct xp_line *l, uint64_t i, const unsigned *mf,
@@ -215,23 +212,6 @@ static void add_survey(struct plane_survey *t, const struct plane_survey *p)
 	t->step_roots += p->step_roots;
 	t->steps_line_events += p->steps_line_events;
 	t->dropped += p->dropped;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
-}
-
-static size_t distinct_kernels(struct host_survey *hs)
-{
-	if (!hs->n_kernel_names)
-		return 0;
-	qsort(hs->kernel_names, hs->n_kernel_names, sizeof *hs->kernel_names, cmp_u32);
-	size_t n = 1;
-	for (size_t i = 1; i < hs->n_kernel_names; i++)
-		n += hs->kernel_names[i] != hs->kernel_names[i - 1];
-	return n;
 }
 
 /* --- tables ----------------------------------------------------------------- */
@@ -681,6 +661,7 @@ static void survey_host(const struct xp_capture *c, const struct xp_host *h, str
 			struct plane_survey *ps)
 {
 	memset(hs, 0, sizeof *hs);
+	hs->kernel_seen = xcalloc((size_t)c->strings.n + 1, 1);
 	for (uint32_t i = 0; i < h->n_planes; i++) {
 		const struct xp_plane *p = &h->planes[i];
 		survey_plane(c, p, &ps[i], hs);
@@ -691,7 +672,8 @@ static void survey_host(const struct xp_capture *c, const struct xp_host *h, str
 		hs->tpu_planes += p->kind == XP_PLANE_TPU;
 		hs->task_env |= !strcmp(xp_str(c, p->base_name), "Task Environment");
 	}
-	hs->n_kernel_names = distinct_kernels(hs);
+	free(hs->kernel_seen);
+	hs->kernel_seen = NULL;
 }
 
 struct xp_result *xp_analyze_info(const struct xp_capture *c, const struct xp_info_opts *o)
@@ -724,7 +706,6 @@ struct xp_result *xp_analyze_info(const struct xp_capture *c, const struct xp_in
 			trace_json_checks(r, &c->hosts[h]);
 	}
 	for (uint32_t h = 0; h < c->n_hosts; h++) {
-		free(hs[h].kernel_names);
 		free(ps[h]);
 	}
 	free(hs);

@@ -1,4 +1,5 @@
 /* kernel_stats.c - GPU Kernel Stats (spec analyzers §4): kernel reports per kernel-op pair, their by-op form, and the kernel-stats result. */
+#include "../formats/hash.h"
 #include "analyzers.h"
 #include "../formats/xalloc.h"
 #include "prepare.h"
@@ -37,14 +38,6 @@ static char *xstrndup(const char *s, size_t n)
 		memcpy(p, s, n);
 	p[n] = 0;
 	return p;
-}
-
-static uint64_t hash_bytes(uint64_t h, const void *data, size_t n)
-{
-	const unsigned char *p = data;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return h;
 }
 
 /* --- values (A9) ---------------------------------------------------------------- */
@@ -89,13 +82,13 @@ static uint64_t report_hash(const struct xp_kernel_report *r)
 	uint32_t nums[9] = {d->grid[0], d->grid[1], d->grid[2], d->block[0], d->block[1], d->block[2],
 			    d->regs, d->static_shmem, d->dynamic_shmem};
 	unsigned char flags[3] = {r->uses_tc, r->tc_eligible, r->module != NULL};
-	uint64_t h = hash_bytes(14695981039346656037ull, &r->host, sizeof r->host);
-	h = hash_bytes(h, r->name, strlen(r->name) + 1);
-	h = hash_bytes(h, r->op_name, strlen(r->op_name) + 1);
+	uint64_t h = xp_hash_bytes(XP_HASH_SEED, &r->host, sizeof r->host);
+	h = xp_hash_bytes(h, r->name, strlen(r->name) + 1);
+	h = xp_hash_bytes(h, r->op_name, strlen(r->op_name) + 1);
 	if (r->module)
-		h = hash_bytes(h, r->module, strlen(r->module) + 1);
-	h = hash_bytes(h, nums, sizeof nums);
-	return hash_bytes(h, flags, sizeof flags);
+		h = xp_hash_bytes(h, r->module, strlen(r->module) + 1);
+	h = xp_hash_bytes(h, nums, sizeof nums);
+	return xp_hash_bytes(h, flags, sizeof flags);
 }
 
 /* Same key (spec §4.4, plus host and module); occupancy and the value are not part of it. */
@@ -326,16 +319,12 @@ static void make_report(const struct plane_pass *pp, const struct xp_line *l, ui
 
 static uint64_t hash_text(uint64_t h, struct text t)
 {
-	unsigned char present = t.s != NULL;
-	h = hash_bytes(h, &present, 1);
-	h = hash_bytes(h, &t.len, sizeof t.len);
-	return t.s ? hash_bytes(h, t.s, t.len) : h;
+	return t.s ? xp_hash_bytes(h, t.s, t.len) : xp_hash_u64(h, UINT64_MAX);
 }
 
 static uint64_t src_hash(const struct kernel_src *k)
 {
-	uint64_t h = hash_bytes(14695981039346656037ull, &k->meta, sizeof k->meta);
-	h = hash_bytes(h, &k->xla, sizeof k->xla);
+	uint64_t h = xp_hash_u64(XP_HASH_SEED, (uint64_t)k->meta << 1 | k->xla);
 	h = hash_text(h, k->details);
 	h = hash_text(h, k->op);
 	h = hash_text(h, k->module);
@@ -550,10 +539,10 @@ struct xp_kernel_ops *xp_kernel_ops_by_op(const struct xp_kernel_db *db, bool me
 	for (size_t i = 0; i < db->n; i++) {
 		const struct xp_kernel_report *r = &db->rows[i];
 		uint32_t host = merge_hosts ? 0 : r->host;
-		uint64_t h = hash_bytes(14695981039346656037ull, &host, sizeof host);
-		h = hash_bytes(h, r->op_name, strlen(r->op_name) + 1);
+		uint64_t h = xp_hash_bytes(XP_HASH_SEED, &host, sizeof host);
+		h = xp_hash_bytes(h, r->op_name, strlen(r->op_name) + 1);
 		if (r->module)
-			h = hash_bytes(h, r->module, strlen(r->module) + 1);
+			h = xp_hash_bytes(h, r->module, strlen(r->module) + 1);
 		size_t j = (size_t)h & (cap - 1);
 		while (slot[j] && !op_is(&ops->ops[slot[j] - 1], host, r->op_name, r->module))
 			j = (j + 1) & (cap - 1);

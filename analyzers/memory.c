@@ -1,4 +1,5 @@
 /* memory.c - the Memory Profile: per allocator of every host, the peak, fragmentation, the live allocations at the peak and the timeline (spec analyzers §5). */
+#include "../formats/hash.h"
 #include "memory.h"
 #include "../formats/xalloc.h"
 
@@ -219,10 +220,7 @@ static void map_free(struct mem_map *m)
 
 static uint64_t hash_id(uint32_t host, const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull ^ host;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
-	return h;
+	return xp_hash_bytes(xp_hash_u64(XP_HASH_SEED, host), s, n);
 }
 
 static void ht_insert(struct mem *m, size_t a)

@@ -1,4 +1,5 @@
 /* opdb.c - the device op-metrics database (spec analyzers §3.2-§3.4): per-GPU-plane op rows, IDLE, and its TF-level form. */
+#include "../formats/hash.h"
 #include "analyzers.h"
 #include "../formats/xalloc.h"
 #include "prepare.h"
@@ -42,23 +43,15 @@ static char *xstrdup_or_null(const char *s)
 	return s ? xstrndup(s, strlen(s)) : NULL;
 }
 
-static uint64_t hash_bytes(uint64_t h, const void *data, size_t n)
-{
-	const unsigned char *p = data;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return h;
-}
-
 /* Rows with the same kind, module and name are one row. */
 static uint64_t row_hash(enum xp_op_kind kind, const char *module, const char *name)
 {
-	uint64_t h = 14695981039346656037ull;
+	uint64_t h = XP_HASH_SEED;
 	unsigned char k = (unsigned char)kind;
-	h = hash_bytes(h, &k, 1);
+	h = xp_hash_bytes(h, &k, 1);
 	if (module)
-		h = hash_bytes(h, module, strlen(module) + 1);
-	return hash_bytes(h, name, strlen(name));
+		h = xp_hash_bytes(h, module, strlen(module) + 1);
+	return xp_hash_bytes(h, name, strlen(name));
 }
 
 static bool same_str(const char *a, const char *b)
@@ -173,8 +166,8 @@ struct row_cache {
 
 static size_t cache_pos(const struct row_cache *k, uintptr_t a, uintptr_t b)
 {
-	uint64_t h = hash_bytes(14695981039346656037ull, &a, sizeof a);
-	h = hash_bytes(h, &b, sizeof b);
+	uint64_t h = xp_hash_bytes(XP_HASH_SEED, &a, sizeof a);
+	h = xp_hash_bytes(h, &b, sizeof b);
 	size_t i = (size_t)h & (k->cap - 1);
 	while (k->slot[i].a && !(k->slot[i].a == a && k->slot[i].b == b))
 		i = (i + 1) & (k->cap - 1);

@@ -1,4 +1,5 @@
 /* tf_stats.c - TensorFlow Stats (spec analyzers §3): per-op total and self time on the devices and the hosts, as one table. */
+#include "../formats/hash.h"
 #include "analyzers.h"
 #include "../formats/xalloc.h"
 #include "kernel_stats.h"
@@ -63,13 +64,6 @@ struct tfs {
 	uint64_t xla_dropped;
 };
 
-static uint64_t hash_str(uint64_t h, const char *s)
-{
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return (h ^ 0xff) * 1099511628211ull;
-}
-
 static bool opt_eq(const char *a, const char *b)
 {
 	return (!a || !b) ? a == b : !strcmp(a, b);
@@ -77,7 +71,7 @@ static bool opt_eq(const char *a, const char *b)
 
 static size_t tc_pos(const struct tc_index *t, const char *op, const char *module)
 {
-	uint64_t h = hash_str(hash_str(14695981039346656037ull, op), module);
+	uint64_t h = xp_hash_str(xp_hash_str(XP_HASH_SEED, op), module);
 	size_t i = (size_t)h & (t->cap - 1);
 	while (t->slot[i]) {
 		const struct xp_kernel_op *k = &t->ops->ops[t->slot[i] - 1];

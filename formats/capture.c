@@ -1,4 +1,5 @@
 /* capture.c - the capture model: string interning, stat arrays, blob arenas and lookups. */
+#include "hash.h"
 #include "capture.h"
 #include "xalloc.h"
 
@@ -11,14 +12,7 @@
 
 static uint64_t hash_bytes(const char *s, size_t len)
 {
-	/* FNV-1a folded with a final mix: names are short, so simplicity wins. */
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	h ^= h >> 32;
-	return h;
+	return xp_hash_bytes(XP_HASH_SEED, s, len);
 }
 
 static char *pool_alloc(struct xp_strtab *t, size_t n)

@@ -1,5 +1,6 @@
 /* xplane_read.c - a bounds-checked protobuf wire walker that decodes an XSpace into the columnar model. */
 #include "xplane_read.h"
+#include "hash.h"
 #include "xalloc.h"
 #include "input.h"
 
@@ -142,6 +143,25 @@ static inline const uint8_t *fast_varint(const uint8_t *p, const uint8_t *end, u
 		*out = *p;
 		return p + 1;
 	}
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* Offsets and durations in ps take 4 to 7 bytes: find the last byte in
+	 * one load, then squeeze out the continuation bits in three steps. */
+	if (likely(end - p >= 8)) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		uint64_t stop = ~w & 0x8080808080808080ull;
+		if (likely(stop)) {
+			unsigned bytes = ((unsigned)__builtin_ctzll(stop) >> 3) + 1;
+			if (bytes < 8)
+				w &= (1ull << (bytes * 8)) - 1;
+			w = (w & 0x007f007f007f007full) | ((w & 0x7f007f007f007f00ull) >> 1);
+			w = (w & 0x00003fff00003fffull) | ((w & 0x3fff00003fff0000ull) >> 2);
+			w = (w & 0x000000000fffffffull) | ((w & 0x0fffffff00000000ull) >> 4);
+			*out = w;
+			return p + bytes;
+		}
+	}
+#endif
 	if (get_varint(&p, end, out))
 		return NULL;
 	return p;
@@ -203,14 +223,6 @@ struct idmap {
 	uint64_t hcap;
 };
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return x;
-}
-
 static void idmap_init(struct idmap *m, const int64_t *keys, uint32_t n)
 {
 	memset(m, 0, sizeof *m);
@@ -244,7 +256,7 @@ static void idmap_put(struct idmap *m, int64_t key, uint32_t val)
 		m->direct[(uint64_t)key - (uint64_t)m->min] = val;
 		return;
 	}
-	uint64_t j = mix64((uint64_t)key) & (m->hcap - 1);
+	uint64_t j = xp_hash_mix((uint64_t)key) & (m->hcap - 1);
 	while (m->hvals[j] && m->hkeys[j] != key)
 		j = (j + 1) & (m->hcap - 1);
 	m->hkeys[j] = key;
@@ -259,7 +271,7 @@ static inline uint32_t idmap_get(const struct idmap *m, int64_t key)
 	}
 	if (!m->hcap)
 		return 0;
-	uint64_t j = mix64((uint64_t)key) & (m->hcap - 1);
+	uint64_t j = xp_hash_mix((uint64_t)key) & (m->hcap - 1);
 	while (m->hvals[j]) {
 		if (m->hkeys[j] == key)
 			return m->hvals[j];
