@@ -39,7 +39,8 @@ struct host_survey {
 /* Names of the metadata entries, classified once per plane. */
 enum meta_flag {
 	MF_ALLOC = 1, MF_DEALLOC = 2, MF_ITER = 4, MF_ROOT_NAME = 8, MF_TFOP = 16,
-	MF_KERNEL_META = 32, MF_MEMCPY = 64, MF_TF_NAME = 128, MF_JAX_NAME = 256, MF_TORCH_NAME = 512
+	MF_KERNEL_META = 32, MF_MEMCPY = 64, MF_TF_NAME = 128, MF_JAX_NAME = 256, MF_TORCH_NAME = 512,
+	MF_ROOT_META = 1024
 };
 
 static bool starts(const char *s, const char *pre)
@@ -103,14 +104,34 @@ static struct stat_ids find_stat_ids(const struct xp_capture *c, const struct xp
 	return s;
 }
 
-static bool view_has(struct xp_stat_view v, uint32_t sid)
+/* What a stat tells the survey, by stat metadata id; one pass over an event's stats
+ * finds them all. */
+enum stat_bit { SB_KERNEL = 1, SB_DEVICE_OP = 2, SB_CORR = 4, SB_ROOT = 8 };
+
+static uint8_t *stat_roles(const struct xp_plane *p, const struct stat_ids *ids)
 {
-	if (!sid)
-		return false;
-	for (uint32_t k = 0; k < v.n; k++)
-		if (xp_stat_meta(v.keys[k]) == sid)
-			return true;
-	return false;
+	uint8_t *role = xcalloc((size_t)p->n_smeta + 1, 1);
+	const struct {
+		uint32_t sid;
+		uint8_t bit;
+	} map[] = {
+		{ids->kernel_details, SB_KERNEL}, {ids->tf_op, SB_DEVICE_OP}, {ids->level0, SB_DEVICE_OP},
+		{ids->hlo_op, SB_DEVICE_OP}, {ids->corr, SB_CORR}, {ids->root, SB_ROOT},
+	};
+	for (size_t k = 0; k < sizeof map / sizeof *map; k++)
+		if (map[k].sid && map[k].sid < p->n_smeta)
+			role[map[k].sid] |= map[k].bit;
+	return role;
+}
+
+static unsigned view_roles(struct xp_stat_view v, const uint8_t *role, uint32_t n_smeta)
+{
+	unsigned bits = 0;
+	for (uint32_t k = 0; k < v.n; k++) {
+		uint32_t sid = xp_stat_meta(v.keys[k]);
+		bits |= sid < n_smeta ? role[sid] : 0;
+	}
+	return bits;
 }
 
 /* A flag per interned name, not a list to sort: millions of kernels share a few hundred names. */
@@ -121,20 +142,19 @@ static void add_kernel_name(struct host_survey *hs, uint32_t name)
 }
 
 static void survey_event(const struct xp_plane *p, const struct xp_line *l, uint64_t i, const unsigned *mf,
-			 const struct stat_ids *ids, struct plane_survey *ps, struct host_survey *hs)
+			 const uint8_t *role, struct plane_survey *ps, struct host_survey *hs)
 {
 	unsigned f = mf[l->meta[i]];
+	unsigned ev = view_roles(xp_event_stats(l, i), role, p->n_smeta);
 	bool device = p->kind == XP_PLANE_GPU || p->kind == XP_PLANE_TPU || p->kind == XP_PLANE_DEVICE_OTHER;
-	struct xp_stat_view ev = xp_event_stats(l, i);
-	struct xp_stat_view mv = xp_meta_stats(p, l->meta[i]);
 	if (device) {
 		if (!l->derived && p->kind == XP_PLANE_GPU && l->dur_ps[i] > 0 &&
-		    ((f & MF_KERNEL_META) || view_has(ev, ids->kernel_details))) {
+		    ((f & MF_KERNEL_META) || (ev & SB_KERNEL))) {
 			ps->kernels++;
 			ps->kernel_ps += l->dur_ps[i];
 			add_kernel_name(hs, xp_event_name(p, l, i));
 		}
-		if (!l->derived && (view_has(ev, ids->tf_op) || view_has(ev, ids->level0) || view_has(ev, ids->hlo_op)))
+		if (!l->derived && (ev & SB_DEVICE_OP))
 			ps->device_ops++;
 		if (!l->derived && (f & MF_MEMCPY))
 			ps->memcpys++;
@@ -144,9 +164,8 @@ static void survey_event(const struct xp_plane *p, const struct xp_line *l, uint
 	ps->mem_dealloc += !!(f & MF_DEALLOC);
 	ps->tfdata += !!(f & MF_ITER);
 	ps->host_ops += !!(f & MF_TFOP);
-	if (view_has(ev, ids->corr))
-		ps->launches++;
-	if ((f & MF_ROOT_NAME) || view_has(ev, ids->root) || view_has(mv, ids->root))
+	ps->launches += !!(ev & SB_CORR);
+	if ((f & (MF_ROOT_NAME | MF_ROOT_META)) || (ev & SB_ROOT))
 		ps->step_roots++;
 }
 
@@ -158,10 +177,11 @@ static void survey_plane(const struct xp_capture *c, const struct xp_plane *p, s
 	if (!mf)
 		abort();
 	struct stat_ids ids = find_stat_ids(c, p);
+	uint8_t *role = stat_roles(p, &ids);
 	for (uint32_t m = 1; m < p->n_emeta; m++) {
 		mf[m] = classify_name(xp_str(c, p->emeta[m].name));
-		if (view_has(xp_meta_stats(p, m), ids.kernel_details))
-			mf[m] |= MF_KERNEL_META;
+		unsigned mv = view_roles(xp_meta_stats(p, m), role, p->n_smeta);
+		mf[m] |= (mv & SB_KERNEL ? MF_KERNEL_META : 0) | (mv & SB_ROOT ? MF_ROOT_META : 0);
 		hs->tf |= !!(mf[m] & MF_TF_NAME);
 		hs->jax |= !!(mf[m] & MF_JAX_NAME);
 		hs->torch |= !!(mf[m] & MF_TORCH_NAME);
@@ -184,10 +204,11 @@ static void survey_plane(const struct xp_capture *c, const struct xp_plane *p, s
 			ps->any_time = true;
 			if (steps_line)
 				ps->steps_line_events++;
-			survey_event(p, l, i, mf, &ids, ps, hs);
+			survey_event(p, l, i, mf, role, ps, hs);
 		}
 	}
 	free(mf);
+	free(role);
 }
 
 static void add_survey(struct plane_survey *t, const struct plane_survey *p)

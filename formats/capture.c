@@ -282,39 +282,6 @@ uint32_t xp_plane_stat_id(const struct xp_capture *c, const struct xp_plane *p, 
 	return hit;
 }
 
-struct xp_stat_view xp_event_stats(const struct xp_line *l, uint64_t i)
-{
-	struct xp_stat_view v = {0};
-	uint32_t b = (uint32_t)(i >> XP_BLOCK_SHIFT);
-	const struct xp_block *blk = &l->blocks[b];
-	uint32_t first = l->stat_begin[i];
-	uint32_t last = blk->stats.n;
-	if (i + 1 < l->n_events && ((i + 1) >> XP_BLOCK_SHIFT) == b)
-		last = l->stat_begin[i + 1];
-	v.n = last - first;
-	if (v.n) { /* the arrays are NULL while a block has no stats */
-		v.keys = blk->stats.keys + first;
-		v.vals = blk->stats.vals + first;
-	}
-	v.wide = blk->stats.wide;
-	v.blob = &blk->blob;
-	return v;
-}
-
-struct xp_stat_view xp_meta_stats(const struct xp_plane *p, uint32_t emeta)
-{
-	struct xp_stat_view v = {0};
-	const struct xp_event_meta *m = &p->emeta[emeta];
-	v.n = m->stat_end - m->stat_begin;
-	if (v.n) {
-		v.keys = p->meta_stats.keys + m->stat_begin;
-		v.vals = p->meta_stats.vals + m->stat_begin;
-	}
-	v.wide = p->meta_stats.wide;
-	v.blob = &p->meta_blob;
-	return v;
-}
-
 struct xp_stat_view xp_plane_stats(const struct xp_plane *p)
 {
 	struct xp_stat_view v = {p->plane_stats.keys, p->plane_stats.vals, p->plane_stats.wide, p->plane_stats.n,

@@ -420,7 +420,7 @@ static void __attribute__((noinline)) wide_grow(struct xp_stats *st)
 	st->wide = xrealloc(st->wide, (size_t)st->cap_wide * sizeof *st->wide);
 }
 
-static inline void stat_finish(struct stat_sink *s, uint64_t mid, unsigned kind, uint64_t val, bool is_ref)
+static inline __attribute__((always_inline)) void stat_finish(struct stat_sink *s, uint64_t mid, unsigned kind, uint64_t val, bool is_ref)
 {
 	uint32_t dense = idmap_get(s->smap, (int64_t)mid);
 	if (unlikely(!dense))
@@ -506,7 +506,7 @@ static int decode_stat(struct reader *r, const uint8_t *p, const uint8_t *end, s
 
 /* The common encodings only: one-byte tags of known fields. Returns 1 when
  * the stat needs the general decoder (nothing was recorded then). */
-static inline int stat_fast(const uint8_t *p, const uint8_t *end, struct stat_sink *s)
+static inline __attribute__((always_inline)) int stat_fast(const uint8_t *p, const uint8_t *end, struct stat_sink *s)
 {
 	uint64_t mid = 0, val = 0, len;
 	unsigned kind = XP_STAT_NONE;
