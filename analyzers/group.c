@@ -1,6 +1,7 @@
 /* group.c - event grouping into steps (the EventForest of spec xplane-format §4), or reading the ids of pre-grouped captures. */
 #include "group.h"
 #include "../formats/xalloc.h"
+#include "sort.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -70,17 +71,19 @@ static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, con
 		qsort(base, n, size, cmp);
 }
 
-static int cmp_keyed(const void *x, const void *y)
+/* Keys are unique (the node is part of them), so the order is total. */
+static inline bool keyed_less(const struct keyed *a, const struct keyed *b)
 {
-	const struct keyed *a = x, *b = y;
 	if (a->a != b->a)
-		return a->a < b->a ? -1 : 1;
+		return a->a < b->a;
 	if (a->b != b->b)
-		return a->b < b->b ? -1 : 1;
+		return a->b < b->b;
 	if (a->flag != b->flag)
-		return a->flag < b->flag ? -1 : 1;
-	return (a->node > b->node) - (a->node < b->node);
+		return a->flag < b->flag;
+	return a->node < b->node;
 }
+
+XP_DEFINE_SORT(sort_keyed, struct keyed, keyed_less)
 
 /* --- correlation_id -> node (open addressing; the last insert wins) -------- */
 
@@ -421,7 +424,7 @@ static void add_edge(struct forest *f, uint32_t from, uint32_t to)
 static void link_contexts(struct forest *f)
 {
 	struct keyvec *kv = &f->contexts;
-	sort(kv->v, kv->n, sizeof *kv->v, cmp_keyed);
+	sort_keyed(kv->v, kv->n);
 	for (size_t i = 0; i < kv->n;) {
 		size_t j = i;
 		while (j < kv->n && kv->v[j].a == kv->v[i].a && kv->v[j].b == kv->v[i].b)
@@ -488,7 +491,7 @@ static void link_iterators(struct forest *f)
 	for (size_t i = 0; i < f->getnexts.n; i++)
 		if (f->getnexts.v[i].flag == 0)
 			key_push(&all, f->getnexts.v[i].a, f->getnexts.v[i].b, f->getnexts.v[i].node, 0);
-	sort(all.v, all.n, sizeof *all.v, cmp_keyed);
+	sort_keyed(all.v, all.n);
 	for (size_t i = 0; i < all.n;) {
 		size_t j = i;
 		while (j < all.n && all.v[j].a == all.v[i].a && all.v[j].b == all.v[i].b)
@@ -556,15 +559,16 @@ static void build_csr(struct forest *f)
 
 /* --- roots and assignment ------------------------------------------------------ */
 
-static int cmp_root(const void *x, const void *y)
+static inline bool root_less(const struct root *a, const struct root *b)
 {
-	const struct root *a = x, *b = y;
 	if (a->level != b->level)
-		return a->level > b->level ? -1 : 1;
+		return a->level > b->level;
 	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return (a->node > b->node) - (a->node < b->node);
+		return a->start < b->start;
+	return a->node < b->node;
 }
+
+XP_DEFINE_SORT(sort_roots, struct root, root_less)
 
 static int64_t node_int(const struct forest *f, uint32_t node, uint8_t want, bool *found)
 {
@@ -728,7 +732,7 @@ static char *group_name(struct forest *f, uint32_t root, int32_t g)
 static bool loop_roots(struct forest *f)
 {
 	struct keyvec *kv = &f->iters;
-	sort(kv->v, kv->n, sizeof *kv->v, cmp_keyed);
+	sort_keyed(kv->v, kv->n);
 	size_t n_before = f->n_roots;
 	for (size_t i = 0; i < kv->n;) {
 		size_t j = i;
@@ -770,7 +774,7 @@ static bool loop_roots(struct forest *f)
 
 static void assign_groups(struct forest *f, struct xp_prep_host *ph)
 {
-	sort(f->roots, f->n_roots, sizeof *f->roots, cmp_root);
+	sort_roots(f->roots, f->n_roots);
 	char **names = xcalloc(f->n_roots + 1, sizeof *names);
 	int32_t next = 0;
 	for (size_t r = 0; r < f->n_roots; r++) {

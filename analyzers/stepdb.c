@@ -1,6 +1,7 @@
 /* stepdb.c - the step database: step events typed and clipped to step markers, overlaps resolved by priority (spec §1.2-§1.6). */
 #include "group.h"
 #include "../formats/xalloc.h"
+#include "sort.h"
 
 #include <regex.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@ static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, con
 /* A typed span of one step (packed: there can be tens of millions). */
 struct __attribute__((packed)) typed {
 	int64_t begin, end;
+	uint32_t step;
 	uint8_t type;
 };
 
@@ -30,12 +32,11 @@ struct builder {
 	const struct xp_host *h;
 	const struct xp_prep_opts *o;
 	uint32_t n_steps;               /* step slots (group ids or marker ordinals) */
-	/* Typed spans are gathered in two passes: count per step, then fill
-	 * each step's slice, so no sort and no slack are needed. */
-	bool counting;
+	/* Typed spans are gathered in one pass over the events, then moved
+	 * in place into one slice per step (group_by_step). */
 	size_t *first;                  /* per step + 1: start of its slice */
-	size_t *fill;
 	struct typed *ev;
+	size_t n_ev, cap_ev;
 	struct span *host_marker, *dev_marker;
 	bool *on_device;
 	uint64_t (*xfer_count)[3], (*xfer_bytes)[3];
@@ -51,24 +52,31 @@ enum { DC_COMPUTE32 = 0, DC_H2D, DC_D2H, DC_D2D, DC_NCCL, DC_COMPUTE16 };
 
 static void push_typed(struct builder *b, uint32_t step, enum xp_event_type t, int64_t begin, int64_t end)
 {
-	if (b->counting) {
-		b->first[step + 1]++;
-		return;
+	if (b->n_ev == b->cap_ev) {
+		b->cap_ev = b->cap_ev ? b->cap_ev * 2 : 4096;
+		b->ev = xrealloc(b->ev, b->cap_ev * sizeof *b->ev);
 	}
-	struct typed *e = &b->ev[b->fill[step]++];
-	e->begin = begin;
-	e->end = end;
-	e->type = (uint8_t)t;
+	b->ev[b->n_ev++] = (struct typed){begin, end, step, (uint8_t)t};
+	b->first[step + 1]++;
 }
 
-/* After the counting pass: turn counts into slice offsets. */
-static void start_filling(struct builder *b)
+/* After the pass: slice offsets from the counts, then a stable counting sort
+ * into a second array. Each line's spans come in time order, so the writes
+ * run through the slices as a few sequential streams; an in-place
+ * permutation was cheaper in memory but missed the cache on every move. One
+ * pass over the events instead of a counting pass and a filling pass. */
+static void group_by_step(struct builder *b)
 {
 	for (uint32_t s = 0; s < b->n_steps; s++)
 		b->first[s + 1] += b->first[s];
-	b->ev = xmalloc(b->first[b->n_steps] * sizeof *b->ev + 1);
-	memcpy(b->fill, b->first, b->n_steps * sizeof *b->fill);
-	b->counting = false;
+	size_t *next = xmalloc(((size_t)b->n_steps + 1) * sizeof *next);
+	memcpy(next, b->first, ((size_t)b->n_steps + 1) * sizeof *next);
+	struct typed *out = xmalloc(b->n_ev * sizeof *out + 1);
+	for (size_t k = 0; k < b->n_ev; k++)
+		out[next[b->ev[k].step]++] = b->ev[k];
+	free(b->ev);
+	b->ev = out;
+	free(next);
 }
 
 static void longest(struct span *s, int64_t begin, int64_t end)
@@ -155,8 +163,6 @@ static void record_transfer(struct builder *b, uint32_t step, enum xp_op_cat kin
 {
 	int k = kind == XP_OP_MEMCPY_H2D ? 0 : kind == XP_OP_MEMCPY_D2H ? 1 : 2;
 	struct xp_value v;
-	if (b->counting)
-		return;
 	b->xfer_count[step][k]++;
 	b->xfer_ps[step][k] += l->dur_ps[i];
 	if (xp_event_find(b->c, p, l, i, ids->memcpy_details, &v) && (v.kind == XP_STAT_STR || v.kind == XP_STAT_BLOBSTR))
@@ -388,50 +394,7 @@ static inline bool bd_less(const struct boundary *a, const struct boundary *b)
 	return a->type > b->type;    /* higher priority first */
 }
 
-/* An inline quicksort: the sweep sorts millions of boundaries in small
- * per-step batches, where qsort's indirect calls dominated. */
-static void sort_boundaries(struct boundary *a, size_t n)
-{
-	while (n > 16) {
-		struct boundary pivot = a[n / 2], tmp;
-		if (bd_less(&a[n - 1], &pivot))
-			pivot = a[n - 1];
-		if (bd_less(&pivot, &a[0]))
-			pivot = a[0];
-		size_t i = 0, j = n - 1;
-		for (;;) {
-			while (bd_less(&a[i], &pivot))
-				i++;
-			while (bd_less(&pivot, &a[j]))
-				j--;
-			if (i >= j)
-				break;
-			tmp = a[i];
-			a[i] = a[j];
-			a[j] = tmp;
-			i++;
-			j--;
-		}
-		/* recurse into the smaller half, loop on the larger */
-		if (j + 1 < n - j - 1) {
-			sort_boundaries(a, j + 1);
-			a += j + 1;
-			n -= j + 1;
-		} else {
-			sort_boundaries(a + j + 1, n - j - 1);
-			n = j + 1;
-		}
-	}
-	for (size_t i = 1; i < n; i++) {
-		struct boundary x = a[i];
-		size_t k = i;
-		while (k > 0 && bd_less(&x, &a[k - 1])) {
-			a[k] = a[k - 1];
-			k--;
-		}
-		a[k] = x;
-	}
-}
+XP_DEFINE_SORT(sort_boundaries, struct boundary, bd_less)
 
 /* Sweep the typed spans of one step into non-overlapping segments; add each
  * segment's overlap with [sb, se) to type_ps, and every segment to prec. */
@@ -525,9 +488,7 @@ static void builder_init(struct builder *b, const struct xp_capture *c, const st
 	b->o = o;
 	b->n_steps = n_steps;
 	b->names = names;
-	b->counting = true;
 	b->first = xcalloc((size_t)n_steps + 1, sizeof *b->first);
-	b->fill = xcalloc((size_t)n_steps + 1, sizeof *b->fill);
 	b->hcls = xcalloc(h->n_planes, sizeof *b->hcls);
 	b->dcls = xcalloc(h->n_planes, sizeof *b->dcls);
 	for (uint32_t p = 0; p < h->n_planes; p++) {
@@ -559,7 +520,6 @@ static void builder_free(struct builder *b)
 	free(b->dcls);
 	free(b->ev);
 	free(b->first);
-	free(b->fill);
 	free(b->host_marker);
 	free(b->dev_marker);
 	free(b->on_device);
@@ -613,11 +573,8 @@ void xp_stepdb_from_groups(const struct xp_capture *c, struct xp_prep_host *ph, 
 	bool device_names_only = o->xprof_compat && db->has_device && g->source != XP_STEPS_PREGROUPED;
 	builder_init(&b, c, ph->host, o, ph->n_groups, device_names_only ? NULL : ph->group_names);
 	b.every_host_step = ph->host->format == XP_FMT_TRACE_JSON;
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass)
-			start_filling(&b);
-		collect_grouped(&b, g, db->has_device);
-	}
+	collect_grouped(&b, g, db->has_device);
+	group_by_step(&b);
 
 	/* PyTorch traces: one step per ProfilerStep#N (DESIGN §8), also one
 	 * that ran no device work (a warm-up step, say). */
@@ -772,11 +729,8 @@ int xp_stepdb_from_marker(const struct xp_capture *c, struct xp_prep_host *ph, c
 	builder_init(&b, c, ph->host, o, (uint32_t)n, names);
 	for (size_t s = 0; s < n; s++)
 		longest(&b.host_marker[s], m[s].begin, m[s].end);
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass)
-			start_filling(&b);
-		marker_events(&b, g, m, n, db->has_device);
-	}
+	marker_events(&b, g, m, n, db->has_device);
+	group_by_step(&b);
 	finish_steps(&b, db, db->has_device, true);
 	builder_free(&b);
 	free(m);
