@@ -38,8 +38,11 @@ static struct xp_result *analyze(const struct xp_capture *c, const struct xp_tf_
 /* The result rendered by a writer, as a malloc'd string. */
 static char *render(const struct xp_result *r, const struct xp_writer *w)
 {
-	char *buf = NULL;
-	size_t len = 0;
+	/* Static: gcc -O3 otherwise takes the returned text for a pointer into this frame. */
+	static char *buf;
+	static size_t len;
+	buf = NULL;
+	len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	struct xp_out_opts oo = {0};
 	if (!f)
