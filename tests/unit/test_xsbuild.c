@@ -204,11 +204,45 @@ static void test_pack_stable(void)
 	xsb_free(b);
 }
 
+/* Varints of every length, 1 to 10 bytes, in offsets, durations and stat values: the
+ * reader decodes up to 8 bytes in one load and the rest byte by byte. */
+static void test_varint_lengths(void)
+{
+	struct xsb *b = xsb_new();
+	int p = xsb_plane(b, "/host:CPU", 0);
+	int l = xsb_line(b, p, 1, "t", 0);
+	int ev[10];
+	uint64_t val[10];
+	for (int k = 0; k < 10; k++) {
+		/* 7(k+1) bits: the largest value that still fits in k+1 bytes (all bits for 10). */
+		val[k] = k == 9 ? UINT64_MAX : (1ull << (7 * (k + 1))) - 1;
+		int64_t t = k < 9 ? (int64_t)(val[k] >> 1) : INT64_MAX / 4;
+		ev[k] = xsb_event(b, p, l, "ev", t, k < 8 ? (int64_t)val[k] : 7);
+		xsb_stat_uint(b, p, ev[k], "u", val[k]);
+		xsb_stat_uint(b, p, ev[k], "one_more", k < 9 ? val[k] + 1 : 0);
+	}
+	struct xp_capture *c = xsb_read(b);
+	for (int k = 0; k < 10; k++) {
+		struct cap_pos pos = cap_find(c, 0, b, p, ev[k]);
+		REQUIRE(pos.ok);
+		const struct xp_line *ln = &c->hosts[0].planes[pos.plane].lines[pos.line];
+		CHECK_INT(ln->start_ps[pos.index], k < 9 ? (int64_t)(val[k] >> 1) : INT64_MAX / 4);
+		CHECK_INT(ln->dur_ps[pos.index], k < 8 ? (int64_t)val[k] : 7);
+		struct xp_value v;
+		REQUIRE(event_stat(c, pos.plane, pos.line, pos.index, "u", &v));
+		CHECK(v.u == val[k]);
+		REQUIRE(event_stat(c, pos.plane, pos.line, pos.index, "one_more", &v));
+		CHECK(v.u == (k < 9 ? val[k] + 1 : 0));
+	}
+	xp_capture_free(c);
+	xsb_free(b);
+}
+
 int main(void)
 {
 	static const struct test tests[] = {
 		TEST(test_structure), TEST(test_metadata_ids), TEST(test_stat_kinds), TEST(test_event_order),
-		TEST(test_keep_order), TEST(test_hosts), TEST(test_pack_stable),
+		TEST(test_keep_order), TEST(test_hosts), TEST(test_pack_stable), TEST(test_varint_lengths),
 	};
 	return RUN_TESTS("test_xsbuild", tests);
 }
