@@ -1,7 +1,7 @@
 #!/bin/sh
-# bench_input.sh - throughput and peak memory of `xpstat input-pipeline` and `xpstat tf-data` on one thread, decode
-# included, on a generated ~1 GiB capture; against `xpstat info` (decode alone), `xpstat steps` (decode and the shared
-# step preparation) and reading the file, measured in the same run.
+# bench_input.sh - throughput and peak memory of `xpstat overview`, `xpstat input-pipeline` and `xpstat tf-data` on
+# one thread, decode included, on a generated ~1 GiB capture (overview also on two); against `xpstat info` (decode
+# alone), `xpstat steps` (decode and the shared step preparation) and reading the file, measured in the same run.
 # Usage: bench_input.sh XPSTAT XPGEN MEASURE [SIZE]
 # Targets: each command on 1 thread >= 300 MB/s, peak RSS <= 2x the file size. The figures depend on the machine and
 # its load (printed with them); the script fails only when a command fails or its output is wrong, never on time.
@@ -51,6 +51,10 @@ set -- $(best_of_3 "$dir/info.json" "$xpstat" info --format json --threads 1 "$c
 info_cpu=$1 info_s=$2 info_rss=$3
 set -- $(best_of_3 "$dir/steps.json" "$xpstat" steps --format json --threads 1 "$cap") || exit 1
 steps_cpu=$1 steps_s=$2 steps_rss=$3
+set -- $(best_of_3 "$dir/ov.json" "$xpstat" overview --format json --threads 1 "$cap") || exit 1
+ov_cpu=$1 ov_s=$2 ov_rss=$3
+set -- $(best_of_3 "$dir/ov2.json" "$xpstat" overview --format json --threads 2 "$cap") || exit 1
+ov2_cpu=$1 ov2_s=$2 ov2_rss=$3
 set -- $(best_of_3 "$dir/ip.json" "$xpstat" input-pipeline --format json --threads 1 "$cap") || exit 1
 ip_cpu=$1 ip_s=$2 ip_rss=$3
 set -- $(best_of_3 "$dir/tfd.json" "$xpstat" tf-data --format json --threads 1 "$cap") || exit 1
@@ -74,10 +78,15 @@ PY
 awk -v b="$bytes" -v f="$floor" 'BEGIN{ printf "bench: floor (cat FILE): %.3f s, %.0f MB/s\n", f, b/f/1e6 }'
 report "info (decode)" "$info_cpu" "$info_s" "$info_rss"
 report "steps (decode + step preparation)" "$steps_cpu" "$steps_s" "$steps_rss"
+report "overview" "$ov_cpu" "$ov_s" "$ov_rss"
+awk -v b="$bytes" -v c="$ov2_cpu" -v w="$ov2_s" -v r="$ov2_rss" -v w1="$ov_s" 'BEGIN{
+	printf "bench: overview --threads 2: CPU %.3f s, wall %.3f s (%.0f MB/s, %.2fx one thread), peak RSS %.0f MB (%.2fx file)\n",
+	       c, w, b/w/1e6, w1/w, r/1024, r*1024/b }'
 report "input-pipeline" "$ip_cpu" "$ip_s" "$ip_rss"
 report "tf-data" "$tfd_cpu" "$tfd_s" "$tfd_rss"
 awk -v s="$steps_cpu" -v i="$ip_cpu" -v d="$info_cpu" -v t="$tfd_cpu" 'BEGIN{
 	printf "bench: analysis CPU over its base: input-pipeline %.3f s over steps, tf-data %.3f s over info\n", i-s, t-d }'
+target overview "$ov_cpu" "$ov_s" "$ov_rss"
 target input-pipeline "$ip_cpu" "$ip_s" "$ip_rss"
 target tf-data "$tfd_cpu" "$tfd_s" "$tfd_rss"
 exit $fail
