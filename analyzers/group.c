@@ -524,37 +524,35 @@ static bool is_tfdata_id(const struct forest *f, uint64_t id)
 	return f->n_captured && bsearch(&id, f->captured_ids, f->n_captured, sizeof id, cmp_u64);
 }
 
-/* CSR of children (nesting and extra edges) and of parents (extra edges). */
+/* CSR of children (nesting and extra edges) and of parents (extra edges).
+ * Counts go to ofs[v + 2] so that filling through ofs[v + 1] leaves ofs[v]
+ * at v's first entry: no second N-sized array of fill positions. */
 static void build_csr(struct forest *f)
 {
-	f->cofs = xcalloc((size_t)f->n + 1, sizeof *f->cofs);
-	f->pofs = xcalloc((size_t)f->n + 1, sizeof *f->pofs);
+	size_t n = f->n;
+	uint32_t *cofs = xcalloc(n + 2, sizeof *cofs), *pofs = xcalloc(n + 2, sizeof *pofs);
 	for (uint32_t v = 0; v < f->n; v++)
 		if (f->nest_parent[v] >= 0)
-			f->cofs[f->nest_parent[v] + 1]++;
+			cofs[f->nest_parent[v] + 2]++;
 	for (size_t e = 0; e < f->ex_from.n; e++) {
-		f->cofs[f->ex_from.v[e] + 1]++;
-		f->pofs[f->ex_to.v[e] + 1]++;
+		cofs[f->ex_from.v[e] + 2]++;
+		pofs[f->ex_to.v[e] + 2]++;
 	}
-	for (uint32_t v = 0; v < f->n; v++) {
-		f->cofs[v + 1] += f->cofs[v];
-		f->pofs[v + 1] += f->pofs[v];
+	for (size_t v = 2; v < n + 2; v++) {
+		cofs[v] += cofs[v - 1];
+		pofs[v] += pofs[v - 1];
 	}
-	f->cidx = xmalloc((size_t)f->cofs[f->n] * sizeof *f->cidx + 1);
-	f->pidx = xmalloc((size_t)f->pofs[f->n] * sizeof *f->pidx + 1);
-	uint32_t *cfill = xmalloc(((size_t)f->n + 1) * sizeof *cfill);
-	uint32_t *pfill = xmalloc(((size_t)f->n + 1) * sizeof *pfill);
-	memcpy(cfill, f->cofs, ((size_t)f->n + 1) * sizeof *cfill);
-	memcpy(pfill, f->pofs, ((size_t)f->n + 1) * sizeof *pfill);
+	f->cidx = xmalloc((size_t)cofs[n + 1] * sizeof *f->cidx + 1);
+	f->pidx = xmalloc((size_t)pofs[n + 1] * sizeof *f->pidx + 1);
 	for (uint32_t v = 0; v < f->n; v++)
 		if (f->nest_parent[v] >= 0)
-			f->cidx[cfill[f->nest_parent[v]]++] = v;
+			f->cidx[cofs[f->nest_parent[v] + 1]++] = v;
 	for (size_t e = 0; e < f->ex_from.n; e++) {
-		f->cidx[cfill[f->ex_from.v[e]]++] = f->ex_to.v[e];
-		f->pidx[pfill[f->ex_to.v[e]]++] = f->ex_from.v[e];
+		f->cidx[cofs[f->ex_from.v[e] + 1]++] = f->ex_to.v[e];
+		f->pidx[pofs[f->ex_to.v[e] + 1]++] = f->ex_from.v[e];
 	}
-	free(cfill);
-	free(pfill);
+	f->cofs = cofs;
+	f->pofs = pofs;
 }
 
 /* --- roots and assignment ------------------------------------------------------ */
