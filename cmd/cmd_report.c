@@ -21,7 +21,7 @@ static int write_json(FILE *f, const struct xp_out_opts *oo, void *arg)
 {
 	(void)oo;
 	const struct report_out *ro = arg;
-	return xp_report_write_json(ro->rep, ro->verdict, ro->ctx->paths, ro->ctx->n_paths, ro->ctx->threads, f);
+	return xp_report_write_json(ro->rep, ro->verdict, ro->ctx->paths, ro->ctx->n_paths, f);
 }
 
 static int write_csv_table(FILE *f, const struct xp_out_opts *oo, void *arg)

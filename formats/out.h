@@ -27,8 +27,13 @@ struct xp_writer {
 extern const struct xp_writer xp_writer_text, xp_writer_csv, xp_writer_json;
 extern const struct xp_writer xp_writer_junit;  /* check only: one testcase per row of its table "checks" */
 const struct xp_writer *xp_writer_find(const char *name);
-/* R's JSON document as a cJSON tree (for documents that nest results: report); the caller deletes it. */
-struct cJSON *xp_json_document(const struct xp_result *r);
+/* The JSON writer's pieces, for documents that nest results (report). DEPTH is the nesting level of
+ * the object being written (0 at the top). An object is '{', then xp_json_member before each value
+ * (FIRST for the first), then xp_json_object_end. */
+void xp_json_put_result(FILE *f, const struct xp_result *r, int depth);
+void xp_json_put_string(FILE *f, const char *s);
+void xp_json_member(FILE *f, int depth, bool first, const char *key);
+void xp_json_object_end(FILE *f, int depth);
 
 /* Atomic -o: write to a temporary file next to PATH, rename on commit (a special file such as
  * /dev/null is written in place: a rename would replace it). */

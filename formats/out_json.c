@@ -1,7 +1,6 @@
-/* out_json.c - the JSON writer: the whole result as one cJSON document. */
+/* out_json.c - the JSON writer: the result written as one JSON document, streamed. */
 #include "out.h"
 
-#include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,69 +20,100 @@
  * when it has none; doubles, percentages (0-100) and fractions (0-1) as the
  * shortest number that reads back to the same double, NaN and infinities as
  * null; 64-bit ids as strings of their decimal value; booleans true/false;
- * empty cells null. Strings are escaped by cJSON after each byte that is not
- * valid UTF-8 has become U+FFFD, so the document is always valid UTF-8 JSON.
- * Printed pretty by cJSON_Print (tab indentation) with a final newline.
+ * empty cells null. Strings are escaped after each byte that is not valid
+ * UTF-8 has become U+FFFD, so the document is always valid UTF-8 JSON.
+ *
+ * The layout is cJSON_Print's, byte for byte (earlier versions built a cJSON
+ * tree; a 41,000-step table made half a million nodes and cost more than the
+ * analysis): an object opens "{\n", puts each member on its own line indented
+ * by one tab per level as "key":<TAB>value, and closes on its own line; an
+ * array keeps its elements on one line, separated by ", ". Written straight
+ * to the stream, so memory does not grow with the output.
  */
 
-static void oom(void)
+static void put_tabs(FILE *f, int n)
 {
-	fputs("xpstat: out of memory\n", stderr);
-	abort();
+	while (n-- > 0)
+		putc('\t', f);
 }
 
-/* cJSON reports allocation failure as NULL: treat it like any other OOM. */
-static cJSON *ok(cJSON *item)
+/* A JSON string: bytes below 0x20, '"' and '\\' escaped as cJSON does; S must be valid UTF-8. */
+static void put_escaped(FILE *f, const char *s)
 {
-	if (!item)
-		oom();
-	return item;
+	putc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p >= 0x20 && *p != '"' && *p != '\\') {
+			putc(*p, f);
+			continue;
+		}
+		switch (*p) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\b': fputs("\\b", f); break;
+		case '\f': fputs("\\f", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\t': fputs("\\t", f); break;
+		default: fprintf(f, "\\u%04x", *p);
+		}
+	}
+	putc('"', f);
 }
 
-static cJSON *jstring(const char *s)
+static bool valid_utf8(const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
+	for (size_t i = 0; i < n;) {
+		if (p[i] < 0x80) {
+			i++;
+			continue;
+		}
+		uint32_t cp;
+		size_t len = xp_utf8_decode(p + i, n - i, &cp);
+		if (!len)
+			return false;
+		i += len;
+	}
+	return true;
+}
+
+/* A string value or key; bytes that are not UTF-8 become U+FFFD. */
+void xp_json_put_string(FILE *f, const char *s)
+{
+	if (valid_utf8(s)) {
+		put_escaped(f, s);
+		return;
+	}
 	char *clean = xp_utf8_sanitize(s);
-	cJSON *item = ok(cJSON_CreateString(clean));
-
-	free(clean);
-	return item;
-}
-
-static cJSON *jstring_or_null(const char *s)
-{
-	return s ? jstring(s) : ok(cJSON_CreateNull());
-}
-
-static cJSON *jraw(const char *text)
-{
-	return ok(cJSON_CreateRaw(text));
-}
-
-static void jadd(cJSON *obj, const char *key, cJSON *item)
-{
-	char *clean = xp_utf8_sanitize(key ? key : "");
-
-	if (!cJSON_AddItemToObject(obj, clean, item))
-		oom();
+	put_escaped(f, clean);
 	free(clean);
 }
 
-static void jappend(cJSON *arr, cJSON *item)
+void xp_json_member(FILE *f, int depth, bool first, const char *key)
 {
-	if (!cJSON_AddItemToArray(arr, item))
-		oom();
+	fputs(first ? "\n" : ",\n", f);
+	put_tabs(f, depth + 1);
+	xp_json_put_string(f, key ? key : "");
+	fputs(":\t", f);
 }
 
-static cJSON *jdouble(double v)
+void xp_json_object_end(FILE *f, int depth)
 {
-	char num[64];
-
-	if (!xp_format_f64(v, num, sizeof(num)))
-		return ok(cJSON_CreateNull());
-	return jraw(num);
+	putc('\n', f);
+	put_tabs(f, depth);
+	putc('}', f);
 }
 
-static cJSON *jcell(const struct xp_cell *c, enum xp_unit unit)
+static void put_string_or_null(FILE *f, const char *s)
+{
+	if (s)
+		xp_json_put_string(f, s);
+	else
+		fputs("null", f);
+}
+
+static void put_cell(FILE *f, const struct xp_cell *c, enum xp_unit unit)
 {
 	char num[64];
 
@@ -91,111 +121,110 @@ static cJSON *jcell(const struct xp_cell *c, enum xp_unit unit)
 	case XP_T_NULL:
 		break;
 	case XP_T_STR:
-		return jstring(c->v.s ? c->v.s : "");
+		xp_json_put_string(f, c->v.s ? c->v.s : "");
+		return;
 	case XP_T_INT:
 	case XP_T_BYTES:
-		snprintf(num, sizeof(num), "%" PRId64, c->v.i);
-		return jraw(num);
+		fprintf(f, "%" PRId64, c->v.i);
+		return;
 	case XP_T_UINT:
-		snprintf(num, sizeof(num), "%" PRIu64, c->v.u);
-		return jraw(num);
+		fprintf(f, "%" PRIu64, c->v.u);
+		return;
 	case XP_T_ID:
-		snprintf(num, sizeof(num), "%" PRId64, c->v.i);
-		return ok(cJSON_CreateString(num));
+		fprintf(f, "\"%" PRId64 "\"", c->v.i);
+		return;
 	case XP_T_F64:
 	case XP_T_PCT:
 	case XP_T_FRAC:
-		return jdouble(c->v.d);
+		fputs(xp_format_f64(c->v.d, num, sizeof(num)) ? num : "null", f);
+		return;
 	case XP_T_BOOL:
-		return ok(cJSON_CreateBool(c->v.b));
+		fputs(c->v.b ? "true" : "false", f);
+		return;
 	case XP_T_DUR:
 		xp_format_dur_exact(c->v.i, unit, num, sizeof(num));
-		return jraw(num);
+		fputs(num, f);
+		return;
 	}
-	return ok(cJSON_CreateNull());
+	fputs("null", f);
 }
 
-static cJSON *jsummary(const struct xp_result *r)
+static void put_summary(FILE *f, const struct xp_result *r, int depth)
 {
-	cJSON *obj = ok(cJSON_CreateObject());
-	size_t i;
-
-	for (i = 0; i < r->n_summary; i++)
-		jadd(obj, r->summary[i].key, jcell(&r->summary[i].value, r->summary[i].unit));
-	return obj;
-}
-
-static cJSON *jtable(const struct xp_table *t)
-{
-	cJSON *rows = ok(cJSON_CreateArray());
-	size_t row, c;
-
-	for (row = 0; row < t->n_rows; row++) {
-		cJSON *obj = ok(cJSON_CreateObject());
-
-		for (c = 0; c < t->n_cols; c++)
-			jadd(obj, t->cols[c].key, jcell(xp_table_cell(t, row, c), t->cols[c].unit));
-		jappend(rows, obj);
+	putc('{', f);
+	for (size_t i = 0; i < r->n_summary; i++) {
+		xp_json_member(f, depth, i == 0, r->summary[i].key);
+		put_cell(f, &r->summary[i].value, r->summary[i].unit);
 	}
-	return rows;
+	xp_json_object_end(f, depth);
 }
 
-static cJSON *jdiags(const struct xp_result *r)
+/* An array of row objects; the array's elements sit one level deeper than it. */
+static void put_table(FILE *f, const struct xp_table *t, int depth)
 {
-	cJSON *arr = ok(cJSON_CreateArray());
-	size_t i;
+	putc('[', f);
+	for (size_t row = 0; row < t->n_rows; row++) {
+		if (row)
+			fputs(", ", f);
+		putc('{', f);
+		for (size_t c = 0; c < t->n_cols; c++) {
+			xp_json_member(f, depth + 1, c == 0, t->cols[c].key);
+			put_cell(f, xp_table_cell(t, row, c), t->cols[c].unit);
+		}
+		xp_json_object_end(f, depth + 1);
+	}
+	putc(']', f);
+}
 
-	for (i = 0; i < r->n_diags; i++) {
+static void put_diags(FILE *f, const struct xp_result *r, int depth)
+{
+	static const char *const keys[] = {"severity", "code", "message", "hint", "host"};
+	putc('[', f);
+	for (size_t i = 0; i < r->n_diags; i++) {
 		const struct xp_diag *d = &r->diags[i];
-		cJSON *obj = ok(cJSON_CreateObject());
-
-		jadd(obj, "severity", jstring(xp_severity_name(d->severity)));
-		jadd(obj, "code", jstring_or_null(d->code));
-		jadd(obj, "message", jstring_or_null(d->message));
-		jadd(obj, "hint", jstring_or_null(d->hint));
-		jadd(obj, "host", jstring_or_null(d->host));
-		jappend(arr, obj);
+		const char *vals[] = {xp_severity_name(d->severity), d->code, d->message, d->hint, d->host};
+		if (i)
+			fputs(", ", f);
+		putc('{', f);
+		for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+			xp_json_member(f, depth + 1, k == 0, keys[k]);
+			put_string_or_null(f, vals[k]);
+		}
+		xp_json_object_end(f, depth + 1);
 	}
-	return arr;
+	putc(']', f);
 }
 
-static cJSON *jdocument(const struct xp_result *r)
+void xp_json_put_result(FILE *f, const struct xp_result *r, int depth)
 {
-	cJSON *doc = ok(cJSON_CreateObject());
-	cJSON *tables = ok(cJSON_CreateObject());
-	size_t i;
-	char num[32];
-
-	snprintf(num, sizeof(num), "%d", XP_SCHEMA_VERSION);
-	jadd(doc, "schema_version", jraw(num));
-	jadd(doc, "command", jstring(r->command ? r->command : ""));
-	if (r->verdict)
-		jadd(doc, "verdict", jstring(r->verdict));
-	jadd(doc, "summary", jsummary(r));
-	for (i = 0; i < r->n_tables; i++)
-		jadd(tables, r->tables[i]->name, jtable(r->tables[i]));
-	jadd(doc, "tables", tables);
-	jadd(doc, "diagnostics", jdiags(r));
-	return doc;
-}
-
-struct cJSON *xp_json_document(const struct xp_result *r)
-{
-	return jdocument(r);
+	putc('{', f);
+	xp_json_member(f, depth, true, "schema_version");
+	fprintf(f, "%d", XP_SCHEMA_VERSION);
+	xp_json_member(f, depth, false, "command");
+	xp_json_put_string(f, r->command ? r->command : "");
+	if (r->verdict) {
+		xp_json_member(f, depth, false, "verdict");
+		xp_json_put_string(f, r->verdict);
+	}
+	xp_json_member(f, depth, false, "summary");
+	put_summary(f, r, depth + 1);
+	xp_json_member(f, depth, false, "tables");
+	putc('{', f);
+	for (size_t i = 0; i < r->n_tables; i++) {
+		xp_json_member(f, depth + 1, i == 0, r->tables[i]->name);
+		put_table(f, r->tables[i], depth + 2);
+	}
+	xp_json_object_end(f, depth + 1);
+	xp_json_member(f, depth, false, "diagnostics");
+	put_diags(f, r, depth + 1);
+	xp_json_object_end(f, depth);
 }
 
 static int json_write(const struct xp_result *r, FILE *f, const struct xp_out_opts *o)
 {
-	cJSON *doc = jdocument(r);
-	char *text = cJSON_Print(doc);
-
 	(void)o;    /* JSON has no options: it always carries everything */
-	cJSON_Delete(doc);
-	if (!text)
-		oom();
-	fputs(text, f);
-	fputc('\n', f);
-	cJSON_free(text);
+	xp_json_put_result(f, r, 0);
+	putc('\n', f);
 	return 0;
 }
 

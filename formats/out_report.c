@@ -1,9 +1,7 @@
 /* out_report.c - writing a report (several results) as text, as one JSON document, or as a directory of CSV files. */
 #include "out_report.h"
 
-#include <cjson/cJSON.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,7 +10,7 @@
  * Text: the report's verdict, the table "verdicts" (each analysis and its
  * verdict), then each analysis under a "== COMMAND ==" heading, as its own
  * command prints it less its verdict line.
- * JSON: {"schema_version": 1, "command": "report", "verdict": ...,
+ * JSON (streamed, laid out like every other document): {"schema_version": 1, "command": "report", "verdict": ...,
  * "inputs": [...], "reports": {"<key>": <the analysis' own document>, ...}}
  * with keys in report order; each nested document is exactly what
  * `xpstat COMMAND --format json` writes, so its schema applies to it.
@@ -25,98 +23,33 @@ static void oom(void)
 	abort();
 }
 
-static cJSON *ok(cJSON *item)
-{
-	if (!item)
-		oom();
-	return item;
-}
-
-static void jadd(cJSON *obj, const char *key, cJSON *item)
-{
-	char *clean = xp_utf8_sanitize(key);
-	if (!cJSON_AddItemToObject(obj, clean, item))
-		oom();
-	free(clean);
-}
-
-static cJSON *jstr(const char *s)
-{
-	char *clean = xp_utf8_sanitize(s ? s : "");
-	cJSON *item = ok(cJSON_CreateString(clean));
-	free(clean);
-	return item;
-}
-
-/* Each analysis' document is built on its own thread (they are independent), then nested in order. */
-struct builder {
-	const struct xp_report *rep;
-	cJSON **docs;
-	size_t next;
-	pthread_mutex_t lock;
-};
-
-static void *build_docs(void *arg)
-{
-	struct builder *b = arg;
-	for (;;) {
-		pthread_mutex_lock(&b->lock);
-		size_t i = b->next++;
-		pthread_mutex_unlock(&b->lock);
-		if (i >= b->rep->n)
-			return NULL;
-		b->docs[i] = ok(xp_json_document(b->rep->sec[i].r));
-	}
-}
-
-static cJSON **build_all(const struct xp_report *rep, int threads)
-{
-	struct builder b = {.rep = rep, .docs = calloc(rep->n ? rep->n : 1, sizeof(cJSON *))};
-	if (!b.docs)
-		oom();
-	size_t want = threads > 1 ? (size_t)threads : 1, helpers = 0;
-	if (want > rep->n)
-		want = rep->n ? rep->n : 1;
-	pthread_t *tid = calloc(want, sizeof *tid);
-	if (!tid)
-		oom();
-	pthread_mutex_init(&b.lock, NULL);
-	for (size_t t = 1; t < want; t++)
-		if (!pthread_create(&tid[helpers], NULL, build_docs, &b))
-			helpers++;
-	build_docs(&b);
-	for (size_t t = 0; t < helpers; t++)
-		pthread_join(tid[t], NULL);
-	pthread_mutex_destroy(&b.lock);
-	free(tid);
-	return b.docs;
-}
-
 int xp_report_write_json(const struct xp_report *rep, const char *verdict, char *const *inputs, size_t n_inputs,
-			 int threads, FILE *f)
+			 FILE *f)
 {
-	cJSON *doc = ok(cJSON_CreateObject()), *in = ok(cJSON_CreateArray()), *reports = ok(cJSON_CreateObject());
-	char num[16];
-	snprintf(num, sizeof num, "%d", XP_SCHEMA_VERSION);
-	jadd(doc, "schema_version", ok(cJSON_CreateRaw(num)));
-	jadd(doc, "command", jstr("report"));
-	jadd(doc, "verdict", jstr(verdict));
-	for (size_t i = 0; i < n_inputs; i++)
-		if (!cJSON_AddItemToArray(in, jstr(inputs[i])))
-			oom();
-	jadd(doc, "inputs", in);
-	cJSON **docs = build_all(rep, threads);
-	for (size_t i = 0; i < rep->n; i++)
-		jadd(reports, rep->sec[i].key, docs[i]);
-	free(docs);
-	jadd(doc, "reports", reports);
-	char *text = cJSON_Print(doc);
-	cJSON_Delete(doc);
-	if (!text)
-		oom();
-	fputs(text, f);
-	fputc('\n', f);
-	cJSON_free(text);
+	putc('{', f);
+	xp_json_member(f, 0, true, "schema_version");
+	fprintf(f, "%d", XP_SCHEMA_VERSION);
+	xp_json_member(f, 0, false, "command");
+	xp_json_put_string(f, "report");
+	xp_json_member(f, 0, false, "verdict");
+	xp_json_put_string(f, verdict ? verdict : "");
+	xp_json_member(f, 0, false, "inputs");
+	putc('[', f);
+	for (size_t i = 0; i < n_inputs; i++) {
+		if (i)
+			fputs(", ", f);
+		xp_json_put_string(f, inputs[i] ? inputs[i] : "");
+	}
+	putc(']', f);
+	xp_json_member(f, 0, false, "reports");
+	putc('{', f);
+	for (size_t i = 0; i < rep->n; i++) {
+		xp_json_member(f, 1, i == 0, rep->sec[i].key);
+		xp_json_put_result(f, rep->sec[i].r, 2);
+	}
+	xp_json_object_end(f, 1);
+	xp_json_object_end(f, 0);
+	putc('\n', f);
 	return 0;
 }
 

@@ -14,7 +14,7 @@ int xp_report_write_text(const struct xp_report *rep, const char *verdict, FILE 
 /* One document: schema_version, command "report", verdict, inputs, and each analysis' own document under
  * "reports" (built on THREADS threads; the bytes do not depend on it). */
 int xp_report_write_json(const struct xp_report *rep, const char *verdict, char *const *inputs, size_t n_inputs,
-			 int threads, FILE *f);
+			 FILE *f);
 /* Every table as DIR/<key>-<table>.csv (DIR is made when missing), each file atomically. */
 int xp_report_write_csv_dir(const struct xp_report *rep, const char *dir, const struct xp_out_opts *o);
 /* The one table NAME ("<key>-<table>") as CSV; a usage error listing the names when there is none. */

@@ -103,7 +103,7 @@ static struct xp_report *round_trip(const struct xp_report *rep)
 	FILE *f = fdopen(fd, "w");
 	static char built[] = "built";
 	char *in[] = {built};
-	xp_report_write_json(rep, "verdict", in, 1, 2, f);
+	xp_report_write_json(rep, "verdict", in, 1, f);
 	fclose(f);
 	struct xp_report *back;
 	struct xp_err err = {0};
