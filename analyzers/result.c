@@ -455,20 +455,35 @@ void xp_format_dur_exact(int64_t ps, enum xp_unit unit, char *buf, size_t bufsz)
 	uint64_t per = unit_ps(unit, &decimals);
 	uint64_t mag = ps < 0 ? (uint64_t)0 - (uint64_t)ps : (uint64_t)ps;
 	uint64_t ip = mag / per, fp = mag % per;
-	char frac[24] = "";
+	/* Digits by hand, not snprintf: tables of steps and kernels write
+	 * millions of these. Sign, at most 20 digits, '.', at most 12. */
+	char out[40], digits[20];
+	size_t n = 0, nd = 0;
 
 	if (!buf || !bufsz)
 		return;
+	if (ps < 0)
+		out[n++] = '-';
+	do {
+		digits[nd++] = (char)('0' + ip % 10);
+		ip /= 10;
+	} while (ip);
+	while (nd)
+		out[n++] = digits[--nd];
 	if (fp) {
-		size_t n;
-
-		frac[0] = '.';
-		snprintf(frac + 1, sizeof(frac) - 1, "%0*" PRIu64, decimals, fp);
-		n = strlen(frac);
-		while (n > 1 && frac[n - 1] == '0')
-			frac[--n] = '\0';
+		out[n++] = '.';
+		for (int d = decimals - 1; d >= 0; d--) {
+			out[n + (size_t)d] = (char)('0' + fp % 10);
+			fp /= 10;
+		}
+		n += (size_t)decimals;
+		while (out[n - 1] == '0')
+			n--;
 	}
-	snprintf(buf, bufsz, "%s%" PRIu64 "%s", ps < 0 ? "-" : "", ip, frac);
+	if (n > bufsz - 1)
+		n = bufsz - 1;  /* truncated like snprintf */
+	memcpy(buf, out, n);
+	buf[n] = '\0';
 }
 
 const char *xp_unit_suffix(enum xp_unit u)
