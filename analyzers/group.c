@@ -482,26 +482,41 @@ static void link_correlations(struct forest *f)
 	}
 }
 
-/* ExecutorState::Process -> IteratorGetNext on (id, iter_num). */
+static bool same_key(const struct keyed *x, const struct keyed *y)
+{
+	return x->a == y->a && x->b == y->b;
+}
+
+/* ExecutorState::Process -> IteratorGetNext on (id, iter_num): the last
+ * producer of a key (the largest node) links to each of its consumers. The
+ * iterations (sorted in place; loop_roots reuses the order) and the
+ * consumers are sorted apart and walked together, not sorted as one list. */
 static void link_iterators(struct forest *f)
 {
-	struct keyvec all = {0};
-	for (size_t i = 0; i < f->iters.n; i++)
-		key_push(&all, f->iters.v[i].a, f->iters.v[i].b, f->iters.v[i].node, 1);
+	struct keyvec *it = &f->iters, cons = {0};
+	sort_keyed(it->v, it->n);
 	for (size_t i = 0; i < f->getnexts.n; i++)
 		if (f->getnexts.v[i].flag == 0)
-			key_push(&all, f->getnexts.v[i].a, f->getnexts.v[i].b, f->getnexts.v[i].node, 0);
-	sort_keyed(all.v, all.n);
-	for (size_t i = 0; i < all.n;) {
-		size_t j = i;
-		while (j < all.n && all.v[j].a == all.v[i].a && all.v[j].b == all.v[i].b)
-			j++;
-		if (all.v[j - 1].flag == 1)
-			for (size_t c = i; c < j && all.v[c].flag == 0; c++)
-				add_edge(f, all.v[j - 1].node, all.v[c].node);
-		i = j;
+			key_push(&cons, f->getnexts.v[i].a, f->getnexts.v[i].b, f->getnexts.v[i].node, 0);
+	sort_keyed(cons.v, cons.n);
+	size_t p = 0;
+	for (size_t c = 0; c < cons.n;) {
+		const struct keyed *k = &cons.v[c];
+		size_t ce = c;
+		while (ce < cons.n && same_key(&cons.v[ce], k))
+			ce++;
+		while (p < it->n && (it->v[p].a < k->a || (it->v[p].a == k->a && it->v[p].b < k->b)))
+			p++;
+		size_t pe = p;
+		while (pe < it->n && same_key(&it->v[pe], k))
+			pe++;
+		if (pe > p)
+			for (size_t x = c; x < ce; x++)
+				add_edge(f, it->v[pe - 1].node, cons.v[x].node);
+		p = pe;
+		c = ce;
 	}
-	free(all.v);
+	free(cons.v);
 }
 
 static int cmp_u64(const void *x, const void *y)
@@ -729,8 +744,7 @@ static char *group_name(struct forest *f, uint32_t root, int32_t g)
 /* TF while loops (spec §4 step 6): each (id, iter_num) of ExecutorState::Process is a root. */
 static bool loop_roots(struct forest *f)
 {
-	struct keyvec *kv = &f->iters;
-	sort_keyed(kv->v, kv->n);
+	struct keyvec *kv = &f->iters;   /* sorted by link_iterators */
 	size_t n_before = f->n_roots;
 	for (size_t i = 0; i < kv->n;) {
 		size_t j = i;
