@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /*
@@ -16,6 +17,14 @@
  * run_tests() prints "N passed, N failed" (tests, not checks) and returns
  * the exit status: 1 when any check failed.
  */
+
+/* A mkstemp/mkdtemp template "$TMPDIR/NAME-XXXXXX" (/tmp when TMPDIR is unset or empty), so the
+ * tests honour a build machine's scratch directory. */
+static inline void check_tmp_template(char *buf, size_t n, const char *name)
+{
+	const char *dir = getenv("TMPDIR");
+	snprintf(buf, n, "%s/%s-XXXXXX", dir && *dir ? dir : "/tmp", name);
+}
 
 struct test {
 	const char *name;

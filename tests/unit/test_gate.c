@@ -96,7 +96,8 @@ static struct xp_report *report_of(const struct xp_capture *c)
 /* The report saved as JSON and read back, as `check --baseline saved.json` does. */
 static struct xp_report *round_trip(const struct xp_report *rep)
 {
-	char path[] = "/tmp/xpstat-test-gate-XXXXXX";
+	char path[4096];
+	check_tmp_template(path, sizeof path, "xpstat-test-gate");
 	int fd = mkstemp(path);
 	if (fd < 0)
 		abort();

@@ -306,7 +306,8 @@ static void long_strings_and_windows(void)
 	n += (int)big;
 	n += sprintf(doc + n, "\",\"short\":\"%s\"}},{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":5,\"name\":\"f\"}]}",
 		     "abc");
-	char tmpl[] = "/tmp/xpstat-tj-XXXXXX";
+	char tmpl[4096];
+	check_tmp_template(tmpl, sizeof tmpl, "xpstat-tj");
 	int fd = mkstemp(tmpl);
 	REQUIRE(fd >= 0);
 	close(fd);

@@ -693,13 +693,15 @@ static char *slurp(const char *path)
 
 static void test_outfile(void)
 {
-	char dir[] = "/tmp/xpstat-writers-XXXXXX";
-	char path[128], missing[160], names[512];
+	const char *tmp = getenv("TMPDIR");
+	char dir[4096];
+	char path[4200], missing[4300], names[512];
 	struct xp_outfile of;
 	struct stat st;
 	mode_t mask = umask(022);
 
 	umask(022);
+	snprintf(dir, sizeof dir, "%s/xpstat-writers-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");
 		exit(99);
