@@ -2,26 +2,15 @@
 #include "cmd.h"
 #include "../analyzers/analyzers.h"
 
+static struct xp_result *analyze(const struct xp_prep *p)
+{
+	struct xp_input_opts o = {.xprof_compat = p->opts.xprof_compat};
+	return xp_analyze_input_pipeline(p, &o);
+}
+
 static int input_pipeline_run(struct xp_ctx *ctx)
 {
-	struct xp_capture *c;
-	int rc = xp_load(ctx, &c);
-	if (rc)
-		return rc;
-	char err[256] = "";
-	struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat, .step_marker = ctx->step_marker};
-	struct xp_prep *p = xp_prepare(c, &po, err, sizeof err);
-	if (!p) {
-		xp_capture_free(c);
-		return xp_usage_error(ctx, "%s", err);
-	}
-	struct xp_input_opts o = {.xprof_compat = ctx->xprof_compat};
-	struct xp_result *r = xp_analyze_input_pipeline(p, &o);
-	rc = xp_emit(ctx, r);
-	xp_result_free(r);
-	xp_prep_free(p);
-	xp_capture_free(c);
-	return rc;
+	return xp_run_prepared(ctx, analyze);
 }
 
 const struct xp_cmd xp_cmd_input_pipeline = {
