@@ -31,33 +31,66 @@
  * to the stream, so memory does not grow with the output.
  */
 
+/* The writer owns the stream while it writes (flockfile in the public entry
+ * points), so it uses the unlocked stdio calls: locking once per character
+ * was an eighth of `report --format json`'s time. */
+static void put_raw(FILE *f, const char *s, size_t n)
+{
+	fwrite_unlocked(s, 1, n, f);
+}
+
+static void put_str(FILE *f, const char *s)
+{
+	fputs_unlocked(s, f);
+}
+
 static void put_tabs(FILE *f, int n)
 {
-	while (n-- > 0)
-		putc('\t', f);
+	static const char tabs[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
+	for (; n > 0; n -= 16)
+		put_raw(f, tabs, n < 16 ? (size_t)n : 16);
+}
+
+static void put_u64(FILE *f, uint64_t v, bool negative)
+{
+	char buf[24], *p = buf + sizeof buf;
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (negative)
+		*--p = '-';
+	put_raw(f, p, (size_t)(buf + sizeof buf - p));
+}
+
+static void put_i64(FILE *f, int64_t v)
+{
+	/* The magnitude of INT64_MIN does not fit int64_t: negate as unsigned. */
+	put_u64(f, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
 }
 
 /* A JSON string: bytes below 0x20, '"' and '\\' escaped as cJSON does; S must be valid UTF-8. */
 static void put_escaped(FILE *f, const char *s)
 {
-	putc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p >= 0x20 && *p != '"' && *p != '\\') {
-			putc(*p, f);
+	putc_unlocked('"', f);
+	const unsigned char *run = (const unsigned char *)s, *p = run;
+	for (;; p++) {
+		if (*p >= 0x20 && *p != '"' && *p != '\\')
 			continue;
-		}
+		put_raw(f, (const char *)run, (size_t)(p - run));
+		run = p + 1;
 		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\b': fputs("\\b", f); break;
-		case '\f': fputs("\\f", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
+		case 0: putc_unlocked('"', f); return;
+		case '"': put_str(f, "\\\""); break;
+		case '\\': put_str(f, "\\\\"); break;
+		case '\b': put_str(f, "\\b"); break;
+		case '\f': put_str(f, "\\f"); break;
+		case '\n': put_str(f, "\\n"); break;
+		case '\r': put_str(f, "\\r"); break;
+		case '\t': put_str(f, "\\t"); break;
 		default: fprintf(f, "\\u%04x", *p);
 		}
 	}
-	putc('"', f);
 }
 
 static bool valid_utf8(const char *s)
@@ -79,7 +112,7 @@ static bool valid_utf8(const char *s)
 }
 
 /* A string value or key; bytes that are not UTF-8 become U+FFFD. */
-void xp_json_put_string(FILE *f, const char *s)
+static void put_string(FILE *f, const char *s)
 {
 	if (valid_utf8(s)) {
 		put_escaped(f, s);
@@ -90,27 +123,27 @@ void xp_json_put_string(FILE *f, const char *s)
 	free(clean);
 }
 
-void xp_json_member(FILE *f, int depth, bool first, const char *key)
+static void member(FILE *f, int depth, bool first, const char *key)
 {
-	fputs(first ? "\n" : ",\n", f);
+	put_str(f, first ? "\n" : ",\n");
 	put_tabs(f, depth + 1);
-	xp_json_put_string(f, key ? key : "");
-	fputs(":\t", f);
+	put_string(f, key ? key : "");
+	put_raw(f, ":\t", 2);
 }
 
-void xp_json_object_end(FILE *f, int depth)
+static void object_end(FILE *f, int depth)
 {
-	putc('\n', f);
+	putc_unlocked('\n', f);
 	put_tabs(f, depth);
-	putc('}', f);
+	putc_unlocked('}', f);
 }
 
 static void put_string_or_null(FILE *f, const char *s)
 {
 	if (s)
-		xp_json_put_string(f, s);
+		put_string(f, s);
 	else
-		fputs("null", f);
+		put_str(f, "null");
 }
 
 static void put_cell(FILE *f, const struct xp_cell *c, enum xp_unit unit)
@@ -121,110 +154,144 @@ static void put_cell(FILE *f, const struct xp_cell *c, enum xp_unit unit)
 	case XP_T_NULL:
 		break;
 	case XP_T_STR:
-		xp_json_put_string(f, c->v.s ? c->v.s : "");
+		put_string(f, c->v.s ? c->v.s : "");
 		return;
 	case XP_T_INT:
 	case XP_T_BYTES:
-		fprintf(f, "%" PRId64, c->v.i);
+		put_i64(f, c->v.i);
 		return;
 	case XP_T_UINT:
-		fprintf(f, "%" PRIu64, c->v.u);
+		put_u64(f, c->v.u, false);
 		return;
 	case XP_T_ID:
-		fprintf(f, "\"%" PRId64 "\"", c->v.i);
+		putc_unlocked('"', f);
+		put_i64(f, c->v.i);
+		putc_unlocked('"', f);
 		return;
 	case XP_T_F64:
 	case XP_T_PCT:
 	case XP_T_FRAC:
-		fputs(xp_format_f64(c->v.d, num, sizeof(num)) ? num : "null", f);
+		put_str(f, xp_format_f64(c->v.d, num, sizeof(num)) ? num : "null");
 		return;
 	case XP_T_BOOL:
-		fputs(c->v.b ? "true" : "false", f);
+		put_str(f, c->v.b ? "true" : "false");
 		return;
 	case XP_T_DUR:
 		xp_format_dur_exact(c->v.i, unit, num, sizeof(num));
-		fputs(num, f);
+		put_str(f, num);
 		return;
 	}
-	fputs("null", f);
+	put_str(f, "null");
 }
 
 static void put_summary(FILE *f, const struct xp_result *r, int depth)
 {
-	putc('{', f);
+	putc_unlocked('{', f);
 	for (size_t i = 0; i < r->n_summary; i++) {
-		xp_json_member(f, depth, i == 0, r->summary[i].key);
+		member(f, depth, i == 0, r->summary[i].key);
 		put_cell(f, &r->summary[i].value, r->summary[i].unit);
 	}
-	xp_json_object_end(f, depth);
+	object_end(f, depth);
 }
 
 /* An array of row objects; the array's elements sit one level deeper than it. */
 static void put_table(FILE *f, const struct xp_table *t, int depth)
 {
-	putc('[', f);
+	putc_unlocked('[', f);
 	for (size_t row = 0; row < t->n_rows; row++) {
 		if (row)
-			fputs(", ", f);
-		putc('{', f);
+			put_str(f, ", ");
+		putc_unlocked('{', f);
 		for (size_t c = 0; c < t->n_cols; c++) {
-			xp_json_member(f, depth + 1, c == 0, t->cols[c].key);
+			member(f, depth + 1, c == 0, t->cols[c].key);
 			put_cell(f, xp_table_cell(t, row, c), t->cols[c].unit);
 		}
-		xp_json_object_end(f, depth + 1);
+		object_end(f, depth + 1);
 	}
-	putc(']', f);
+	putc_unlocked(']', f);
 }
 
 static void put_diags(FILE *f, const struct xp_result *r, int depth)
 {
 	static const char *const keys[] = {"severity", "code", "message", "hint", "host"};
-	putc('[', f);
+	putc_unlocked('[', f);
 	for (size_t i = 0; i < r->n_diags; i++) {
 		const struct xp_diag *d = &r->diags[i];
 		const char *vals[] = {xp_severity_name(d->severity), d->code, d->message, d->hint, d->host};
 		if (i)
-			fputs(", ", f);
-		putc('{', f);
+			put_str(f, ", ");
+		putc_unlocked('{', f);
 		for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
-			xp_json_member(f, depth + 1, k == 0, keys[k]);
+			member(f, depth + 1, k == 0, keys[k]);
 			put_string_or_null(f, vals[k]);
 		}
-		xp_json_object_end(f, depth + 1);
+		object_end(f, depth + 1);
 	}
-	putc(']', f);
+	putc_unlocked(']', f);
 }
+
+static void put_result(FILE *f, const struct xp_result *r, int depth)
+{
+	putc_unlocked('{', f);
+	member(f, depth, true, "schema_version");
+	put_i64(f, XP_SCHEMA_VERSION);
+	member(f, depth, false, "command");
+	put_string(f, r->command ? r->command : "");
+	if (r->verdict) {
+		member(f, depth, false, "verdict");
+		put_string(f, r->verdict);
+	}
+	member(f, depth, false, "summary");
+	put_summary(f, r, depth + 1);
+	member(f, depth, false, "tables");
+	putc_unlocked('{', f);
+	for (size_t i = 0; i < r->n_tables; i++) {
+		member(f, depth + 1, i == 0, r->tables[i]->name);
+		put_table(f, r->tables[i], depth + 2);
+	}
+	object_end(f, depth + 1);
+	member(f, depth, false, "diagnostics");
+	put_diags(f, r, depth + 1);
+	object_end(f, depth);
+}
+
+/* --- the pieces other writers stream with (each holds the stream's lock) ------------ */
 
 void xp_json_put_result(FILE *f, const struct xp_result *r, int depth)
 {
-	putc('{', f);
-	xp_json_member(f, depth, true, "schema_version");
-	fprintf(f, "%d", XP_SCHEMA_VERSION);
-	xp_json_member(f, depth, false, "command");
-	xp_json_put_string(f, r->command ? r->command : "");
-	if (r->verdict) {
-		xp_json_member(f, depth, false, "verdict");
-		xp_json_put_string(f, r->verdict);
-	}
-	xp_json_member(f, depth, false, "summary");
-	put_summary(f, r, depth + 1);
-	xp_json_member(f, depth, false, "tables");
-	putc('{', f);
-	for (size_t i = 0; i < r->n_tables; i++) {
-		xp_json_member(f, depth + 1, i == 0, r->tables[i]->name);
-		put_table(f, r->tables[i], depth + 2);
-	}
-	xp_json_object_end(f, depth + 1);
-	xp_json_member(f, depth, false, "diagnostics");
-	put_diags(f, r, depth + 1);
-	xp_json_object_end(f, depth);
+	flockfile(f);
+	put_result(f, r, depth);
+	funlockfile(f);
+}
+
+void xp_json_put_string(FILE *f, const char *s)
+{
+	flockfile(f);
+	put_string(f, s);
+	funlockfile(f);
+}
+
+void xp_json_member(FILE *f, int depth, bool first, const char *key)
+{
+	flockfile(f);
+	member(f, depth, first, key);
+	funlockfile(f);
+}
+
+void xp_json_object_end(FILE *f, int depth)
+{
+	flockfile(f);
+	object_end(f, depth);
+	funlockfile(f);
 }
 
 static int json_write(const struct xp_result *r, FILE *f, const struct xp_out_opts *o)
 {
 	(void)o;    /* JSON has no options: it always carries everything */
-	xp_json_put_result(f, r, 0);
-	putc('\n', f);
+	flockfile(f);
+	put_result(f, r, 0);
+	putc_unlocked('\n', f);
+	funlockfile(f);
 	return 0;
 }
 
