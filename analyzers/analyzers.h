@@ -320,7 +320,7 @@ const char *xp_host_input_key(enum xp_host_input_cat k);      /* "demanded_file_
 const char *xp_host_input_label(enum xp_host_input_cat k);    /* "Reading data from files on demand", ... */
 const char *xp_host_input_advice(enum xp_host_input_cat k);   /* spec §2.4, links as "text (URL)" */
 /* The host op DB of every host, summed (spec §6(a)) and sorted. */
-struct xp_op_db *xp_input_host_db(const struct xp_prep *p);
+struct xp_op_db *xp_input_host_db(const struct xp_capture *c);
 /* Average host-to-device time over average step time of the breakdown steps (spec §2.3). */
 double xp_input_h2d_ratio(const struct xp_step_totals *tot);
 
@@ -339,8 +339,20 @@ struct xp_input_opts {
 };
 struct xp_result *xp_analyze_input_pipeline(const struct xp_prep *p, const struct xp_input_opts *o);
 
-/* The `tf-data` command (tf_data_result.c). */
+/* The `tf-data` command (tf_data_result.c): from the capture, or from its tf.data model. */
 struct xp_result *xp_analyze_tf_data(const struct xp_capture *c);
+struct xp_result *xp_tf_data_result(const struct xp_tfdata *t);
+
+/* ==== inputs shared by the analyses of one report (shared.c) ==== */
+
+/* Built once, on first use, by whichever thread asks first; thread-safe; never changed by readers. */
+struct xp_shared *xp_shared_new(const struct xp_capture *c);
+void xp_shared_free(struct xp_shared *s);
+const struct xp_op_db *xp_shared_input_host_db(struct xp_shared *s);   /* xp_input_host_db(c) */
+const struct xp_tfdata *xp_shared_tfdata(struct xp_shared *s);         /* xp_tfdata_build(c) */
+/* The shared object when p->shared is set, else a new one put in *own (the caller frees *own). */
+const struct xp_op_db *xp_use_input_host_db(const struct xp_prep *p, struct xp_op_db **own);
+const struct xp_tfdata *xp_use_tfdata(const struct xp_prep *p, struct xp_tfdata **own);
 
 /* ==== memory profile (memory.c) ==== */
 

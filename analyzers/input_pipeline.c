@@ -198,11 +198,11 @@ void xp_host_input_breakdown(const struct xp_op_db *db, double h2d_ratio, bool x
 			      out->ps[XP_HI_PREPROCESSING] > 0;
 }
 
-struct xp_op_db *xp_input_host_db(const struct xp_prep *p)
+struct xp_op_db *xp_input_host_db(const struct xp_capture *c)
 {
 	struct xp_op_db *all = xp_op_db_empty();
-	for (uint32_t h = 0; h < p->n_hosts; h++) {
-		struct xp_op_db *one = xp_op_db_host(p->cap, p->hosts[h].host, NULL);
+	for (uint32_t h = 0; h < c->n_hosts; h++) {
+		struct xp_op_db *one = xp_op_db_host(c, &c->hosts[h], NULL);
 		xp_op_db_merge(all, one);
 		xp_op_db_free(one);
 	}
@@ -289,15 +289,16 @@ static void tf_data_advice(const struct xp_tfdata *t, struct xp_input_advice *a)
 void xp_input_advice(const struct xp_prep *p, const struct xp_step_totals *tot, struct xp_input_advice *a)
 {
 	memset(a, 0, sizeof *a);
-	struct xp_op_db *db = xp_input_host_db(p);
+	struct xp_op_db *own_db;
+	const struct xp_op_db *db = xp_use_input_host_db(p, &own_db);
 	struct xp_host_input hi;
 	xp_host_input_breakdown(db, xp_input_h2d_ratio(tot), p->opts.xprof_compat, &hi);
 	host_advice(&hi, a);
 	a->tf_data_in_use = hi.tf_data_in_use;
-	xp_op_db_free(db);
-	struct xp_tfdata *t = xp_tfdata_build(p->cap);
-	tf_data_advice(t, a);
-	xp_tfdata_free(t);
+	xp_op_db_free(own_db);
+	struct xp_tfdata *own_t;
+	tf_data_advice(xp_use_tfdata(p, &own_t), a);
+	xp_tfdata_free(own_t);
 }
 
 /* --- the input-pipeline result ----------------------------------------------------------------- */
@@ -308,7 +309,8 @@ struct ip {
 	struct xp_breakdown_steps bs;
 	const char *bottleneck, *level;
 	double input_pct, all_others_pct;
-	struct xp_op_db *db;
+	const struct xp_op_db *db;
+	struct xp_op_db *own_db;        /* db when it is not the report's shared one */
 	struct xp_host_input hi;
 	struct xp_input_advice advice;
 	bool tpu, gpu;
@@ -319,7 +321,7 @@ static void gather(struct ip *ip)
 	const struct xp_prep *p = ip->p;
 	xp_breakdown_steps_init(p, &ip->bs);
 	ip->bottleneck = xp_overview_bottleneck(&ip->bs.tot, &ip->input_pct, &ip->all_others_pct, &ip->level);
-	ip->db = xp_input_host_db(p);
+	ip->db = xp_use_input_host_db(p, &ip->own_db);
 	xp_host_input_breakdown(ip->db, xp_input_h2d_ratio(&ip->bs.tot), p->opts.xprof_compat || (ip->o && ip->o->xprof_compat),
 				&ip->hi);
 	for (uint32_t h = 0; h < p->n_hosts; h++) {
@@ -328,10 +330,10 @@ static void gather(struct ip *ip)
 		ip->tpu |= e.tpu || p->hosts[h].steps.tpu;
 		ip->gpu |= e.gpu;
 	}
-	struct xp_tfdata *t = xp_tfdata_build(p->cap);
+	struct xp_tfdata *own_t;
 	host_advice(&ip->hi, &ip->advice);
-	tf_data_advice(t, &ip->advice);
-	xp_tfdata_free(t);
+	tf_data_advice(xp_use_tfdata(p, &own_t), &ip->advice);
+	xp_tfdata_free(own_t);
 }
 
 static void lower(const char *s, char *out, size_t n)
@@ -631,7 +633,7 @@ struct xp_result *xp_analyze_input_pipeline(const struct xp_prep *p, const struc
 	r->primary = r->n_tables - 1;
 	recommendation_table(r, &ip);
 	add_diags(r, &ip);
-	xp_op_db_free(ip.db);
+	xp_op_db_free(ip.own_db);
 	xp_breakdown_steps_free(&ip.bs);
 	return r;
 }

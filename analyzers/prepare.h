@@ -141,11 +141,14 @@ struct xp_prep_host {
 	int32_t *group_ids;     /* storage behind planes[].lines[].group */
 };
 
+struct xp_shared;
+
 struct xp_prep {
 	const struct xp_capture *cap;
 	struct xp_prep_opts opts;
 	uint32_t n_hosts;
 	struct xp_prep_host *hosts;
+	struct xp_shared *shared;       /* set by report: inputs built once for all its analyses; else NULL */
 };
 
 /* Prepare every host of c. Returns NULL with *errmsg set for a bad

@@ -27,8 +27,9 @@
 /* Text shows this many rows of a table that was made complete for the report. */
 #define TEXT_TOP 10
 
-/* P is NULL for the analyses that need only the capture. */
-typedef struct xp_result *(*run_fn)(const struct xp_capture *c, const struct xp_prep *p, const struct xp_report_opts *o);
+/* P is NULL for the analyses that need only the capture; S holds what several analyses read. */
+typedef struct xp_result *(*run_fn)(const struct xp_capture *c, const struct xp_prep *p, struct xp_shared *s,
+				    const struct xp_report_opts *o);
 
 static void text_top(struct xp_result *r, const char *table, size_t rows)
 {
@@ -37,74 +38,78 @@ static void text_top(struct xp_result *r, const char *table, size_t rows)
 		t->text_limit = rows;
 }
 
-static struct xp_result *run_info(const struct xp_capture *c, const struct xp_prep *p, const struct xp_report_opts *o)
+static struct xp_result *run_info(const struct xp_capture *c, const struct xp_prep *p, struct xp_shared *s,
+				  const struct xp_report_opts *o)
 {
-	(void)p, (void)o;
+	(void)s, (void)p, (void)o;
 	struct xp_info_opts io = {0};
 	return xp_analyze_info(c, &io);
 }
 
-static struct xp_result *run_overview(const struct xp_capture *c, const struct xp_prep *p,
+static struct xp_result *run_overview(const struct xp_capture *c, const struct xp_prep *p, struct xp_shared *s,
 				      const struct xp_report_opts *o)
 {
-	(void)c;
+	(void)s, (void)c;
 	struct xp_overview_opts oo = {.top_ops = SIZE_MAX, .xprof_compat = o->xprof_compat};
 	struct xp_result *r = xp_analyze_overview(p, &oo);
 	text_top(r, "top_ops", TEXT_TOP);
 	return r;
 }
 
-static struct xp_result *run_steps(const struct xp_capture *c, const struct xp_prep *p, const struct xp_report_opts *o)
+static struct xp_result *run_steps(const struct xp_capture *c, const struct xp_prep *p, struct xp_shared *s,
+				   const struct xp_report_opts *o)
 {
-	(void)c, (void)o;
+	(void)s, (void)c, (void)o;
 	return xp_analyze_steps(p);
 }
 
-static struct xp_result *run_input_pipeline(const struct xp_capture *c, const struct xp_prep *p,
+static struct xp_result *run_input_pipeline(const struct xp_capture *c, const struct xp_prep *p, struct xp_shared *s,
 					    const struct xp_report_opts *o)
 {
-	(void)c;
+	(void)s, (void)c;
 	struct xp_input_opts io = {.xprof_compat = o->xprof_compat};
 	return xp_analyze_input_pipeline(p, &io);
 }
 
-static struct xp_result *run_tf_data(const struct xp_capture *c, const struct xp_prep *p,
+static struct xp_result *run_tf_data(const struct xp_capture *c, const struct xp_prep *p, struct xp_shared *s,
 				     const struct xp_report_opts *o)
 {
-	(void)p, (void)o;
-	return xp_analyze_tf_data(c);
+	(void)c, (void)p, (void)o;
+	return xp_tf_data_result(xp_shared_tfdata(s));
 }
 
-static struct xp_result *run_tf_stats(const struct xp_capture *c, const struct xp_prep *p,
+static struct xp_result *run_tf_stats(const struct xp_capture *c, const struct xp_prep *p, struct xp_shared *s,
 				      const struct xp_report_opts *o)
 {
-	(void)p;
+	(void)s, (void)p;
 	struct xp_tf_stats_opts to = {.xprof_compat = o->xprof_compat};
 	char err[128];
 	return xp_analyze_tf_stats(c, &to, err, sizeof err);
 }
 
-static struct xp_result *run_kernel_stats(const struct xp_capture *c, const struct xp_prep *p,
+static struct xp_result *run_kernel_stats(const struct xp_capture *c, const struct xp_prep *p, struct xp_shared *s,
 					  const struct xp_report_opts *o)
 {
-	(void)p;
+	(void)s, (void)p;
 	struct xp_kernel_stats_opts ko = {.xprof_compat = o->xprof_compat};
 	char err[128];
 	return xp_analyze_kernel_stats(c, &ko, err, sizeof err);
 }
 
-static struct xp_result *run_memory(const struct xp_capture *c, const struct xp_prep *p, const struct xp_report_opts *o)
+static struct xp_result *run_memory(const struct xp_capture *c, const struct xp_prep *p, struct xp_shared *s,
+				    const struct xp_report_opts *o)
 {
-	(void)c, (void)o;
+	(void)s, (void)c, (void)o;
 	struct xp_memory_opts mo = {.breakdown = true};
 	struct xp_result *r = xp_analyze_memory(p, &mo);
 	text_top(r, "breakdown", TEXT_TOP);
 	return r;
 }
 
-static struct xp_result *run_pod(const struct xp_capture *c, const struct xp_prep *p, const struct xp_report_opts *o)
+static struct xp_result *run_pod(const struct xp_capture *c, const struct xp_prep *p, struct xp_shared *s,
+				 const struct xp_report_opts *o)
 {
-	(void)c, (void)o;
+	(void)s, (void)c, (void)o;
 	return xp_analyze_pod(p);
 }
 
@@ -176,33 +181,45 @@ static bool wanted(const char *command, const char *const *only)
 
 /* --- running the analyses side by side ------------------------------------------------------------ */
 
+/* The tasks: the sections, and one that builds the shared inputs while the preparation is being made
+ * (overview and input-pipeline need them after it, on the critical path). */
+#define WARM_SHARED N_SECTIONS
+#define N_TASKS (N_SECTIONS + 1)
+
 struct pool {
 	const struct xp_capture *c;
 	const struct xp_report_opts *o;
+	struct xp_shared *s;
 	const struct xp_prep *p;        /* NULL until made */
 	bool prep_done;                 /* made, or failed (then p stays NULL) */
-	bool started[N_SECTIONS];       /* taken by a thread (or not wanted) */
+	bool started[N_TASKS];          /* taken by a thread (or not wanted) */
 	struct xp_result *r[N_SECTIONS];
 	pthread_mutex_t lock;
 	pthread_cond_t ready;
 };
 
-/* The next analysis this thread may run, or N_SECTIONS when none is left; waits for the preparation.
- * *P gets the preparation for an analysis that needs it (read under the lock), else NULL. */
+static bool task_needs_prep(size_t i)
+{
+	return i < N_SECTIONS && sections[i].prep;
+}
+
+/* The next task this thread may run (the shared inputs first), or N_TASKS when none is left; waits for
+ * the preparation. *P gets the preparation for an analysis that needs it (read under the lock), else NULL. */
 static size_t take(struct pool *pl, bool wait, const struct xp_prep **p)
 {
 	pthread_mutex_lock(&pl->lock);
 	for (;;) {
 		bool pending = false;
-		for (size_t i = 0; i < N_SECTIONS; i++) {
+		for (size_t k = 0; k < N_TASKS; k++) {
+			size_t i = k == 0 ? WARM_SHARED : k - 1;
 			if (pl->started[i])
 				continue;
-			if (sections[i].prep && !pl->prep_done) {
+			if (task_needs_prep(i) && !pl->prep_done) {
 				pending = true;
 				continue;
 			}
 			pl->started[i] = true;
-			*p = sections[i].prep ? pl->p : NULL;
+			*p = task_needs_prep(i) ? pl->p : NULL;
 			pthread_mutex_unlock(&pl->lock);
 			return i;
 		}
@@ -211,7 +228,7 @@ static size_t take(struct pool *pl, bool wait, const struct xp_prep **p)
 		pthread_cond_wait(&pl->ready, &pl->lock);
 	}
 	pthread_mutex_unlock(&pl->lock);
-	return N_SECTIONS;
+	return N_TASKS;
 }
 
 static void *worker(void *arg)
@@ -221,16 +238,21 @@ static void *worker(void *arg)
 	size_t i;
 	/* A failed preparation leaves its analyses out; the caller reports the error. Each thread writes
 	 * only its own slots of pl->r, read after the joins. */
-	while ((i = take(pl, true, &p)) < N_SECTIONS)
-		if (!sections[i].prep || p)
-			pl->r[i] = sections[i].run(pl->c, p, pl->o);
+	while ((i = take(pl, true, &p)) < N_TASKS) {
+		if (i == WARM_SHARED) {
+			xp_shared_input_host_db(pl->s);
+			xp_shared_tfdata(pl->s);
+		} else if (!sections[i].prep || p) {
+			pl->r[i] = sections[i].run(pl->c, p, pl->s, pl->o);
+		}
+	}
 	return NULL;
 }
 
 struct xp_report *xp_report_run(const struct xp_capture *c, const struct xp_prep_opts *po,
 				const struct xp_report_opts *o, const char *const *only, char *errmsg, size_t errlen)
 {
-	struct pool pl = {.c = c, .o = o};
+	struct pool pl = {.c = c, .o = o, .s = xp_shared_new(c)};
 	size_t n = 0;
 	bool need_prep = false;
 	for (size_t i = 0; i < N_SECTIONS; i++) {
@@ -238,6 +260,8 @@ struct xp_report *xp_report_run(const struct xp_capture *c, const struct xp_prep
 		n += !pl.started[i];
 		need_prep |= !pl.started[i] && sections[i].prep;
 	}
+	/* Only overview and input-pipeline read both shared inputs (tf-data builds its own share when asked). */
+	pl.started[WARM_SHARED] = !wanted("overview", only) && !wanted("input-pipeline", only);
 	size_t threads = o->threads > 1 ? (size_t)o->threads : 1;
 	if (threads > n)
 		threads = n ? n : 1;
@@ -250,6 +274,8 @@ struct xp_report *xp_report_run(const struct xp_capture *c, const struct xp_prep
 			helpers++;
 	/* This thread makes the preparation (helpers run capture-only analyses meanwhile), then works too. */
 	struct xp_prep *p = need_prep ? xp_prepare(c, po, errmsg, errlen) : NULL;
+	if (p)
+		p->shared = pl.s;
 	pthread_mutex_lock(&pl.lock);
 	pl.p = p;
 	pl.prep_done = true;
@@ -260,6 +286,7 @@ struct xp_report *xp_report_run(const struct xp_capture *c, const struct xp_prep
 		pthread_join(tid[t], NULL);
 	pthread_cond_destroy(&pl.ready);
 	pthread_mutex_destroy(&pl.lock);
+	xp_shared_free(pl.s);
 	if (need_prep && !p) {
 		for (size_t i = 0; i < N_SECTIONS; i++)
 			xp_result_free(pl.r[i]);

@@ -266,9 +266,8 @@ static void add_diags(struct xp_result *r, const struct xp_tfdata *t)
 			       "on any host");
 }
 
-struct xp_result *xp_analyze_tf_data(const struct xp_capture *c)
+struct xp_result *xp_tf_data_result(const struct xp_tfdata *t)
 {
-	struct xp_tfdata *t = xp_tfdata_build(c);
 	struct xp_result *r = xp_result_new("tf-data");
 	set_verdict(r, t);
 	add_summary(r, t);
@@ -278,6 +277,13 @@ struct xp_result *xp_analyze_tf_data(const struct xp_capture *c)
 	slowest_call_table(r, t);
 	calls_table(r, t);
 	add_diags(r, t);
+	return r;
+}
+
+struct xp_result *xp_analyze_tf_data(const struct xp_capture *c)
+{
+	struct xp_tfdata *t = xp_tfdata_build(c);
+	struct xp_result *r = xp_tf_data_result(t);
 	xp_tfdata_free(t);
 	return r;
 }
