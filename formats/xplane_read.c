@@ -864,6 +864,56 @@ static void push_block(struct line_job *lj, uint64_t off)
 	lj->block_off[lj->n_block_off++] = off;
 }
 
+/* The body of the event at P when it has the usual encoding (tag 0x22, a length that fits); NULL when the
+ * field needs the general path. Every event loop starts here; the prefetch asks for the bytes a few dozen
+ * events ahead, since the next event's position waits on this one's length. */
+static inline __attribute__((always_inline)) const uint8_t *quick_event(const uint8_t *p, const uint8_t *end,
+									   uint64_t *len)
+{
+	if (unlikely(*p != 0x22))
+		return NULL;
+	const uint8_t *q = fast_varint(p + 1, end, len);
+	__builtin_prefetch(p + 2048);
+	return likely(q && *len <= (uint64_t)(end - q)) ? q : NULL;
+}
+
+/* A field of a line other than an event (the tag at AT is read, *PP is after it). */
+static int line_field(struct reader *r, struct line_job *lj, const uint8_t *at, const uint8_t **pp,
+		      const uint8_t *end, uint32_t field, unsigned wt)
+{
+	struct xp_line *l = lj->line;
+	const uint8_t *body;
+	uint64_t v;
+	switch (field) {
+	case 1:
+	case 3:
+	case 9:
+	case 10:
+		if (expect_wt(r, at, wt, WT_VARINT) || read_varint(r, pp, end, &v))
+			return -1;
+		if (field == 1)
+			l->id = (int64_t)v;
+		else if (field == 3)
+			l->timestamp_ns = (int64_t)v;
+		else if (field == 9)
+			l->duration_ps = (int64_t)v;
+		else
+			l->display_id = (int64_t)v;
+		return 0;
+	case 2:
+	case 11:
+		if (expect_wt(r, at, wt, WT_LEN) || read_len(r, pp, end, &body, &v))
+			return -1;
+		if (field == 2)
+			lj->name = (struct range){body, v};
+		else
+			lj->dname = (struct range){body, v};
+		return 0;
+	default:
+		return skip_field(r, pp, end, wt);
+	}
+}
+
 static int walk_line(struct host_reader *hr, struct line_job *lj)
 {
 	struct reader *r = &hr->r;
@@ -875,60 +925,28 @@ static int walk_line(struct host_reader *hr, struct line_job *lj)
 		uint32_t field;
 		unsigned wt;
 		uint64_t v;
-		if (likely(*p == 0x22)) {
+		const uint8_t *q = quick_event(p, end, &v);
+		if (likely(q)) {
 			/* An event: only its extent matters here. */
-			const uint8_t *q = fast_varint(p + 1, end, &v);
-			/* The next event's position waits on this one's length: ask for
-			 * the bytes a few dozen events ahead so the chain hits the cache. */
-			__builtin_prefetch(p + 2048);
-			if (likely(q && v <= (uint64_t)(end - q))) {
-				if ((n & (XP_BLOCK_EVENTS - 1)) == 0) {
-					push_block(lj, (uint64_t)(p - r->base));
-					if (atomic_load_explicit(&r->failed, memory_order_relaxed))
-						return -1;
-				}
-				n++;
-				p = q + v;
-				continue;
+			if ((n & (XP_BLOCK_EVENTS - 1)) == 0) {
+				push_block(lj, (uint64_t)(p - r->base));
+				if (atomic_load_explicit(&r->failed, memory_order_relaxed))
+					return -1;
 			}
+			n++;
+			p = q + v;
+			continue;
 		}
 		if (get_tag(r, &p, end, &field, &wt))
 			return -1;
-		switch (field) {
-		case 4:
+		if (field == 4) {
 			if (expect_wt(r, at, wt, WT_LEN) || read_len(r, &p, end, &body, &v))
 				return -1;
 			if ((n & (XP_BLOCK_EVENTS - 1)) == 0)
 				push_block(lj, (uint64_t)(at - r->base));
 			n++;
-			break;
-		case 1:
-		case 3:
-		case 9:
-		case 10:
-			if (expect_wt(r, at, wt, WT_VARINT) || read_varint(r, &p, end, &v))
-				return -1;
-			if (field == 1)
-				l->id = (int64_t)v;
-			else if (field == 3)
-				l->timestamp_ns = (int64_t)v;
-			else if (field == 9)
-				l->duration_ps = (int64_t)v;
-			else
-				l->display_id = (int64_t)v;
-			break;
-		case 2:
-		case 11:
-			if (expect_wt(r, at, wt, WT_LEN) || read_len(r, &p, end, &body, &v))
-				return -1;
-			if (field == 2)
-				lj->name = (struct range){body, v};
-			else
-				lj->dname = (struct range){body, v};
-			break;
-		default:
-			if (skip_field(r, &p, end, wt))
-				return -1;
+		} else if (line_field(r, lj, at, &p, end, field, wt)) {
+			return -1;
 		}
 	}
 	l->n_events = n;
@@ -1088,6 +1106,18 @@ static void shrink_block(struct xp_block *blk)
 	}
 }
 
+/* Room for about GUESS stats in a new block (at most four per event). */
+static void reserve_stats(struct xp_block *blk, uint64_t guess)
+{
+	if (guess > (uint64_t)XP_BLOCK_EVENTS * 4)
+		guess = (uint64_t)XP_BLOCK_EVENTS * 4;
+	blk->stats.keys = xmalloc(guess * sizeof *blk->stats.keys);
+	blk->stats.vals = xmalloc(guess * sizeof *blk->stats.vals);
+	prefault(blk->stats.keys, guess * sizeof *blk->stats.keys);
+	prefault(blk->stats.vals, guess * sizeof *blk->stats.vals);
+	blk->stats.cap = (uint32_t)guess;
+}
+
 static int decode_block_into(struct host_reader *hr, struct block_job *bj, struct xp_block *blk,
 			     struct xp_oddities *odd)
 {
@@ -1102,14 +1132,7 @@ static int decode_block_into(struct host_reader *hr, struct block_job *bj, struc
 	const uint8_t *start = p;
 	struct stat_sink sink = {&blk->stats, &blk->blob, &lj->pctx->smap, lj->plane->smeta, odd};
 	/* About one stat per 16 bytes of events: a guess that saves regrowth. */
-	uint64_t guess = count * 4;
-	if (guess > (1u << 24))
-		guess = 1u << 24;
-	blk->stats.keys = xmalloc(guess * sizeof *blk->stats.keys);
-	blk->stats.vals = xmalloc(guess * sizeof *blk->stats.vals);
-	prefault(blk->stats.keys, guess * sizeof *blk->stats.keys);
-	prefault(blk->stats.vals, guess * sizeof *blk->stats.vals);
-	blk->stats.cap = (uint32_t)guess;
+	reserve_stats(blk, count * 4);
 	uint64_t i = first;
 	int64_t prev = INT64_MIN;
 	while (i < first + count) {
@@ -1118,15 +1141,12 @@ static int decode_block_into(struct host_reader *hr, struct block_job *bj, struc
 		unsigned wt;
 		uint64_t len;
 		/* Step 2 already validated the line's own fields. */
-		if (likely(*p == 0x22)) {
-			const uint8_t *q = fast_varint(p + 1, end, &len);
-			__builtin_prefetch(p + 2048); /* as in walk_line */
-			if (likely(q && len <= (uint64_t)(end - q))) {
-				if (decode_event(r, q, q + len, lj, blk, i, &sink))
-					return -1;
-				p = q + len;
-				goto next;
-			}
+		const uint8_t *q = quick_event(p, end, &len);
+		if (likely(q)) {
+			if (decode_event(r, q, q + len, lj, blk, i, &sink))
+				return -1;
+			p = q + len;
+			goto next;
 		}
 		if (get_tag(r, &p, end, &field, &wt))
 			return -1;
@@ -1317,15 +1337,22 @@ static void set_time_bases(struct host_reader *hr)
 	}
 }
 
+/* The line's names (read by the walk) into the model. */
+static void name_line(struct host_reader *hr, struct line_job *lj)
+{
+	struct xp_line *l = lj->line;
+	l->name = intern_checked(hr, lj->name.p ? lj->name.p : (const uint8_t *)"", lj->name.len);
+	l->display_name = intern_checked(hr, lj->dname.p ? lj->dname.p : (const uint8_t *)"", lj->dname.len);
+	l->derived = xp_line_is_derived(l->id, xp_str(hr->cap, l->name));
+}
+
 static void prepare_lines(struct host_reader *hr)
 {
 	size_t total = 0;
 	for (size_t i = 0; i < hr->n_lines; i++) {
 		struct line_job *lj = &hr->lines[i];
 		struct xp_line *l = lj->line;
-		l->name = intern_checked(hr, lj->name.p ? lj->name.p : (const uint8_t *)"", lj->name.len);
-		l->display_name = intern_checked(hr, lj->dname.p ? lj->dname.p : (const uint8_t *)"", lj->dname.len);
-		l->derived = xp_line_is_derived(l->id, xp_str(hr->cap, l->name));
+		name_line(hr, lj);
 		l->n_blocks = lj->n_block_off;
 		l->blocks = xcalloc(l->n_blocks, sizeof *l->blocks);
 		l->start_ps = xmalloc(l->n_events * sizeof *l->start_ps);
@@ -1430,6 +1457,158 @@ static void free_host_reader(struct host_reader *hr)
 	pthread_mutex_destroy(&hr->r.err_lock);
 }
 
+/* --- one thread: walk and decode in one pass ---------------------------------- */
+
+/*
+ * With one thread there is no work to split, so each line is walked and
+ * decoded in the same pass and its bytes are read once (the separate walk was
+ * a sixth of the decode time). The line's arrays grow as events come, and
+ * times stay relative to the line until every line's timestamp, and so the
+ * host base, is known (rebase_line). Same model as the two-pass decode: the
+ * differential fuzz test runs both.
+ */
+struct fused {
+	struct host_reader *hr;
+	struct line_job *lj;
+	uint64_t cap;                   /* room in the line's arrays */
+	struct xp_block blk;            /* the block being filled */
+	struct stat_sink sink;
+	const uint8_t *blk_start;       /* where its events start, for release_range */
+};
+
+static void grow_array(void **a, uint64_t old, uint64_t cap, size_t size)
+{
+	*a = xrealloc(*a, cap * size);
+	prefault((char *)*a + old * size, (cap - old) * size);
+}
+
+static void fused_grow(struct fused *fu)
+{
+	struct xp_line *l = fu->lj->line;
+	uint64_t old = fu->cap;
+	/* First about one event per 48 bytes (they average 60 in real captures), then +25 %: the
+	 * arrays shrink to fit at the end of the line, and the slack is never touched. */
+	fu->cap = old ? old + old / 4 + 64 : (uint64_t)(fu->lj->end - fu->lj->beg) / 48 + 64;
+	grow_array((void **)&l->start_ps, old, fu->cap, sizeof *l->start_ps);
+	grow_array((void **)&l->dur_ps, old, fu->cap, sizeof *l->dur_ps);
+	grow_array((void **)&l->meta, old, fu->cap, sizeof *l->meta);
+	grow_array((void **)&l->stat_begin, old, fu->cap, sizeof *l->stat_begin);
+}
+
+static void fused_close_block(struct fused *fu, const uint8_t *p)
+{
+	struct xp_line *l = fu->lj->line;
+	shrink_block(&fu->blk);
+	l->blocks[l->n_blocks - 1] = fu->blk;
+	memset(&fu->blk, 0, sizeof fu->blk);
+	release_range(fu->hr, fu->blk_start, p);
+}
+
+static void fused_open_block(struct fused *fu, const uint8_t *p)
+{
+	struct xp_line *l = fu->lj->line;
+	l->blocks = xrealloc(l->blocks, (l->n_blocks + 1) * sizeof *l->blocks);
+	memset(&l->blocks[l->n_blocks++], 0, sizeof *l->blocks);
+	/* About one stat per 16 bytes of events, as decode_block guesses. */
+	reserve_stats(&fu->blk, (uint64_t)(fu->lj->end - p) / 16 + 16);
+	fu->blk_start = p;
+}
+
+/* The event whose tag is at AT and whose body is [Q, QEND). */
+static int fused_event(struct fused *fu, const uint8_t *at, const uint8_t *q, const uint8_t *qend)
+{
+	struct xp_line *l = fu->lj->line;
+	uint64_t i = l->n_events;
+	if ((i & (XP_BLOCK_EVENTS - 1)) == 0) {
+		if (i)
+			fused_close_block(fu, at);
+		fused_open_block(fu, at);
+	}
+	if (i == fu->cap)
+		fused_grow(fu);
+	if (decode_event(&fu->hr->r, q, qend, fu->lj, &fu->blk, i, &fu->sink))
+		return -1;
+	l->n_events = i + 1;
+	return 0;
+}
+
+static void shrink_array(void **a, uint64_t n, size_t size)
+{
+	if (n)
+		*a = xrealloc(*a, n * size);
+}
+
+static int walk_decode_line(struct host_reader *hr, struct line_job *lj, struct xp_oddities *odd)
+{
+	struct reader *r = &hr->r;
+	struct xp_line *l = lj->line;
+	struct fused fu = {.hr = hr, .lj = lj};
+	fu.sink = (struct stat_sink){&fu.blk.stats, &fu.blk.blob, &lj->pctx->smap, lj->plane->smeta, odd};
+	const uint8_t *p = lj->beg, *end = lj->end;
+	int rc = 0;
+	while (p < end && !rc) {
+		const uint8_t *at = p, *body;
+		uint32_t field;
+		unsigned wt;
+		uint64_t v;
+		const uint8_t *q = quick_event(p, end, &v);
+		if (likely(q)) {
+			rc = fused_event(&fu, p, q, q + v);
+			p = q + v;
+			continue;
+		}
+		if (get_tag(r, &p, end, &field, &wt))
+			rc = -1;
+		else if (field == 4)
+			rc = expect_wt(r, at, wt, WT_LEN) || read_len(r, &p, end, &body, &v) ||
+			     fused_event(&fu, at, body, body + v) ? -1 : 0;
+		else
+			rc = line_field(r, lj, at, &p, end, field, wt);
+	}
+	/* The block being filled joins the model even after an error, so that freeing the model frees it. */
+	if (l->n_blocks)
+		fused_close_block(&fu, p);
+	if (rc)
+		return -1;
+	shrink_array((void **)&l->start_ps, l->n_events, sizeof *l->start_ps);
+	shrink_array((void **)&l->dur_ps, l->n_events, sizeof *l->dur_ps);
+	shrink_array((void **)&l->meta, l->n_events, sizeof *l->meta);
+	shrink_array((void **)&l->stat_begin, l->n_events, sizeof *l->stat_begin);
+	name_line(hr, lj);
+	return 0;
+}
+
+/* Line-relative times to host-relative ones, with event_finish's saturation; the order check. */
+static void rebase_line(struct line_job *lj)
+{
+	struct xp_line *l = lj->line;
+	int64_t base = lj->line_base_ps, prev = INT64_MIN;
+	for (uint64_t i = 0; i < l->n_events; i++) {
+		bool ovf = false;
+		int64_t d = l->dur_ps[i], start = sat_add(base, l->start_ps[i], &ovf);
+		if (unlikely(ovf || start > INT64_MAX - d)) {
+			if (start > INT64_MAX - d)
+				l->dur_ps[i] = INT64_MAX - start;
+			l->blocks[i >> XP_BLOCK_SHIFT].time_overflow = true;
+		}
+		l->start_ps[i] = start;
+		l->unsorted |= start < prev;
+		prev = start;
+	}
+}
+
+static int decode_fused(struct host_reader *hr)
+{
+	/* line_base_ps stays 0 while decoding: event_finish keeps the offsets as they are. */
+	for (size_t i = 0; i < hr->n_lines; i++)
+		if (walk_decode_line(hr, &hr->lines[i], &hr->thread_odd[0]))
+			return -1;
+	set_time_bases(hr);
+	for (size_t i = 0; i < hr->n_lines; i++)
+		rebase_line(&hr->lines[i]);
+	return 0;
+}
+
 int xp_read_xspace(struct xp_capture *c, const char *path, const uint8_t *data, uint64_t len,
 		   const struct xp_read_opts *o, struct xp_err *err)
 {
@@ -1451,12 +1630,15 @@ int xp_read_xspace(struct xp_capture *c, const char *path, const uint8_t *data, 
 	int rc = read_space(&hr, data, data + len);
 	if (!rc)
 		rc = read_planes(&hr);
-	if (!rc)
+	if (!rc && threads == 1) {
+		rc = decode_fused(&hr);
+	} else if (!rc) {
 		rc = run_parallel(&hr, job_walk_line, hr.n_lines);
-	if (!rc) {
-		set_time_bases(&hr);
-		prepare_lines(&hr);
-		rc = run_parallel(&hr, job_decode_block, hr.n_blocks);
+		if (!rc) {
+			set_time_bases(&hr);
+			prepare_lines(&hr);
+			rc = run_parallel(&hr, job_decode_block, hr.n_blocks);
+		}
 	}
 	if (!rc) {
 		finish_lines(&hr);

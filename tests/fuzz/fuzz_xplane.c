@@ -1,4 +1,4 @@
-/* fuzz_xplane.c - fuzz target: the XSpace reader never crashes and decodes exactly what protobuf-c decodes. */
+/* fuzz_xplane.c - fuzz target: the XSpace reader never crashes and decodes exactly what protobuf-c decodes, on one thread (walk and decode in one pass) and on two (walk, then blocks). */
 #include "xplane_diff.h"
 
 #include <stdio.h>
@@ -9,9 +9,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char why[512];
-	if (xp_diff_check(data, size, 1, why, sizeof why)) {
-		fprintf(stderr, "xplane differential mismatch: %s\n", why);
-		abort();
-	}
+	for (int threads = 1; threads <= 2; threads++)
+		if (xp_diff_check(data, size, threads, why, sizeof why)) {
+			fprintf(stderr, "xplane differential mismatch (%d thread%s): %s\n", threads, threads == 1 ? "" : "s",
+				why);
+			abort();
+		}
 	return 0;
 }

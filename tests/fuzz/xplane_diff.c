@@ -184,9 +184,15 @@ static int cmp_line(struct diff *d, const PPlane *pp, const struct xp_plane *op,
 	if (!ol->time_overflow && (__builtin_sub_overflow(pl->timestamp_ns, base_ns, &line_base) ||
 				   __builtin_mul_overflow(line_base, (int64_t)1000, &line_base)))
 		return mismatch(d, "line %lld: overflow not flagged", (long long)pl->id);
-	for (size_t j = 0; j < pl->n_events; j++)
+	bool unsorted = false;
+	for (size_t j = 0; j < pl->n_events; j++) {
 		if (cmp_event(d, pp, op, ol, pl->events[j], j, line_base))
 			return 1;
+		unsorted |= j && ol->start_ps[j] < ol->start_ps[j - 1];
+	}
+	/* Times were checked above: the flag must say whether they go back somewhere. */
+	if (!ol->time_overflow && unsorted != ol->unsorted)
+		return mismatch(d, "line %lld: unsorted flag %d, events say %d", (long long)pl->id, ol->unsorted, unsorted);
 	return 0;
 }
 
