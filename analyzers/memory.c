@@ -348,25 +348,47 @@ static uint8_t stat_role(const char *n)
 	return R_NONE;
 }
 
+/* The roles pass 1 reads: the allocator, stack and heap, the address, and whether size and peak are there. */
+static uint8_t scan_role(uint8_t r)
+{
+	switch (r) {
+	case R_ALLOCATOR_NAME:
+	case R_INDEX_ON_HOST:
+	case R_DEVICE_ORDINAL:
+	case R_RESERVED:
+	case R_ALLOCATED:
+	case R_ADDR:
+	case R_PEAK:
+	case R_ALLOC_BYTES:
+		return r;
+	default:
+		return R_NONE;
+	}
+}
+
 /* Memory events live on the host planes (all of their lines). */
 static void classify_planes(struct mem_host *mh)
 {
 	const struct xp_host *h = mh->h;
 	mh->act = xcalloc(h->n_planes, sizeof *mh->act);
 	mh->role = xcalloc(h->n_planes, sizeof *mh->role);
+	mh->scan_role = xcalloc(h->n_planes, sizeof *mh->scan_role);
 	for (uint32_t p = 0; p < h->n_planes; p++) {
 		const struct xp_plane *pl = &h->planes[p];
 		if (pl->kind != XP_PLANE_HOST_CPU)
 			continue;
 		mh->act[p] = xcalloc(pl->n_emeta, 1);
 		mh->role[p] = xcalloc(pl->n_smeta, 1);
+		mh->scan_role[p] = xcalloc(pl->n_smeta, 1);
 		for (uint32_t m = 1; m < pl->n_emeta; m++) {
 			const char *n = xp_str(mh->c, pl->emeta[m].name);
 			mh->act[p][m] = !strcmp(n, "MemoryAllocation") ? MEM_ACT_ALLOC
 				      : !strcmp(n, "MemoryDeallocation") ? MEM_ACT_DEALLOC : MEM_ACT_NONE;
 		}
-		for (uint32_t s = 1; s < pl->n_smeta; s++)
+		for (uint32_t s = 1; s < pl->n_smeta; s++) {
 			mh->role[p][s] = stat_role(xp_str(mh->c, pl->smeta[s].name));
+			mh->scan_role[p][s] = scan_role(mh->role[p][s]);
+		}
 	}
 }
 
@@ -471,7 +493,7 @@ static const struct xp_line *ref_line(const struct mem_host *mh, struct mem_ref 
 struct lctx {
 	const struct xp_plane *p;
 	const struct xp_line *l;
-	const uint8_t *role, *act;
+	const uint8_t *role, *scan_role, *act;
 	const int32_t *group;   /* NULL: no group ids */
 };
 
@@ -481,6 +503,7 @@ static void line_ctx(const struct mem_host *mh, uint32_t k, struct lctx *x)
 	x->p = &mh->h->planes[plane];
 	x->l = &x->p->lines[line];
 	x->role = mh->role[plane];
+	x->scan_role = mh->scan_role[plane];
 	x->act = mh->act[plane];
 	x->group = mh->ph && mh->ph->planes && mh->ph->planes[plane].lines ? mh->ph->planes[plane].lines[line].group
 									   : NULL;
@@ -502,18 +525,36 @@ static inline struct xp_stat_view event_view(const struct xp_line *l, uint64_t i
 	return v;
 }
 
-static inline void decode_at(const struct mem_host *mh, const struct lctx *x, uint32_t ev, struct mem_ev *e)
+/* Event EV's stats of the roles in ROLE; E is cleared by the caller. */
+static inline void decode_roles(const struct mem_host *mh, const struct lctx *x, const uint8_t *role, uint32_t ev,
+				struct mem_ev *e)
 {
-	memset(e, 0, sizeof *e);
 	uint32_t meta = x->l->meta[ev];
 	e->t = x->l->start_ps[ev];
 	e->act = x->act[meta];
 	/* Metadata stats first, so that the event's own copy wins. */
 	const struct xp_event_meta *em = &x->p->emeta[meta];
 	if (em->stat_end > em->stat_begin)
-		read_view(mh->c, x->role, xp_meta_stats(x->p, meta), e);
-	read_view(mh->c, x->role, event_view(x->l, ev), e);
+		read_view(mh->c, role, xp_meta_stats(x->p, meta), e);
+	read_view(mh->c, role, event_view(x->l, ev), e);
 	e->group = x->group ? x->group[ev] : -1;
+}
+
+static inline void decode_at(const struct mem_host *mh, const struct lctx *x, uint32_t ev, struct mem_ev *e)
+{
+	memset(e, 0, sizeof *e);
+	decode_roles(mh, x, x->role, ev, e);
+}
+
+/* What pass 1 reads of event EV (scan_role): only those fields are cleared and set. */
+static inline void decode_scan(const struct mem_host *mh, const struct lctx *x, uint32_t ev, struct mem_ev *e)
+{
+	e->have = 0;
+	e->stack = e->heap = e->id_int = 0;
+	e->addr = 0;
+	e->name = (struct mem_str){NULL, 0};
+	e->name_interned = false;
+	decode_roles(mh, x, x->scan_role, ev, e);
 }
 
 void xp_mem_decode(const struct mem_host *mh, struct mem_ref r, struct mem_ev *e)
@@ -666,9 +707,11 @@ static void mem_host_free(struct mem_host *mh)
 	for (uint32_t p = 0; mh->act && p < mh->h->n_planes; p++) {
 		free(mh->act[p]);
 		free(mh->role[p]);
+		free(mh->scan_role[p]);
 	}
 	free(mh->act);
 	free(mh->role);
+	free(mh->scan_role);
 	free(mh->lines);
 	free(mh->seq);
 	free(mh->aidx);
@@ -700,7 +743,7 @@ static void scan_line(struct mem *m, const struct mem_host *mh, struct lcur *c, 
 	line_ctx(mh, k, &x);
 	c->rec = xmalloc(c->n * sizeof *c->rec);
 	for (uint64_t pos = 0; pos < c->n; pos++) {
-		decode_at(mh, &x, c->idx[pos], &e);
+		decode_scan(mh, &x, c->idx[pos], &e);
 		unsigned need = e.act == MEM_ACT_ALLOC ? H_NEEDED_ALLOC : H_NEEDED;
 		bool missing = (e.have & need) != need || !(e.have & (MEM_H_ID_INT | MEM_H_NAME));
 		c->rec[pos] = (struct crec){

@@ -91,6 +91,7 @@ struct mem_host {
 	uint32_t host;
 	uint8_t **act;          /* per plane: activity of each event metadata (NULL: not a host plane) */
 	uint8_t **role;         /* per plane: role of each stat metadata */
+	uint8_t **scan_role;    /* the same with only the roles pass 1 reads, the others R_NONE */
 	struct { uint32_t plane, line; } *lines;
 	uint32_t n_lines;
 	struct mem_ref *seq;    /* the memory events in time order */

@@ -122,6 +122,7 @@ struct xp_step_db {
 struct xp_prep_opts {
 	bool xprof_compat;      /* --compat=xprof: no host events on GPU, xprof's memcpy names */
 	const char *step_marker; /* --step-marker REGEX (NULL = use groups) */
+	bool groups_only;       /* group ids per event, but no step database (memory needs no more) */
 };
 
 struct xp_prep_line {

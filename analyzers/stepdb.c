@@ -608,7 +608,7 @@ void xp_stepdb_from_groups(const struct xp_capture *c, struct xp_prep_host *ph, 
 	detect_devices(ph->host, db);
 	db->source = g->source;
 	db->grouping_skipped_loops = g->loop_ops;
-	if (db->tpu || !ph->n_groups)
+	if (db->tpu || !ph->n_groups || o->groups_only)
 		return;
 	struct builder b;
 	/* Current xprof names GPU steps from the device Steps line, which only

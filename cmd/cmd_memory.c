@@ -62,8 +62,9 @@ static int memory_run(struct xp_ctx *ctx)
 	if (rc)
 		return rc;
 	char err[256] = "";
-	/* Memory steps are group ids (spec §5.1); --step-marker steps have none, so it does not apply. */
-	struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat};
+	/* Memory steps are group ids (spec §5.1); --step-marker steps have none, so it does not apply, and
+	 * the step database is not needed. */
+	struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat, .groups_only = true};
 	struct xp_prep *p = xp_prepare(c, &po, err, sizeof err);
 	if (!p) {
 		xp_capture_free(c);
