@@ -7,6 +7,7 @@
 
 struct xp_info_opts {
 	bool lines;             /* add the per-line table */
+	int threads;            /* the event pass on this many threads (0, 1: one) */
 };
 
 /* What a capture holds and what is missing from it (the `info` command). */

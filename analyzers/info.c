@@ -3,7 +3,9 @@
 #include "../formats/xalloc.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,15 +136,21 @@ static unsigned view_roles(struct xp_stat_view v, const uint8_t *role, uint32_t 
 	return bits;
 }
 
-/* A flag per interned name, not a list to sort: millions of kernels share a few hundred names. */
-static void add_kernel_name(struct host_survey *hs, uint32_t name)
+/* Kernel names seen by one thread: a flag per interned name, not a list to sort (millions of kernels
+ * share a few hundred names). */
+struct name_set {
+	uint8_t *seen;
+	size_t n;
+};
+
+static void add_kernel_name(struct name_set *ns, uint32_t name)
 {
-	hs->n_kernel_names += !hs->kernel_seen[name];
-	hs->kernel_seen[name] = 1;
+	ns->n += !ns->seen[name];
+	ns->seen[name] = 1;
 }
 
 static void survey_event(const struct xp_plane *p, const struct xp_line *l, uint64_t i, const unsigned *mf,
-			 const uint8_t *role, struct plane_survey *ps, struct host_survey *hs)
+			 const uint8_t *role, struct plane_survey *ps, struct name_set *ns)
 {
 	unsigned f = mf[l->meta[i]];
 	unsigned ev = view_roles(xp_event_stats(l, i), role, p->n_smeta);
@@ -152,7 +160,7 @@ static void survey_event(const struct xp_plane *p, const struct xp_line *l, uint
 		    ((f & MF_KERNEL_META) || (ev & SB_KERNEL))) {
 			ps->kernels++;
 			ps->kernel_ps += l->dur_ps[i];
-			add_kernel_name(hs, xp_event_name(p, l, i));
+			add_kernel_name(ns, xp_event_name(p, l, i));
 		}
 		if (!l->derived && (ev & SB_DEVICE_OP))
 			ps->device_ops++;
@@ -169,46 +177,54 @@ static void survey_event(const struct xp_plane *p, const struct xp_line *l, uint
 		ps->step_roots++;
 }
 
-static void survey_plane(const struct xp_capture *c, const struct xp_plane *p, struct plane_survey *ps,
-			 struct host_survey *hs)
+/* What the event loop needs of a plane, made once: flags per event metadata, roles per stat metadata. */
+struct plane_class {
+	unsigned *mf;
+	uint8_t *role;
+};
+
+static void classify_plane(const struct xp_capture *c, const struct xp_plane *p, struct plane_class *pc,
+			   struct plane_survey *ps, struct host_survey *hs)
 {
 	memset(ps, 0, sizeof *ps);
-	unsigned *mf = calloc(p->n_emeta ? p->n_emeta : 1, sizeof *mf);
-	if (!mf)
-		abort();
+	pc->mf = xcalloc(p->n_emeta ? p->n_emeta : 1, sizeof *pc->mf);
 	struct stat_ids ids = find_stat_ids(c, p);
-	uint8_t *role = stat_roles(p, &ids);
+	pc->role = stat_roles(p, &ids);
 	for (uint32_t m = 1; m < p->n_emeta; m++) {
-		mf[m] = classify_name(xp_str(c, p->emeta[m].name));
-		unsigned mv = view_roles(xp_meta_stats(p, m), role, p->n_smeta);
-		mf[m] |= (mv & SB_KERNEL ? MF_KERNEL_META : 0) | (mv & SB_ROOT ? MF_ROOT_META : 0);
-		hs->tf |= !!(mf[m] & MF_TF_NAME);
-		hs->jax |= !!(mf[m] & MF_JAX_NAME);
-		hs->torch |= !!(mf[m] & MF_TORCH_NAME);
+		unsigned *f = &pc->mf[m];
+		*f = classify_name(xp_str(c, p->emeta[m].name));
+		unsigned mv = view_roles(xp_meta_stats(p, m), pc->role, p->n_smeta);
+		*f |= (mv & SB_KERNEL ? MF_KERNEL_META : 0) | (mv & SB_ROOT ? MF_ROOT_META : 0);
+		hs->tf |= !!(*f & MF_TF_NAME);
+		hs->jax |= !!(*f & MF_JAX_NAME);
+		hs->torch |= !!(*f & MF_TORCH_NAME);
 	}
 	hs->level0 |= ids.level0 != 0;
 	hs->jax |= ids.hlo_module != 0;
 	struct xp_value v;
 	if (xp_view_find(c, xp_plane_stats(p), ids.dropped, &v))
 		xp_value_int(&v, (int64_t *)&ps->dropped);
-	for (uint32_t k = 0; k < p->n_lines; k++) {
-		const struct xp_line *l = &p->lines[k];
-		ps->events += l->n_events;
-		bool steps_line = l->derived && !strcmp(xp_str(c, l->name), "Steps");
-		for (uint64_t i = 0; i < l->n_events; i++) {
-			int64_t s = l->start_ps[i], e = xp_event_end(l, i);
-			if (!ps->any_time || s < ps->first_ps)
-				ps->first_ps = s;
-			if (!ps->any_time || e > ps->last_ps)
-				ps->last_ps = e;
-			ps->any_time = true;
-			if (steps_line)
-				ps->steps_line_events++;
-			survey_event(p, l, i, mf, role, ps, hs);
-		}
+	for (uint32_t k = 0; k < p->n_lines; k++)
+		ps->events += p->lines[k].n_events;
+}
+
+/* Events [FIRST, END) of line K of plane P. */
+static void survey_events(const struct xp_capture *c, const struct xp_plane *p, const struct plane_class *pc,
+			  uint32_t k, uint64_t first, uint64_t end, struct plane_survey *ps, struct name_set *ns)
+{
+	const struct xp_line *l = &p->lines[k];
+	bool steps_line = l->derived && !strcmp(xp_str(c, l->name), "Steps");
+	for (uint64_t i = first; i < end; i++) {
+		int64_t s = l->start_ps[i], e = xp_event_end(l, i);
+		if (!ps->any_time || s < ps->first_ps)
+			ps->first_ps = s;
+		if (!ps->any_time || e > ps->last_ps)
+			ps->last_ps = e;
+		ps->any_time = true;
+		if (steps_line)
+			ps->steps_line_events++;
+		survey_event(p, l, i, pc->mf, pc->role, ps, ns);
 	}
-	free(mf);
-	free(role);
 }
 
 static void add_survey(struct plane_survey *t, const struct plane_survey *p)
@@ -678,21 +694,129 @@ static void summarize(struct xp_result *r, const struct xp_capture *c, const str
 			      steps ? "" : ", no step markers");
 }
 
+/* --- the event pass, on several threads ------------------------------------------- */
+
+/* Pieces of a host's events: the two long lines of a typical capture would keep one thread busy alone. */
+#define CHUNK_EVENTS ((uint64_t)1 << 16)
+
+struct chunk {
+	uint32_t plane, line;
+	uint64_t first, end;
+};
+
+struct survey_pool {
+	const struct xp_capture *c;
+	const struct xp_host *h;
+	const struct plane_class *pc;
+	const struct chunk *chunks;
+	size_t n_chunks;
+	atomic_size_t next;
+};
+
+/* One thread's sums: a survey per plane and its kernel names. */
+struct survey_part {
+	struct survey_pool *pool;
+	struct plane_survey *ps;
+	struct name_set names;
+};
+
+static void *survey_worker(void *arg)
+{
+	struct survey_part *part = arg;
+	struct survey_pool *pl = part->pool;
+	size_t j;
+	while ((j = atomic_fetch_add(&pl->next, 1)) < pl->n_chunks) {
+		const struct chunk *ch = &pl->chunks[j];
+		survey_events(pl->c, &pl->h->planes[ch->plane], &pl->pc[ch->plane], ch->line, ch->first, ch->end,
+			      &part->ps[ch->plane], &part->names);
+	}
+	return NULL;
+}
+
+static struct chunk *make_chunks(const struct xp_host *h, size_t *n)
+{
+	struct chunk *v = NULL;
+	size_t cap = 0;
+	*n = 0;
+	for (uint32_t p = 0; p < h->n_planes; p++)
+		for (uint32_t k = 0; k < h->planes[p].n_lines; k++)
+			for (uint64_t a = 0; a < h->planes[p].lines[k].n_events; a += CHUNK_EVENTS) {
+				uint64_t b = h->planes[p].lines[k].n_events - a > CHUNK_EVENTS
+						     ? a + CHUNK_EVENTS
+						     : h->planes[p].lines[k].n_events;
+				if (*n == cap) {
+					cap = cap ? cap * 2 : 64;
+					v = xrealloc(v, cap * sizeof *v);
+				}
+				v[(*n)++] = (struct chunk){p, k, a, b};
+			}
+	return v;
+}
+
+/* Every event of the host, on THREADS threads; the parts' sums are added up afterwards (the same
+ * whatever the number of threads: sums, minima, maxima and a set of names). */
+static void survey_all_events(const struct xp_capture *c, const struct xp_host *h, const struct plane_class *pc,
+			      struct plane_survey *ps, struct host_survey *hs, int threads)
+{
+	size_t n_chunks;
+	struct chunk *chunks = make_chunks(h, &n_chunks);
+	struct survey_pool pool = {c, h, pc, chunks, n_chunks, 0};
+	if (threads < 1)
+		threads = 1;
+	if ((size_t)threads > n_chunks)
+		threads = n_chunks ? (int)n_chunks : 1;
+	struct survey_part *parts = xcalloc((size_t)threads, sizeof *parts);
+	pthread_t *tids = xcalloc((size_t)threads, sizeof *tids);
+	for (int t = 0; t < threads; t++)
+		parts[t] = (struct survey_part){&pool, xcalloc(h->n_planes ? h->n_planes : 1, sizeof *ps),
+						{xcalloc((size_t)c->strings.n + 1, 1), 0}};
+	/* A thread that cannot start leaves its chunks to the others. */
+	int started = 0;
+	while (started + 1 < threads && pthread_create(&tids[started + 1], NULL, survey_worker, &parts[started + 1]) == 0)
+		started++;
+	survey_worker(&parts[0]);
+	for (int t = 1; t <= started; t++)
+		pthread_join(tids[t], NULL);
+	for (int t = 0; t < threads; t++) {
+		for (uint32_t p = 0; p < h->n_planes; p++) {
+			struct plane_survey part = parts[t].ps[p];
+			part.events = part.dropped = 0; /* counted by classify_plane */
+			add_survey(&ps[p], &part);
+		}
+		for (size_t s = 0; s <= c->strings.n; s++)
+			if (parts[t].names.seen[s] && !hs->kernel_seen[s]) {
+				hs->kernel_seen[s] = 1;
+				hs->n_kernel_names++;
+			}
+		free(parts[t].ps);
+		free(parts[t].names.seen);
+	}
+	free(parts);
+	free(tids);
+	free(chunks);
+}
+
 static void survey_host(const struct xp_capture *c, const struct xp_host *h, struct host_survey *hs,
-			struct plane_survey *ps)
+			struct plane_survey *ps, int threads)
 {
 	memset(hs, 0, sizeof *hs);
 	hs->kernel_seen = xcalloc((size_t)c->strings.n + 1, 1);
+	struct plane_class *pc = xcalloc(h->n_planes ? h->n_planes : 1, sizeof *pc);
+	for (uint32_t i = 0; i < h->n_planes; i++)
+		classify_plane(c, &h->planes[i], &pc[i], &ps[i], hs);
+	survey_all_events(c, h, pc, ps, hs, threads);
 	for (uint32_t i = 0; i < h->n_planes; i++) {
 		const struct xp_plane *p = &h->planes[i];
-		survey_plane(c, p, &ps[i], hs);
 		add_survey(&hs->total, &ps[i]);
 		hs->lines += p->n_lines;
 		hs->gpu_planes += p->kind == XP_PLANE_GPU;
 		hs->gpu_active += p->kind == XP_PLANE_GPU && ps[i].events > 0;
 		hs->tpu_planes += p->kind == XP_PLANE_TPU;
 		hs->task_env |= !strcmp(xp_str(c, p->base_name), "Task Environment");
+		free(pc[i].mf);
+		free(pc[i].role);
 	}
+	free(pc);
 	free(hs->kernel_seen);
 	hs->kernel_seen = NULL;
 }
@@ -708,7 +832,7 @@ struct xp_result *xp_analyze_info(const struct xp_capture *c, const struct xp_in
 		ps[h] = calloc(c->hosts[h].n_planes ? c->hosts[h].n_planes : 1, sizeof **ps);
 		if (!ps[h])
 			abort();
-		survey_host(c, &c->hosts[h], &hs[h], ps[h]);
+		survey_host(c, &c->hosts[h], &hs[h], ps[h], o ? o->threads : 1);
 	}
 	summarize(r, c, hs);
 	hosts_table(r, c, hs);

@@ -26,6 +26,7 @@ static int info_run(struct xp_ctx *ctx)
 	int rc = xp_load(ctx, &c);
 	if (rc)
 		return rc;
+	opts.threads = ctx->threads;
 	struct xp_result *r = xp_analyze_info(c, &opts);
 	rc = xp_emit(ctx, r);
 	xp_result_free(r);
