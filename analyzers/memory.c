@@ -10,23 +10,25 @@
 
 /*
  * How it works, per host:
- *  1. The MemoryAllocation/MemoryDeallocation events of every line of the
- *     host planes are read once, line by line in storage order (pass 1a), into
- *     a compact record each: allocator, stack + heap, address, group, flags.
- *  2. Pass 1b walks those records in absolute time order (the model's
- *     start_ps: line timestamp + offset, from the host base; ties by line and
- *     position), a k-way merge of the lines with a tournament tree. xprof
- *     orders by the line-relative offset, which mixes up an allocator whose
- *     events sit on lines that start at different times (DESIGN §8). The walk
- *     does the counts, the step fix (spec §5.3 step 3), the peak (largest
- *     stack+heap, the later on a tie) and the address map that pairs each
- *     deallocation with its allocation (step 4), and keeps the order (8 bytes
- *     an event) with each event's allocator and step (8 bytes).
+ *  1. Pass 1 walks the MemoryAllocation/MemoryDeallocation events of the
+ *     host planes in absolute time order (the model's start_ps: line
+ *     timestamp + offset, from the host base; ties by line and position), a
+ *     k-way merge of the lines with a tournament tree. xprof orders by the
+ *     line-relative offset, which mixes up an allocator whose events sit on
+ *     lines that start at different times (DESIGN §8). Each line's events are
+ *     read a window of 256 at a time, in the line's order, into a compact
+ *     record each (allocator, stack + heap, address, group, flags): reading
+ *     them one by one in merge order jumps between the lines' stats and
+ *     misses the cache. The walk does the counts, the step fix (spec §5.3
+ *     step 3), the peak (largest stack+heap, the later on a tie) and the
+ *     address map that pairs each deallocation with its allocation (step 4),
+ *     and keeps the order (8 bytes an event) with each event's allocator and
+ *     step (8 bytes).
  *  3. Pass 2 knows each allocator's peak, peak step and event count. It reads
  *     again only the events of the peak step up to the peak (step 7) and,
  *     with a timeline, every event for the max box filter (step 5).
- * Memory: the records (32 bytes an event) live only during pass 1; then 16
- * bytes an event and the live allocations. No copy of the events' stats.
+ * Memory: 16 bytes an event, the live allocations and the windows (8 KB a
+ * line). No copy of the events' stats.
  */
 
 static void oom(void)
@@ -592,10 +594,17 @@ struct crec {
 
 enum { F_ACT = 3, F_MISSING = 1 << 2, F_BYTES = 1 << 3, F_PEAK = 1 << 4, F_NAME = 1 << 5 };
 
+/* Pass 1 reads each line's events a window at a time, in the line's order: one stream at a time stays
+ * sequential, where reading event by event in merge order jumps between 16 lines' stats and misses the
+ * cache; and no record of every event is kept. */
+#define SCAN_WINDOW 256
+
 struct lcur {
 	const struct xp_line *l;
 	uint32_t *idx;          /* memory events of the line in time order */
-	struct crec *rec;       /* and what pass 1 needs of them */
+	struct lctx x;          /* what decoding them needs */
+	struct crec *win;       /* what pass 1 needs of events [win_first, win_first + win_len) */
+	uint64_t win_first, win_len;
 	uint64_t n, pos;
 	int64_t t;              /* start of idx[pos]; INT64_MAX when done */
 	uint64_t tie;           /* the line's index, | 1 << 32 when done */
@@ -694,7 +703,8 @@ static struct lcur *collect_lines(struct mem_host *mh)
 			}
 			mh->lines[mh->n_lines].plane = p;
 			mh->lines[mh->n_lines].line = k;
-			cur[mh->n_lines] = (struct lcur){l, idx, NULL, n, 0, l->start_ps[idx[0]], mh->n_lines};
+			cur[mh->n_lines] = (struct lcur){.l = l, .idx = idx, .n = n, .t = l->start_ps[idx[0]],
+							 .tie = mh->n_lines};
 			mh->n_lines++;
 			mh->n_seq += n;
 		}
@@ -735,23 +745,19 @@ static int32_t fix_step(struct mem_alc *a, int32_t group)
 #define H_NEEDED (MEM_H_HEAP | MEM_H_ADDR)
 #define H_NEEDED_ALLOC (H_NEEDED | MEM_H_BYTES)
 
-/* Pass 1a: read line k's memory events, in storage order. */
-static void scan_line(struct mem *m, const struct mem_host *mh, struct lcur *c, uint32_t k, struct alc_slot *cache)
+/* What pass 1 needs of event EV of a line. */
+static struct crec scan_event(struct mem *m, const struct mem_host *mh, const struct lctx *x, uint32_t ev,
+			      struct alc_slot *cache)
 {
 	struct mem_ev e;
-	struct lctx x;
-	line_ctx(mh, k, &x);
-	c->rec = xmalloc(c->n * sizeof *c->rec);
-	for (uint64_t pos = 0; pos < c->n; pos++) {
-		decode_scan(mh, &x, c->idx[pos], &e);
-		unsigned need = e.act == MEM_ACT_ALLOC ? H_NEEDED_ALLOC : H_NEEDED;
-		bool missing = (e.have & need) != need || !(e.have & (MEM_H_ID_INT | MEM_H_NAME));
-		c->rec[pos] = (struct crec){
-			xp_mem_sat_add(e.stack, e.heap), e.addr, alc_of_cached(m, mh->host, &e, cache), e.group,
-			e.act | (missing ? F_MISSING : 0) | (e.have & MEM_H_BYTES ? F_BYTES : 0) |
-				(e.have & MEM_H_PEAK ? F_PEAK : 0) | (e.have & MEM_H_NAME ? F_NAME : 0),
-		};
-	}
+	decode_scan(mh, x, ev, &e);
+	unsigned need = e.act == MEM_ACT_ALLOC ? H_NEEDED_ALLOC : H_NEEDED;
+	bool missing = (e.have & need) != need || !(e.have & (MEM_H_ID_INT | MEM_H_NAME));
+	return (struct crec){
+		xp_mem_sat_add(e.stack, e.heap), e.addr, alc_of_cached(m, mh->host, &e, cache), e.group,
+		e.act | (missing ? F_MISSING : 0) | (e.have & MEM_H_BYTES ? F_BYTES : 0) |
+			(e.have & MEM_H_PEAK ? F_PEAK : 0) | (e.have & MEM_H_NAME ? F_NAME : 0),
+	};
 }
 
 static void summarize(struct mem_alc *a, const struct crec *c, int64_t t, struct mem_ref r, int32_t step)
@@ -801,8 +807,17 @@ static void pair(struct mem_alc *a, const struct crec *c, struct mem_ref r, uint
 	map_del_slot(&a->pending, slot);
 }
 
-/* Pass 1b: merge the lines by (time, line) into mh->seq, and walk the events in that order. */
-static void walk(struct mem *m, struct mem_host *mh, struct lcur *cur)
+/* The next window of line C's events, from its current one. */
+static void scan_window(struct mem *m, const struct mem_host *mh, struct lcur *c, struct alc_slot *cache)
+{
+	c->win_first = c->pos;
+	c->win_len = c->n - c->pos < SCAN_WINDOW ? c->n - c->pos : SCAN_WINDOW;
+	for (uint64_t k = 0; k < c->win_len; k++)
+		c->win[k] = scan_event(m, mh, &c->x, c->idx[c->pos + k], cache);
+}
+
+/* Pass 1: merge the lines by (time, line) into mh->seq, and walk the events in that order. */
+static void walk(struct mem *m, struct mem_host *mh, struct lcur *cur, struct alc_slot *cache)
 {
 	bool keep_all = m->o.timeline;
 	uint32_t size = 1;
@@ -815,8 +830,10 @@ static void walk(struct mem *m, struct mem_host *mh, struct lcur *cur)
 	uint32_t w = tree_build(tree, size, 1, cur);
 	for (uint64_t s = 0; s < mh->n_seq; s++) {
 		struct lcur *c = &cur[w];
-		const struct crec *rec = &c->rec[c->pos];
 		struct mem_ref r = {w, c->idx[c->pos]};
+		if (c->pos >= c->win_first + c->win_len)
+			scan_window(m, mh, c, cache);
+		const struct crec *rec = &c->win[c->pos - c->win_first];
 		struct mem_alc *a = m->alcs[rec->aidx];
 		int32_t step = fix_step(a, rec->group);
 		mh->seq[s] = r;
@@ -841,12 +858,14 @@ static void pass1(struct mem *m, struct mem_host *mh)
 	mh->aidx = xmalloc(mh->n_seq * sizeof *mh->aidx);
 	mh->step = xmalloc(mh->n_seq * sizeof *mh->step);
 	struct alc_slot cache[ALC_CACHE] = {{0}};
-	for (uint32_t k = 0; k < mh->n_lines; k++)
-		scan_line(m, mh, &cur[k], k, cache);
-	walk(m, mh, cur);
+	for (uint32_t k = 0; k < mh->n_lines; k++) {
+		line_ctx(mh, k, &cur[k].x);
+		cur[k].win = xmalloc(SCAN_WINDOW * sizeof *cur[k].win);
+	}
+	walk(m, mh, cur, cache);
 	for (uint32_t k = 0; k < mh->n_lines; k++) {
 		free(cur[k].idx);
-		free(cur[k].rec);
+		free(cur[k].win);
 	}
 	free(cur);
 	m->n_events += mh->n_seq;
