@@ -585,6 +585,7 @@ void xp_mem_inherit_size(const struct mem_host *mh, struct mem_ref alloc, struct
 /* What pass 1 needs of one event, read in storage order (compact, so that the
  * time-ordered walk over many lines stays in cache). */
 struct crec {
+	int64_t t;              /* start, from the host base */
 	int64_t use;            /* stack + heap */
 	uint64_t addr;
 	uint32_t aidx;          /* allocator */
@@ -650,15 +651,6 @@ static inline bool cur_less(const struct lcur *c, uint32_t a, uint32_t b)
 	return (c[a].t < c[b].t) | ((c[a].t == c[b].t) & (c[a].tie < c[b].tie));
 }
 
-static void cur_advance(struct lcur *c)
-{
-	if (++c->pos < c->n) {
-		c->t = c->l->start_ps[c->idx[c->pos]];
-	} else {
-		c->t = INT64_MAX;
-		c->tie |= 1ull << 32;
-	}
-}
 
 /* A tournament (loser) tree over the lines: log2(lines) comparisons per event. */
 static uint32_t tree_build(uint32_t *tree, uint32_t size, uint32_t node, const struct lcur *c)
@@ -754,7 +746,7 @@ static struct crec scan_event(struct mem *m, const struct mem_host *mh, const st
 	unsigned need = e.act == MEM_ACT_ALLOC ? H_NEEDED_ALLOC : H_NEEDED;
 	bool missing = (e.have & need) != need || !(e.have & (MEM_H_ID_INT | MEM_H_NAME));
 	return (struct crec){
-		xp_mem_sat_add(e.stack, e.heap), e.addr, alc_of_cached(m, mh->host, &e, cache), e.group,
+		e.t, xp_mem_sat_add(e.stack, e.heap), e.addr, alc_of_cached(m, mh->host, &e, cache), e.group,
 		e.act | (missing ? F_MISSING : 0) | (e.have & MEM_H_BYTES ? F_BYTES : 0) |
 			(e.have & MEM_H_PEAK ? F_PEAK : 0) | (e.have & MEM_H_NAME ? F_NAME : 0),
 	};
@@ -816,6 +808,19 @@ static void scan_window(struct mem *m, const struct mem_host *mh, struct lcur *c
 		c->win[k] = scan_event(m, mh, &c->x, c->idx[c->pos + k], cache);
 }
 
+/* Line C's next event; its time comes from the window, which the merge reads without a cache miss. */
+static void cur_advance(struct mem *m, const struct mem_host *mh, struct lcur *c, struct alc_slot *cache)
+{
+	if (++c->pos < c->n) {
+		if (c->pos >= c->win_first + c->win_len)
+			scan_window(m, mh, c, cache);
+		c->t = c->win[c->pos - c->win_first].t;
+	} else {
+		c->t = INT64_MAX;
+		c->tie |= 1ull << 32;
+	}
+}
+
 /* Pass 1: merge the lines by (time, line) into mh->seq, and walk the events in that order. */
 static void walk(struct mem *m, struct mem_host *mh, struct lcur *cur, struct alc_slot *cache)
 {
@@ -831,8 +836,6 @@ static void walk(struct mem *m, struct mem_host *mh, struct lcur *cur, struct al
 	for (uint64_t s = 0; s < mh->n_seq; s++) {
 		struct lcur *c = &cur[w];
 		struct mem_ref r = {w, c->idx[c->pos]};
-		if (c->pos >= c->win_first + c->win_len)
-			scan_window(m, mh, c, cache);
 		const struct crec *rec = &c->win[c->pos - c->win_first];
 		struct mem_alc *a = m->alcs[rec->aidx];
 		int32_t step = fix_step(a, rec->group);
@@ -841,7 +844,7 @@ static void walk(struct mem *m, struct mem_host *mh, struct lcur *cur, struct al
 		mh->step[s] = step;
 		summarize(a, rec, c->t, r, step);
 		pair(a, rec, r, s, keep_all);
-		cur_advance(c);
+		cur_advance(m, mh, c, cache);
 		w = tree_replay(tree, size, w, cur);
 	}
 	free(tree);
@@ -861,6 +864,7 @@ static void pass1(struct mem *m, struct mem_host *mh)
 	for (uint32_t k = 0; k < mh->n_lines; k++) {
 		line_ctx(mh, k, &cur[k].x);
 		cur[k].win = xmalloc(SCAN_WINDOW * sizeof *cur[k].win);
+		scan_window(m, mh, &cur[k], cache);
 	}
 	walk(m, mh, cur, cache);
 	for (uint32_t k = 0; k < mh->n_lines; k++) {
