@@ -842,18 +842,25 @@ static void read_pregrouped(struct forest *f, struct xp_prep_host *ph)
 		const struct fline *fl = &f->lines[li];
 		const struct xp_line *l = &f->h->planes[fl->plane].lines[fl->line];
 		const uint8_t *role = f->srole[fl->plane];
+		bool plane_names = false;
+		for (uint32_t s = 1; s < f->h->planes[fl->plane].n_smeta; s++)
+			plane_names |= role[s] == SR_STEP_NAME;
 		for (uint64_t i = 0; i < l->n_events; i++) {
 			struct xp_stat_view v = xp_event_stats(l, i);
 			int32_t g = -1;
 			uint32_t name = 0;
-			for (uint32_t k = 0; k < v.n; k++) {
+			/* From the last stat back, as the last valid group id and the last step name count: TF
+			 * appends group_id to an event's stats, so the scan usually stops at once. */
+			for (uint32_t k = v.n; k-- > 0;) {
 				uint8_t rl = role[xp_stat_meta(v.keys[k])];
 				unsigned kind = xp_stat_kind(v.keys[k]);
-				if (rl == SR_GROUP_ID && (kind == XP_STAT_I64 || kind == XP_STAT_U64) &&
+				if (g < 0 && rl == SR_GROUP_ID && (kind == XP_STAT_I64 || kind == XP_STAT_U64) &&
 				    (int64_t)xp_view_val(&v, k) >= 0 && (int64_t)xp_view_val(&v, k) < INT32_MAX)
 					g = (int32_t)xp_view_val(&v, k);
-				else if (rl == SR_STEP_NAME)
+				else if (!name && rl == SR_STEP_NAME)
 					name = k + 1;
+				if (g >= 0 && (name || !plane_names))
+					break;
 			}
 			f->gid[fl->base + i] = g;
 			if (g > max)
