@@ -1652,5 +1652,20 @@ int xp_read_xspace(struct xp_capture *c, const char *path, const uint8_t *data, 
 			hr.host->name = xp_host_from_filename(path ? path : "");
 	}
 	free_host_reader(&hr);
+	if (rc && threads > 1) {
+		/* Threads meet faults in whatever order they run, and the walk of every line comes before
+		 * any event: read the file again on one thread, which meets them in one fixed order, so that
+		 * the fault reported does not depend on --threads (nor on timing). */
+		bool *keep = xcalloc(c->n_hosts, sizeof *keep);
+		for (uint32_t h = 0; h + 1 < c->n_hosts; h++)
+			keep[h] = true;
+		xp_capture_keep_hosts(c, keep);
+		free(keep);
+		if (err)
+			*err = (struct xp_err){0};
+		struct xp_read_opts one = *o;
+		one.threads = 1;
+		return xp_read_xspace(c, path, data, len, &one, err);
+	}
 	return rc ? -1 : 0;
 }
