@@ -167,6 +167,14 @@ static inline const uint8_t *fast_varint(const uint8_t *p, const uint8_t *end, u
 	return p;
 }
 
+/* Hot-loop length prefix: NULL when it is longer than 5 bytes (protobuf-c rejects those; the general
+ * path reports it) or runs past END. */
+static inline const uint8_t *fast_len(const uint8_t *p, const uint8_t *end, uint64_t *len)
+{
+	const uint8_t *q = fast_varint(p, end, len);
+	return likely(q && q - p <= 5 && *len <= (uint64_t)(end - q)) ? q : NULL;
+}
+
 /* LEN field: returns the body [*body, *body+len) and advances past it. */
 static inline int read_len(struct reader *r, const uint8_t **pp, const uint8_t *end, const uint8_t **body,
 			   uint64_t *len)
@@ -174,6 +182,9 @@ static inline int read_len(struct reader *r, const uint8_t **pp, const uint8_t *
 	const uint8_t *at = *pp;
 	if (read_varint(r, pp, end, len))
 		return -1;
+	/* A length is a 32-bit varint: like protobuf-c, refuse one longer than 5 bytes. */
+	if (*pp - at > 5)
+		return fail(r, at, "length longer than 5 bytes");
 	if (*len > (uint64_t)(end - *pp))
 		return fail(r, at, "length runs past the end of its message");
 	*body = *pp;
@@ -539,7 +550,7 @@ static inline __attribute__((always_inline)) int stat_fast(const uint8_t *p, con
 			break;
 		case 0x2a:
 		case 0x32:
-			if (!(p = fast_varint(p, end, &len)) || len > (uint64_t)(end - p) || len > UINT32_MAX - 8)
+			if (!(p = fast_len(p, end, &len)) || len > UINT32_MAX - 8)
 				return 1;
 			text = p;
 			val = len;
@@ -872,9 +883,9 @@ static inline __attribute__((always_inline)) const uint8_t *quick_event(const ui
 {
 	if (unlikely(*p != 0x22))
 		return NULL;
-	const uint8_t *q = fast_varint(p + 1, end, len);
+	const uint8_t *q = fast_len(p + 1, end, len);
 	__builtin_prefetch(p + 2048);
-	return likely(q && *len <= (uint64_t)(end - q)) ? q : NULL;
+	return q;
 }
 
 /* A field of a line other than an event (the tag at AT is read, *PP is after it). */
@@ -1066,8 +1077,8 @@ static inline int decode_event(struct reader *r, const uint8_t *p, const uint8_t
 			aggregated = true;
 			break;
 		case 0x22:
-			p = fast_varint(p, end, &len);
-			if (p && len <= (uint64_t)(end - p)) {
+			p = fast_len(p, end, &len);
+			if (p) {
 				if (stat_fast(p, p + len, sink) && decode_stat(r, p, p + len, sink))
 					return -1;
 				p += len;

@@ -1,9 +1,12 @@
 /* test_xsbuild.c - the test-capture builder round-trips through the real XSpace reader. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "caputil.h"
 #include "check.h"
 #include "xsbuild.h"
+#include "../../formats/xplane_read.h"
+#include "../../formats/xperr.h"
 
 /* Value of stat `name` on event (p, l, i) of host 0. */
 static bool event_stat(const struct xp_capture *c, int p, int l, uint64_t i, const char *name, struct xp_value *v)
@@ -238,11 +241,48 @@ static void test_varint_lengths(void)
 	xsb_free(b);
 }
 
+/* Read BYTES with THREADS threads: 0 when accepted, else the error's offset and message. */
+static int read_raw(const uint8_t *bytes, size_t n, int threads, struct xp_err *err)
+{
+	struct xp_capture *c = xp_capture_new();
+	struct xp_read_opts ro = {.threads = threads};
+	memset(err, 0, sizeof *err);
+	int rc = xp_read_xspace(c, "raw", bytes, n, &ro, err);
+	xp_capture_free(c);
+	return rc;
+}
+
+/* A length prefix is a 32-bit varint: up to 5 bytes, as protobuf-c reads it; a longer one (the value
+ * fits, the encoding is not canonical) is refused, also on the event fast paths. */
+static void test_long_length_prefix(void)
+{
+	/* XSpace.hostnames (field 4): "", "", then "" with a 7-byte length. */
+	static const uint8_t top[] = {0x22, 0x00, 0x22, 0x00, 0x22, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00};
+	/* The same with a 5-byte length: accepted. */
+	static const uint8_t top5[] = {0x22, 0x80, 0x80, 0x80, 0x80, 0x00};
+	/* XSpace{plane{id 1, name "/host:CPU", line{id 1, event with a 6-byte length}}}. */
+	static const uint8_t event[] = {
+		0x0a, 0x18, 0x08, 0x01, 0x12, 0x09, '/', 'h', 'o', 's', 't', ':', 'C', 'P', 'U',
+		0x1a, 0x09, 0x08, 0x01, 0x22, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00,
+	};
+	struct xp_err err;
+	for (int threads = 1; threads <= 2; threads++) {
+		CHECK(read_raw(top, sizeof top, threads, &err) != 0);
+		CHECK_INT(err.offset, 5);
+		CHECK_STR(err.msg, "corrupt XSpace: length longer than 5 bytes");
+		CHECK(read_raw(top5, sizeof top5, threads, &err) == 0);
+		CHECK(read_raw(event, sizeof event, threads, &err) != 0);
+		CHECK_INT(err.offset, 20);
+		CHECK_STR(err.msg, "corrupt XSpace: length longer than 5 bytes");
+	}
+}
+
 int main(void)
 {
 	static const struct test tests[] = {
 		TEST(test_structure), TEST(test_metadata_ids), TEST(test_stat_kinds), TEST(test_event_order),
 		TEST(test_keep_order), TEST(test_hosts), TEST(test_pack_stable), TEST(test_varint_lengths),
+		TEST(test_long_length_prefix),
 	};
 	return RUN_TESTS("test_xsbuild", tests);
 }
