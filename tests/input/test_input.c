@@ -1,5 +1,6 @@
 /* test_input.c - unit tests of capture discovery (runs, hosts, file choice) and bounded decompression. */
 #include "input.h"
+#include "tests/tmpdir.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -750,8 +751,7 @@ static void test_hosts_and_paths(void)
 
 int main(void)
 {
-	const char *tmp = getenv("TMPDIR");
-	snprintf(root, sizeof root, "%s/xpstat-input-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	tmp_template(root, sizeof root, "xpstat-input");
 	if (!mkdtemp(root)) {
 		perror("mkdtemp");
 		return 99;

@@ -18,14 +18,6 @@
  * the exit status: 1 when any check failed.
  */
 
-/* A mkstemp/mkdtemp template "$TMPDIR/NAME-XXXXXX" (/tmp when TMPDIR is unset or empty), so the
- * tests honour a build machine's scratch directory. */
-static inline void check_tmp_template(char *buf, size_t n, const char *name)
-{
-	const char *dir = getenv("TMPDIR");
-	snprintf(buf, n, "%s/%s-XXXXXX", dir && *dir ? dir : "/tmp", name);
-}
-
 struct test {
 	const char *name;
 	void (*fn)(void);

@@ -1,6 +1,7 @@
 /* test_writers.c - unit tests of typed results and the text, CSV and JSON writers (exact bytes). */
 #include "analyzers/result.h"
 #include "formats/out.h"
+#include "tests/tmpdir.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -693,7 +694,6 @@ static char *slurp(const char *path)
 
 static void test_outfile(void)
 {
-	const char *tmp = getenv("TMPDIR");
 	char dir[4096];
 	char path[4200], missing[4300], names[512];
 	struct xp_outfile of;
@@ -701,7 +701,7 @@ static void test_outfile(void)
 	mode_t mask = umask(022);
 
 	umask(022);
-	snprintf(dir, sizeof dir, "%s/xpstat-writers-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	tmp_template(dir, sizeof dir, "xpstat-writers");
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");
 		exit(99);
