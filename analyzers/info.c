@@ -783,7 +783,8 @@ static void survey_all_events(const struct xp_capture *c, const struct xp_host *
 			part.events = part.dropped = 0; /* counted by classify_plane */
 			add_survey(&ps[p], &part);
 		}
-		for (size_t s = 0; s <= c->strings.n; s++)
+		/* Most threads of most hosts met no kernel: skip the scan over every string id. */
+		for (size_t s = 0; parts[t].names.n && s <= c->strings.n; s++)
 			if (parts[t].names.seen[s] && !hs->kernel_seen[s]) {
 				hs->kernel_seen[s] = 1;
 				hs->n_kernel_names++;
