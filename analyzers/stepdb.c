@@ -396,60 +396,17 @@ static inline bool bd_less(const struct boundary *a, const struct boundary *b)
 
 XP_DEFINE_SORT(sort_boundaries, struct boundary, bd_less)
 
-static inline bool u64_less(const uint64_t *a, const uint64_t *b)
-{
-	return *a < *b;
-}
-
-XP_DEFINE_SORT(sort_u64, uint64_t, u64_less)
-
-/* A boundary as one integer that sorts as bd_less does: the time from the step's earliest boundary above
- * the is_start bit (ends first) and 31 - type (higher priority first). Comparing plain integers halves the
- * sort; a step spanning 2^58 ps (80 hours) or more takes the struct sort. */
-#define PACK_SHIFT 6
-_Static_assert(XP_N_EVENT_TYPES <= 32, "an event type fits the 5 low bits of a packed boundary");
-
-static bool sort_packed(const struct typed *ev, size_t n, struct boundary *bd)
-{
-	uint64_t lo = UINT64_MAX, hi = 0;
-	for (size_t i = 0; i < n; i++) {
-		/* As offsets from INT64_MIN, so that unsigned order is time order. */
-		uint64_t b = (uint64_t)ev[i].begin ^ (1ull << 63), e = (uint64_t)ev[i].end ^ (1ull << 63);
-		lo = b < lo ? b : lo;
-		lo = e < lo ? e : lo;
-		hi = b > hi ? b : hi;
-		hi = e > hi ? e : hi;
-	}
-	if (n && (hi - lo) >> (64 - PACK_SHIFT))
-		return false;
-	uint64_t *key = xmalloc(2 * n * sizeof *key);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t low = 31u - ev[i].type;
-		key[2 * i] = (((uint64_t)ev[i].begin ^ (1ull << 63)) - lo) << PACK_SHIFT | 1u << 5 | low;
-		key[2 * i + 1] = (((uint64_t)ev[i].end ^ (1ull << 63)) - lo) << PACK_SHIFT | low;
-	}
-	sort_u64(key, 2 * n);
-	for (size_t i = 0; i < 2 * n; i++) {
-		int64_t t = (int64_t)(((key[i] >> PACK_SHIFT) + lo) ^ (1ull << 63));
-		bd[i] = (struct boundary){t, (uint8_t)(31u - (key[i] & 31u)), (uint8_t)((key[i] >> 5) & 1u)};
-	}
-	free(key);
-	return true;
-}
-
 /* Sweep the typed spans of one step into non-overlapping segments; add each
  * segment's overlap with [sb, se) to type_ps, and every segment to prec. */
 static void sweep(const struct typed *ev, size_t n, int64_t sb, int64_t se, int64_t type_ps[XP_N_EVENT_TYPES],
 		  bool present[XP_N_EVENT_TYPES], int64_t *c16, int64_t *c32)
 {
 	struct boundary *bd = xmalloc(2 * n * sizeof *bd);
-	if (!sort_packed(ev, n, bd)) {
-		for (size_t i = 0; i < n; i++) {
-			bd[2 * i] = (struct boundary){ev[i].begin, ev[i].type, 1};
-			bd[2 * i + 1] = (struct boundary){ev[i].end, ev[i].type, 0};
-		}
-		sort_boundaries(bd, 2 * n);
+	for (size_t i = 0; i < n; i++) {
+		bd[2 * i] = (struct boundary){ev[i].begin, ev[i].type, 1};
+		bd[2 * i + 1] = (struct boundary){ev[i].end, ev[i].type, 0};
 	}
+	sort_boundaries(bd, 2 * n);
 	/* Signed: a zero-length event's end sorts before its start, so its
 	 * count dips to -1 and comes back to 0. */
 	int32_t count[XP_N_EVENT_TYPES] = {0};
