@@ -23,6 +23,12 @@ void xp_runs_finish(struct xp_result *r);
 
 #include "prepare.h"
 
+/* --- event stats that only some analyses read (unread_stats.c); NULL-terminated lists for xp_read_opts.drop_stats --- */
+
+extern const char *const xp_allocator_stats[];     /* memory's */
+extern const char *const xp_kernel_detail_stats[]; /* kernel-stats', tf-stats' and info's */
+extern const char *const xp_detail_stats[];        /* both */
+
 /* --- device op-metrics database (spec analyzers §3.2-§3.4), opdb.c --- */
 
 enum xp_op_kind {

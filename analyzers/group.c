@@ -253,7 +253,8 @@ static void classify_planes(struct forest *f)
 			f->loop_ops |= f->mkind[p][m] == NK_LOOP_OP;
 		}
 		for (uint32_t s = 1; s < pl->n_smeta; s++)
-			f->srole[p][s] = classify_stat(xp_str(f->c, pl->smeta[s].name));
+			if ((f->srole[p][s] = classify_stat(xp_str(f->c, pl->smeta[s].name))))
+				xp_stat_must_be_loaded(f->c, pl, s);
 	}
 }
 

@@ -388,7 +388,8 @@ static void classify_planes(struct mem_host *mh)
 				      : !strcmp(n, "MemoryDeallocation") ? MEM_ACT_DEALLOC : MEM_ACT_NONE;
 		}
 		for (uint32_t s = 1; s < pl->n_smeta; s++) {
-			mh->role[p][s] = stat_role(xp_str(mh->c, pl->smeta[s].name));
+			if ((mh->role[p][s] = stat_role(xp_str(mh->c, pl->smeta[s].name))))
+				xp_stat_must_be_loaded(mh->c, pl, s);
 			mh->scan_role[p][s] = scan_role(mh->role[p][s]);
 		}
 	}

@@ -47,6 +47,8 @@ struct xp_cmd {
 	/* Returns 0, or an xp_exit status for a bad option value. */
 	int (*set_opt)(struct xp_ctx *ctx, int key, const char *arg);
 	int (*run)(struct xp_ctx *ctx);
+	/* Event stats that none of the command's analyses read: not loaded (NULL: load all). */
+	const char *const *drop_stats;
 };
 
 extern const struct xp_cmd xp_cmd_info, xp_cmd_runs;

@@ -97,7 +97,8 @@ static int load_file(struct xp_ctx *ctx, struct xp_capture *c, const struct xp_i
 	bool progress = show_progress(ctx, buf.len);
 	if (progress)
 		fprintf(stderr, "xpstat: reading %s (%.1f MB)...\r", f->path, (double)buf.len / 1e6);
-	struct xp_read_opts ro = {.threads = ctx->threads, .release_pages = buf.map != NULL};
+	struct xp_read_opts ro = {.threads = ctx->threads, .release_pages = buf.map != NULL,
+				  .drop_stats = ctx->cmd ? ctx->cmd->drop_stats : NULL};
 	int rc = xp_read_xspace(c, f->path, buf.data, buf.len, &ro, err);
 	if (!rc) {
 		struct xp_host *h = &c->hosts[c->n_hosts - 1];

@@ -279,7 +279,19 @@ uint32_t xp_plane_stat_id(const struct xp_capture *c, const struct xp_plane *p, 
 	for (uint32_t i = 1; i < p->n_smeta; i++)
 		if (p->smeta[i].name == sid)
 			hit = i;
+	xp_stat_must_be_loaded(c, p, hit);
 	return hit;
+}
+
+void xp_stat_must_be_loaded(const struct xp_capture *c, const struct xp_plane *p, uint32_t s)
+{
+	/* A command's drop list and its analyses disagree: fail loudly rather
+	 * than answer as if the stat were absent from the capture. */
+	if (s && s < p->n_smeta && p->smeta[s].dropped) {
+		fprintf(stderr, "xpstat: internal error: stat '%s' is read but was not loaded\n",
+			xp_str(c, p->smeta[s].name));
+		exit(4);
+	}
 }
 
 struct xp_stat_view xp_plane_stats(const struct xp_plane *p)

@@ -103,6 +103,7 @@ struct xp_event_meta {
 struct xp_stat_meta {
 	int64_t id;
 	uint32_t name;          /* stat name, or interned string value */
+	bool dropped;           /* its event stats were not loaded (xp_read_opts.drop_stats) */
 };
 
 enum xp_plane_kind {
@@ -236,6 +237,9 @@ void xp_blob_free(struct xp_blob *b);
 /* --- lookups used by analyzers ----------------------------------------- */
 /* Dense stat-metadata index of the stat called `name` in the plane, or 0. */
 uint32_t xp_plane_stat_id(const struct xp_capture *c, const struct xp_plane *p, const char *name);
+/* Stat metadata S of plane P is about to be read by name: an internal error
+ * (exit 4) when the command left its event stats out of the load. */
+void xp_stat_must_be_loaded(const struct xp_capture *c, const struct xp_plane *p, uint32_t s);
 /* Dense event-metadata index list is not needed; event names come from emeta. */
 static inline uint32_t xp_event_name(const struct xp_plane *p, const struct xp_line *l, uint64_t i)
 {

@@ -372,6 +372,7 @@ struct line_job {
 
 struct plane_ctx {
 	struct idmap emap, smap;
+	bool drops;             /* some stat metadata is marked dropped */
 };
 
 struct block_job {
@@ -409,6 +410,7 @@ struct stat_sink {
 	const struct idmap *smap;
 	const struct xp_stat_meta *smeta;
 	struct xp_oddities *odd;
+	bool drops;             /* skip the stats whose metadata is marked dropped */
 };
 
 static void __attribute__((noinline)) stats_grow(struct xp_stats *st)
@@ -444,6 +446,9 @@ static inline __attribute__((always_inline)) void stat_finish(struct stat_sink *
 	}
 	if (unlikely(kind == XP_STAT_NONE))
 		s->odd->value_not_set++;
+	/* Dropped after the checks above, so that the oddities do not depend on the command. */
+	if (s->drops && s->smeta[dense].dropped)
+		return;
 	struct xp_stats *st = s->stats;
 	if (unlikely(st->n == st->cap))
 		stats_grow(st);
@@ -562,7 +567,7 @@ static inline __attribute__((always_inline)) int stat_fast(const uint8_t *p, con
 			return 1;
 		}
 	}
-	if (text)
+	if (text && !(s->drops && s->smeta[idmap_get(s->smap, (int64_t)mid)].dropped))
 		val = xp_blob_put(s->blob, text, (uint32_t)val);
 	stat_finish(s, mid, kind, val, is_ref);
 	return 0;
@@ -727,6 +732,17 @@ static uint32_t *assign_slots(struct host_reader *hr, const struct ranges *entri
 	return slot_of;
 }
 
+static void mark_dropped(struct host_reader *hr, struct xp_plane *pl, struct plane_ctx *pc)
+{
+	const char *const *drop = hr->opts->drop_stats;
+	for (uint32_t s = 1; drop && s < pl->n_smeta; s++) {
+		const char *name = xp_str(hr->cap, pl->smeta[s].name);
+		for (size_t k = 0; drop[k] && !pl->smeta[s].dropped; k++)
+			pl->smeta[s].dropped = !strcmp(name, drop[k]);
+		pc->drops |= pl->smeta[s].dropped;
+	}
+}
+
 static int plane_stat_meta(struct host_reader *hr, struct xp_plane *pl, struct plane_ctx *pc,
 			   const struct ranges *entries)
 {
@@ -751,6 +767,8 @@ static int plane_stat_meta(struct host_reader *hr, struct xp_plane *pl, struct p
 	}
 	free(vals.v);
 	free(slot_of);
+	if (!rc)
+		mark_dropped(hr, pl, pc);
 	return rc;
 }
 
@@ -1141,7 +1159,7 @@ static int decode_block_into(struct host_reader *hr, struct block_job *bj, struc
 		count = XP_BLOCK_EVENTS;
 	const uint8_t *p = r->base + lj->block_off[bj->block], *end = lj->end;
 	const uint8_t *start = p;
-	struct stat_sink sink = {&blk->stats, &blk->blob, &lj->pctx->smap, lj->plane->smeta, odd};
+	struct stat_sink sink = {&blk->stats, &blk->blob, &lj->pctx->smap, lj->plane->smeta, odd, lj->pctx->drops};
 	/* About one stat per 16 bytes of events: a guess that saves regrowth. */
 	reserve_stats(blk, count * 4);
 	uint64_t i = first;
@@ -1554,7 +1572,7 @@ static int walk_decode_line(struct host_reader *hr, struct line_job *lj, struct 
 	struct reader *r = &hr->r;
 	struct xp_line *l = lj->line;
 	struct fused fu = {.hr = hr, .lj = lj};
-	fu.sink = (struct stat_sink){&fu.blk.stats, &fu.blk.blob, &lj->pctx->smap, lj->plane->smeta, odd};
+	fu.sink = (struct stat_sink){&fu.blk.stats, &fu.blk.blob, &lj->pctx->smap, lj->plane->smeta, odd, lj->pctx->drops};
 	const uint8_t *p = lj->beg, *end = lj->end;
 	int rc = 0;
 	while (p < end && !rc) {

@@ -10,6 +10,10 @@
 struct xp_read_opts {
 	int threads;            /* decode threads (>= 1) */
 	bool release_pages;     /* madvise(DONTNEED) decoded ranges of a file mapping */
+	/* Names of stats whose event values are not kept (NULL-terminated, or
+	 * NULL for none): the command never reads them. Their metadata stays,
+	 * marked dropped; metadata and plane stats are always kept. */
+	const char *const *drop_stats;
 };
 
 /* Decode one XSpace held in data[0..len) as a new host of c.

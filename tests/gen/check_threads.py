@@ -26,6 +26,9 @@ COMMANDS = [
     ["info", "--lines", "--format", "json"],
     ["report", "--format", "json"],
     ["memory", "--timeline", "--format", "csv"],
+    # Commands that leave stats they never read out of the load (xp_cmd.drop_stats), on both decode paths.
+    ["input-pipeline", "--format", "json"],
+    ["kernel-stats", "--format", "csv"],
 ]
 
 

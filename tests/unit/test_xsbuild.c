@@ -1,6 +1,8 @@
 /* test_xsbuild.c - the test-capture builder round-trips through the real XSpace reader. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "caputil.h"
 #include "check.h"
@@ -277,12 +279,95 @@ static void test_long_length_prefix(void)
 	}
 }
 
+/* Dense id of the stat metadata named NAME, without xp_plane_stat_id (which refuses dropped stats). */
+static uint32_t smeta_named(const struct xp_capture *c, const struct xp_plane *pl, const char *name)
+{
+	for (uint32_t s = 1; s < pl->n_smeta; s++)
+		if (!strcmp(xp_str(c, pl->smeta[s].name), name))
+			return s;
+	return 0;
+}
+
+static bool view_has(struct xp_stat_view v, uint32_t sid)
+{
+	for (uint32_t k = 0; k < v.n; k++)
+		if (xp_stat_meta(v.keys[k]) == sid)
+			return true;
+	return false;
+}
+
+/* xp_read_opts.drop_stats: the named event stats are not kept, on one thread and on two; their
+ * metadata stays and is marked; metadata and plane stats and the oddities are as in a full read;
+ * reading a dropped stat by name is an internal error (exit 4). */
+static void test_drop_stats(void)
+{
+	static const char *const drop[] = {"gone", "gone_ref", NULL};
+	struct xsb *b = xsb_new();
+	int p = xsb_plane(b, "/host:CPU", 0);
+	int l = xsb_line(b, p, 1, "t", 0);
+	int ev[3];
+	for (int k = 0; k < 3; k++) {
+		ev[k] = xsb_event(b, p, l, "ev", k * 100, 10);
+		xsb_stat_str(b, p, ev[k], "gone", "a string the reader need not copy");
+		xsb_stat_int(b, p, ev[k], "keep", 7 + k);
+		xsb_stat_ref(b, p, ev[k], "gone_ref", "interned");
+		xsb_stat_uint(b, p, ev[k], "wide", 1ull << 40 | (uint64_t)k);
+	}
+	xsb_meta_stat_str(b, p, "ev", "gone", "metadata stats stay");
+	xsb_plane_stat_int(b, p, "gone", 5);
+	size_t n;
+	uint8_t *bytes = xsb_pack(b, &n);
+	struct xp_capture *full = xp_capture_new();
+	struct xp_err err = {0};
+	REQUIRE(xp_read_xspace(full, "full", bytes, n, &(struct xp_read_opts){.threads = 1}, &err) == 0);
+	for (int threads = 1; threads <= 2; threads++) {
+		struct xp_capture *c = xp_capture_new();
+		struct xp_read_opts ro = {.threads = threads, .drop_stats = drop};
+		REQUIRE(xp_read_xspace(c, "dropped", bytes, n, &ro, &err) == 0);
+		const struct xp_plane *pl = &c->hosts[0].planes[0];
+		uint32_t gone = smeta_named(c, pl, "gone"), gone_ref = smeta_named(c, pl, "gone_ref");
+		REQUIRE(gone && gone_ref);
+		CHECK(pl->smeta[gone].dropped && pl->smeta[gone_ref].dropped);
+		CHECK(!pl->smeta[smeta_named(c, pl, "keep")].dropped);
+		for (int k = 0; k < 3; k++) {
+			struct cap_pos pos = cap_find(c, 0, b, p, ev[k]);
+			REQUIRE(pos.ok);
+			struct xp_stat_view v = xp_event_stats(&pl->lines[pos.line], pos.index);
+			CHECK_INT(v.n, 2);
+			CHECK(!view_has(v, gone) && !view_has(v, gone_ref));
+			struct xp_value val;
+			REQUIRE(event_stat(c, pos.plane, pos.line, pos.index, "keep", &val));
+			CHECK_INT(val.i, 7 + k);
+			REQUIRE(event_stat(c, pos.plane, pos.line, pos.index, "wide", &val));
+			CHECK(val.u == (1ull << 40 | (uint64_t)k));
+			CHECK(view_has(xp_meta_stats(pl, pl->lines[pos.line].meta[pos.index]), gone));
+		}
+		CHECK(view_has(xp_plane_stats(pl), gone));
+		CHECK(memcmp(&c->hosts[0].odd, &full->hosts[0].odd, sizeof c->hosts[0].odd) == 0);
+		fflush(NULL);
+		pid_t child = fork();
+		REQUIRE(child >= 0);
+		if (child == 0) {
+			REQUIRE(freopen("/dev/null", "w", stderr) != NULL);
+			xp_plane_stat_id(c, pl, "gone");
+			_exit(0);
+		}
+		int status = 0;
+		REQUIRE(waitpid(child, &status, 0) == child);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 4);
+		xp_capture_free(c);
+	}
+	xp_capture_free(full);
+	free(bytes);
+	xsb_free(b);
+}
+
 int main(void)
 {
 	static const struct test tests[] = {
 		TEST(test_structure), TEST(test_metadata_ids), TEST(test_stat_kinds), TEST(test_event_order),
 		TEST(test_keep_order), TEST(test_hosts), TEST(test_pack_stable), TEST(test_varint_lengths),
-		TEST(test_long_length_prefix),
+		TEST(test_long_length_prefix), TEST(test_drop_stats),
 	};
 	return RUN_TESTS("test_xsbuild", tests);
 }
