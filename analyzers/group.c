@@ -1019,6 +1019,7 @@ void xp_group_host(const struct xp_capture *c, struct xp_prep_host *ph, bool ind
 	classify_planes(&f);
 	index_lines(&f);
 	f.gid = xmalloc(((size_t)f.n + 1) * sizeof *f.gid);
+	xp_prefault(f.gid, ((size_t)f.n + 1) * sizeof *f.gid);
 	for (uint32_t v = 0; v < f.n; v++)
 		f.gid[v] = -1;
 	out->loop_ops = f.loop_ops;

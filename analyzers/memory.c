@@ -636,6 +636,7 @@ static uint32_t *line_events(const struct mem_host *mh, uint32_t p, const struct
 	if (!cnt)
 		return NULL;
 	uint32_t *idx = xmalloc(cnt * sizeof *idx);
+	xp_prefault(idx, cnt * sizeof *idx);
 	uint64_t k = 0;
 	for (uint64_t i = 0; i < end; i++)
 		if (act[l->meta[i]] != MEM_ACT_NONE)
@@ -861,6 +862,9 @@ static void pass1(struct mem *m, struct mem_host *mh)
 	mh->seq = xmalloc(mh->n_seq * sizeof *mh->seq);
 	mh->aidx = xmalloc(mh->n_seq * sizeof *mh->aidx);
 	mh->step = xmalloc(mh->n_seq * sizeof *mh->step);
+	xp_prefault(mh->seq, mh->n_seq * sizeof *mh->seq);
+	xp_prefault(mh->aidx, mh->n_seq * sizeof *mh->aidx);
+	xp_prefault(mh->step, mh->n_seq * sizeof *mh->step);
 	struct alc_slot cache[ALC_CACHE] = {{0}};
 	for (uint32_t k = 0; k < mh->n_lines; k++) {
 		line_ctx(mh, k, &cur[k].x);

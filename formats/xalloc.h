@@ -2,8 +2,10 @@
 #ifndef XPSTAT_XALLOC_H
 #define XPSTAT_XALLOC_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 /* Out of memory is an internal error (exit 4); no caller can do better. */
 static inline void xp_oom(void)
@@ -35,6 +37,23 @@ static inline void *xrealloc(void *p, size_t n)
 	if (!p)
 		xp_oom();
 	return p;
+}
+
+/* Fault in a fresh array that is about to be written whole with one call instead of one trap per
+ * page: the traps were a quarter of the decode time, and on virtual machines more. Only whole
+ * pages inside [p, p + n), and only from 64 KiB on; best effort (older kernels say EINVAL). */
+static inline void xp_prefault(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+	if (n < ((size_t)64 << 10))
+		return;
+	uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, b = ((uintptr_t)p + n) & ~(uintptr_t)4095;
+	if (b > a)
+		madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)n;
+#endif
 }
 
 #endif

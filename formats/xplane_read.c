@@ -37,25 +37,6 @@ struct reader {
 	atomic_int failed;
 };
 
-/* Fault a fresh large array in with one call instead of one trap per page:
- * building the model touches every page once, and the traps were a quarter
- * of the decode time. Best effort (older kernels say EINVAL). */
-static void prefault(void *p, size_t n)
-{
-#ifdef MADV_POPULATE_WRITE
-	if (n < (1u << 20))
-		return;
-	uintptr_t page = 4096;
-	uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1);
-	uintptr_t b = ((uintptr_t)p + n) & ~(page - 1);
-	if (b > a)
-		madvise((void *)a, b - a, MADV_POPULATE_WRITE);
-#else
-	(void)p;
-	(void)n;
-#endif
-}
-
 static int fail(struct reader *r, const uint8_t *at, const char *what)
 {
 	pthread_mutex_lock(&r->err_lock);
@@ -422,8 +403,8 @@ static void __attribute__((noinline)) stats_grow(struct xp_stats *st)
 	}
 	st->keys = xrealloc(st->keys, (size_t)cap * sizeof *st->keys);
 	st->vals = xrealloc(st->vals, (size_t)cap * sizeof *st->vals);
-	prefault(st->keys + st->cap, (size_t)(cap - st->cap) * sizeof *st->keys);
-	prefault(st->vals + st->cap, (size_t)(cap - st->cap) * sizeof *st->vals);
+	xp_prefault(st->keys + st->cap, (size_t)(cap - st->cap) * sizeof *st->keys);
+	xp_prefault(st->vals + st->cap, (size_t)(cap - st->cap) * sizeof *st->vals);
 	st->cap = cap;
 }
 
@@ -1135,16 +1116,26 @@ static void shrink_block(struct xp_block *blk)
 	}
 }
 
-/* Room for about GUESS stats in a new block (at most four per event). */
-static void reserve_stats(struct xp_block *blk, uint64_t guess)
+/* Room for N stats and WIDE wide values in a new block, faulted in. */
+static void reserve_stats(struct xp_block *blk, uint64_t n, uint64_t wide)
 {
-	if (guess > (uint64_t)XP_BLOCK_EVENTS * 4)
-		guess = (uint64_t)XP_BLOCK_EVENTS * 4;
-	blk->stats.keys = xmalloc(guess * sizeof *blk->stats.keys);
-	blk->stats.vals = xmalloc(guess * sizeof *blk->stats.vals);
-	prefault(blk->stats.keys, guess * sizeof *blk->stats.keys);
-	prefault(blk->stats.vals, guess * sizeof *blk->stats.vals);
-	blk->stats.cap = (uint32_t)guess;
+	blk->stats.keys = xmalloc(n * sizeof *blk->stats.keys);
+	blk->stats.vals = xmalloc(n * sizeof *blk->stats.vals);
+	xp_prefault(blk->stats.keys, n * sizeof *blk->stats.keys);
+	xp_prefault(blk->stats.vals, n * sizeof *blk->stats.vals);
+	blk->stats.cap = (uint32_t)n;
+	if (wide) {
+		blk->stats.wide = xmalloc(wide * sizeof *blk->stats.wide);
+		xp_prefault(blk->stats.wide, wide * sizeof *blk->stats.wide);
+		blk->stats.cap_wide = (uint32_t)wide;
+	}
+}
+
+/* A first guess: one stat per 16 bytes of events, at most four per event. */
+static uint64_t guess_stats(uint64_t bytes, uint64_t events)
+{
+	uint64_t n = bytes / 16 + 16;
+	return n < events * 4 ? n : events * 4;
 }
 
 static int decode_block_into(struct host_reader *hr, struct block_job *bj, struct xp_block *blk,
@@ -1160,8 +1151,7 @@ static int decode_block_into(struct host_reader *hr, struct block_job *bj, struc
 	const uint8_t *p = r->base + lj->block_off[bj->block], *end = lj->end;
 	const uint8_t *start = p;
 	struct stat_sink sink = {&blk->stats, &blk->blob, &lj->pctx->smap, lj->plane->smeta, odd, lj->pctx->drops};
-	/* About one stat per 16 bytes of events: a guess that saves regrowth. */
-	reserve_stats(blk, count * 4);
+	reserve_stats(blk, guess_stats((uint64_t)(end - p), count), 0);
 	uint64_t i = first;
 	int64_t prev = INT64_MIN;
 	while (i < first + count) {
@@ -1388,10 +1378,10 @@ static void prepare_lines(struct host_reader *hr)
 		l->dur_ps = xmalloc(l->n_events * sizeof *l->dur_ps);
 		l->meta = xmalloc(l->n_events * sizeof *l->meta);
 		l->stat_begin = xmalloc(l->n_events * sizeof *l->stat_begin);
-		prefault(l->start_ps, l->n_events * sizeof *l->start_ps);
-		prefault(l->dur_ps, l->n_events * sizeof *l->dur_ps);
-		prefault(l->meta, l->n_events * sizeof *l->meta);
-		prefault(l->stat_begin, l->n_events * sizeof *l->stat_begin);
+		xp_prefault(l->start_ps, l->n_events * sizeof *l->start_ps);
+		xp_prefault(l->dur_ps, l->n_events * sizeof *l->dur_ps);
+		xp_prefault(l->meta, l->n_events * sizeof *l->meta);
+		xp_prefault(l->stat_begin, l->n_events * sizeof *l->stat_begin);
 		total += l->n_blocks;
 	}
 	hr->blocks = xcalloc(total, sizeof *hr->blocks);
@@ -1501,14 +1491,25 @@ struct fused {
 	struct line_job *lj;
 	uint64_t cap;                   /* room in the line's arrays */
 	struct xp_block blk;            /* the block being filled */
+	uint32_t prev_stats, prev_wide; /* what the line's previous block held */
 	struct stat_sink sink;
 	const uint8_t *blk_start;       /* where its events start, for release_range */
 };
 
-static void grow_array(void **a, uint64_t old, uint64_t cap, size_t size)
+/* Fault in the line's arrays for events [from, the end of from's block), as far as they reach:
+ * a block at a time, so that slack past the last event is never touched. */
+static void fused_fault_block(struct fused *fu, uint64_t from)
 {
-	*a = xrealloc(*a, cap * size);
-	prefault((char *)*a + old * size, (cap - old) * size);
+	struct xp_line *l = fu->lj->line;
+	uint64_t to = (from | (XP_BLOCK_EVENTS - 1)) + 1;
+	if (to > fu->cap)
+		to = fu->cap;
+	if (to <= from)
+		return;
+	xp_prefault(l->start_ps + from, (to - from) * sizeof *l->start_ps);
+	xp_prefault(l->dur_ps + from, (to - from) * sizeof *l->dur_ps);
+	xp_prefault(l->meta + from, (to - from) * sizeof *l->meta);
+	xp_prefault(l->stat_begin + from, (to - from) * sizeof *l->stat_begin);
 }
 
 static void fused_grow(struct fused *fu)
@@ -1516,17 +1517,20 @@ static void fused_grow(struct fused *fu)
 	struct xp_line *l = fu->lj->line;
 	uint64_t old = fu->cap;
 	/* First about one event per 48 bytes (they average 60 in real captures), then +25 %: the
-	 * arrays shrink to fit at the end of the line, and the slack is never touched. */
+	 * arrays shrink to fit at the end of the line. */
 	fu->cap = old ? old + old / 4 + 64 : (uint64_t)(fu->lj->end - fu->lj->beg) / 48 + 64;
-	grow_array((void **)&l->start_ps, old, fu->cap, sizeof *l->start_ps);
-	grow_array((void **)&l->dur_ps, old, fu->cap, sizeof *l->dur_ps);
-	grow_array((void **)&l->meta, old, fu->cap, sizeof *l->meta);
-	grow_array((void **)&l->stat_begin, old, fu->cap, sizeof *l->stat_begin);
+	l->start_ps = xrealloc(l->start_ps, fu->cap * sizeof *l->start_ps);
+	l->dur_ps = xrealloc(l->dur_ps, fu->cap * sizeof *l->dur_ps);
+	l->meta = xrealloc(l->meta, fu->cap * sizeof *l->meta);
+	l->stat_begin = xrealloc(l->stat_begin, fu->cap * sizeof *l->stat_begin);
+	fused_fault_block(fu, old);
 }
 
 static void fused_close_block(struct fused *fu, const uint8_t *p)
 {
 	struct xp_line *l = fu->lj->line;
+	fu->prev_stats = fu->blk.stats.n;
+	fu->prev_wide = fu->blk.stats.n_wide;
 	shrink_block(&fu->blk);
 	l->blocks[l->n_blocks - 1] = fu->blk;
 	memset(&fu->blk, 0, sizeof fu->blk);
@@ -1538,8 +1542,12 @@ static void fused_open_block(struct fused *fu, const uint8_t *p)
 	struct xp_line *l = fu->lj->line;
 	l->blocks = xrealloc(l->blocks, (l->n_blocks + 1) * sizeof *l->blocks);
 	memset(&l->blocks[l->n_blocks++], 0, sizeof *l->blocks);
-	/* About one stat per 16 bytes of events, as decode_block guesses. */
-	reserve_stats(&fu->blk, (uint64_t)(fu->lj->end - p) / 16 + 16);
+	/* Like the previous block, which was full; the first one is a guess. */
+	if (l->n_blocks > 1)
+		reserve_stats(&fu->blk, fu->prev_stats + fu->prev_stats / 16 + 16, fu->prev_wide + fu->prev_wide / 16);
+	else
+		reserve_stats(&fu->blk, guess_stats((uint64_t)(fu->lj->end - p), XP_BLOCK_EVENTS), 0);
+	fused_fault_block(fu, l->n_events);
 	fu->blk_start = p;
 }
 
