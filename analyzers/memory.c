@@ -646,34 +646,46 @@ static uint32_t *line_events(const struct mem_host *mh, uint32_t p, const struct
 	return idx;
 }
 
-/* Order of two lines' next events: time, then line; an exhausted line (t = INT64_MAX and the
- * done bit in its tie key) after everything. Branch-free: which line wins is unpredictable. */
-static inline bool cur_less(const struct lcur *c, uint32_t a, uint32_t b)
+/* A line's next event as the merge orders it: time, then line; an exhausted line (t = INT64_MAX
+ * and the done bit in its tie key) after everything. The tie key's low 32 bits are the line. */
+struct mkey {
+	int64_t t;
+	uint64_t tie;
+};
+
+/* Branch-free: which line wins is unpredictable. */
+static inline bool key_less(struct mkey a, struct mkey b)
 {
-	return (c[a].t < c[b].t) | ((c[a].t == c[b].t) & (c[a].tie < c[b].tie));
+	return (a.t < b.t) | ((a.t == b.t) & (a.tie < b.tie));
 }
 
+static inline struct mkey cur_key(const struct lcur *c)
+{
+	return (struct mkey){c->t, c->tie};
+}
 
-/* A tournament (loser) tree over the lines: log2(lines) comparisons per event. */
-static uint32_t tree_build(uint32_t *tree, uint32_t size, uint32_t node, const struct lcur *c)
+/* A tournament (loser) tree over the lines: log2(lines) comparisons per event. The nodes hold the
+ * losers' keys, not their lines: the loads of one replay do not wait on each other. */
+static struct mkey tree_build(struct mkey *tree, uint32_t size, uint32_t node, const struct lcur *c)
 {
 	if (node >= size)
-		return node - size;
-	uint32_t a = tree_build(tree, size, 2 * node, c), b = tree_build(tree, size, 2 * node + 1, c);
-	bool a_wins = cur_less(c, a, b);
+		return cur_key(&c[node - size]);
+	struct mkey a = tree_build(tree, size, 2 * node, c), b = tree_build(tree, size, 2 * node + 1, c);
+	bool a_wins = key_less(a, b);
 	tree[node] = a_wins ? b : a;
 	return a_wins ? a : b;
 }
 
-static uint32_t tree_replay(uint32_t *tree, uint32_t size, uint32_t w, const struct lcur *c)
+/* Line W has a new key: the line that is next now. */
+static uint32_t tree_replay(struct mkey *tree, uint32_t size, uint32_t w, struct mkey k)
 {
 	for (uint32_t node = (w + size) / 2; node >= 1; node /= 2) {
-		uint32_t t = tree[node];
-		bool swap = cur_less(c, t, w);
-		tree[node] = swap ? w : t;
-		w = swap ? t : w;
+		struct mkey t = tree[node];
+		bool swap = key_less(t, k);
+		tree[node] = swap ? k : t;
+		k = swap ? t : k;
 	}
-	return w;
+	return (uint32_t)k.tie;
 }
 
 static struct lcur *collect_lines(struct mem_host *mh)
@@ -833,8 +845,8 @@ static void walk(struct mem *m, struct mem_host *mh, struct lcur *cur, struct al
 	/* Padding leaves are empty lines, which always lose. */
 	for (uint32_t k = mh->n_lines; k < size; k++)
 		cur[k] = (struct lcur){.t = INT64_MAX, .tie = 1ull << 32 | k};
-	uint32_t *tree = xmalloc(size * sizeof *tree);
-	uint32_t w = tree_build(tree, size, 1, cur);
+	struct mkey *tree = xmalloc(size * sizeof *tree);
+	uint32_t w = (uint32_t)tree_build(tree, size, 1, cur).tie;
 	for (uint64_t s = 0; s < mh->n_seq; s++) {
 		struct lcur *c = &cur[w];
 		struct mem_ref r = {w, c->idx[c->pos]};
@@ -847,7 +859,7 @@ static void walk(struct mem *m, struct mem_host *mh, struct lcur *cur, struct al
 		summarize(a, rec, c->t, r, step);
 		pair(a, rec, r, s, keep_all);
 		cur_advance(m, mh, c, cache);
-		w = tree_replay(tree, size, w, cur);
+		w = tree_replay(tree, size, w, cur_key(c));
 	}
 	free(tree);
 }
