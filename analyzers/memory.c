@@ -3,6 +3,7 @@
 #include "memory.h"
 #include "../formats/xalloc.h"
 
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -423,22 +424,23 @@ static bool stat_str(const struct xp_capture *c, const struct xp_stat_view *v, u
 	return false;
 }
 
-/* The int64 field of struct mem_ev each integer role fills, and its presence bit. */
-static int64_t *int_slot(struct mem_ev *e, uint8_t r, unsigned *bit)
-{
-	switch (r) {
-	case R_INDEX_ON_HOST:
-	case R_DEVICE_ORDINAL: *bit = MEM_H_ID_INT; return &e->id_int;
-	case R_RESERVED: *bit = MEM_H_STACK; return &e->stack;
-	case R_ALLOCATED: *bit = MEM_H_HEAP; return &e->heap;
-	case R_AVAILABLE: *bit = MEM_H_FREE; return &e->free_b;
-	case R_PEAK: *bit = MEM_H_PEAK; return &e->peak;
-	case R_REQUESTED: *bit = MEM_H_REQ; return &e->req;
-	case R_ALLOC_BYTES: *bit = MEM_H_BYTES; return &e->bytes;
-	case R_DTYPE: *bit = MEM_H_DTYPE; return &e->dtype;
-	default: return NULL;
-	}
-}
+/* The int64 field of struct mem_ev each integer role fills (0: not an integer role), and its
+ * presence bit: a table, as the roles of an event's stats come in no order a branch could learn. */
+static const struct {
+	uint16_t off;
+	uint16_t bit;
+} int_slot[] = {
+	[R_INDEX_ON_HOST] = {offsetof(struct mem_ev, id_int), MEM_H_ID_INT},
+	[R_DEVICE_ORDINAL] = {offsetof(struct mem_ev, id_int), MEM_H_ID_INT},
+	[R_RESERVED] = {offsetof(struct mem_ev, stack), MEM_H_STACK},
+	[R_ALLOCATED] = {offsetof(struct mem_ev, heap), MEM_H_HEAP},
+	[R_AVAILABLE] = {offsetof(struct mem_ev, free_b), MEM_H_FREE},
+	[R_PEAK] = {offsetof(struct mem_ev, peak), MEM_H_PEAK},
+	[R_REQUESTED] = {offsetof(struct mem_ev, req), MEM_H_REQ},
+	[R_ALLOC_BYTES] = {offsetof(struct mem_ev, bytes), MEM_H_BYTES},
+	[R_DTYPE] = {offsetof(struct mem_ev, dtype), MEM_H_DTYPE},
+	[R_SHAPE] = {0, 0},
+};
 
 static inline void read_view(const struct xp_capture *c, const uint8_t *role, struct xp_stat_view v, struct mem_ev *e)
 {
@@ -446,12 +448,11 @@ static inline void read_view(const struct xp_capture *c, const uint8_t *role, st
 		uint8_t r = role[xp_stat_meta(v.keys[k])];
 		if (r == R_NONE)
 			continue;
-		unsigned kind = xp_stat_kind(v.keys[k]), bit;
+		unsigned kind = xp_stat_kind(v.keys[k]);
 		uint64_t raw = xp_view_val(&v, k);
-		int64_t *slot = int_slot(e, r, &bit);
-		if (slot) {
-			if (stat_int(kind, raw, slot))
-				e->have |= bit;
+		if (int_slot[r].off) {
+			if (stat_int(kind, raw, (int64_t *)(void *)((char *)e + int_slot[r].off)))
+				e->have |= int_slot[r].bit;
 			continue;
 		}
 		switch (r) {
