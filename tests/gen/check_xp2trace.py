@@ -119,7 +119,8 @@ def check_case(xpstat, xpgen, xp2trace, work, name, gen_args, exp_args):
         if comp:
             expect(f"{name}: kernel-stats of {os.path.basename(comp)}",
                    run(xpstat, "kernel-stats", "--format", "csv", comp), base)
-            for threads_opt in ("1", "2"):
+            # 1: all on one thread; 2: decompressing on its own; 3: lexing on its own too.
+            for threads_opt in ("1", "2", "3"):
                 i = xpstat_json(xpstat, "info", "--threads", threads_opt, "--lines", comp)
                 if i:
                     expect(f"{name}: lines of {os.path.basename(comp)} (--threads {threads_opt})",
