@@ -220,41 +220,83 @@ static bool is_text(const struct xp_value *v)
 	return (v->kind == XP_STAT_STR || v->kind == XP_STAT_BLOBSTR) && v->len > 0;
 }
 
-/* A non-empty string stat of the event (its own first, then its metadata's). */
-static bool event_text(const struct plane_pass *pp, const struct xp_line *l, uint64_t i, uint32_t sid,
-		       struct xp_value *v)
+/* The stats a kernel is made of, in the order of struct plane_ids. */
+enum { S_DETAILS, S_TF_OP, S_LEVEL0, S_HLO_OP, S_HLO_MODULE, S_EQUATION, S_N };
+
+/* Each of them as xp_event_find gives it (the event's last one, else its metadata's last one),
+ * found in one pass over each list instead of one per stat: kernels are most of a GPU capture. */
+struct kernel_stats {
+	struct xp_value v[S_N];
+	bool found[S_N];
+};
+
+static unsigned find_in(const struct plane_pass *pp, struct xp_stat_view v, const uint32_t *sid,
+			struct kernel_stats *ks, unsigned left)
 {
-	return sid && xp_event_find(pp->c, pp->p, l, i, sid, v) && is_text(v);
+	for (uint32_t k = v.n; k-- > 0 && left;) {
+		uint32_t meta = xp_stat_meta(v.keys[k]);
+		if (xp_stat_kind(v.keys[k]) == XP_STAT_NONE)
+			continue;
+		for (unsigned j = 0; j < S_N; j++)
+			if (sid[j] == meta && !ks->found[j]) {
+				xp_view_value(pp->c, &v, k, &ks->v[j]);
+				ks->found[j] = true;
+				left--;
+			}
+	}
+	return left;
 }
 
-static struct text text_of(const struct xp_value *v, bool present)
+static void find_stats(const struct plane_pass *pp, const struct xp_line *l, uint64_t i, struct kernel_stats *ks)
 {
-	return present ? (struct text){v->s, v->len} : (struct text){NULL, 0};
+	const uint32_t sid[S_N] = {pp->ids.details, pp->ids.tf_op, pp->ids.level0, pp->ids.hlo_op,
+				   pp->ids.hlo_module, pp->ids.equation};
+	unsigned left = 0;
+	for (unsigned j = 0; j < S_N; j++) {
+		ks->found[j] = !sid[j]; /* an absent stat is never found: nothing to look for */
+		left += sid[j] != 0;
+	}
+	left = find_in(pp, xp_event_stats(l, i), sid, ks, left);
+	if (left)
+		find_in(pp, xp_meta_stats(pp->p, l->meta[i]), sid, ks, left);
+	for (unsigned j = 0; j < S_N; j++)
+		ks->found[j] &= sid[j] != 0;
+}
+
+/* A non-empty string stat of the event (its own first, then its metadata's). */
+static bool event_text(const struct kernel_stats *ks, unsigned j)
+{
+	return ks->found[j] && is_text(&ks->v[j]);
+}
+
+static struct text text_of(const struct kernel_stats *ks, unsigned j)
+{
+	return event_text(ks, j) ? (struct text){ks->v[j].s, ks->v[j].len} : (struct text){NULL, 0};
 }
 
 /* Which op annotation names the kernel (see kernel_stats.h). */
-static void find_op(const struct plane_pass *pp, const struct xp_line *l, uint64_t i, struct kernel_src *k)
+static void find_op(const struct plane_pass *pp, const struct kernel_stats *ks, struct kernel_src *k)
 {
-	struct xp_value v;
-	if (!pp->compat && event_text(pp, l, i, pp->ids.hlo_op, &v)) {
+	if (!pp->compat && event_text(ks, S_HLO_OP)) {
 		k->xla = true;
-		k->op = text_of(&v, true);
-		k->module = text_of(&v, event_text(pp, l, i, pp->ids.hlo_module, &v));
+		k->op = text_of(ks, S_HLO_OP);
+		k->module = text_of(ks, S_HLO_MODULE);
 		return;
 	}
-	k->op = text_of(&v, event_text(pp, l, i, pp->ids.tf_op, &v) || event_text(pp, l, i, pp->ids.level0, &v));
+	k->op = text_of(ks, event_text(ks, S_TF_OP) ? S_TF_OP : S_LEVEL0);
 }
 
 static bool kernel_source(const struct plane_pass *pp, const struct xp_line *l, uint64_t i, struct kernel_src *k)
 {
-	struct xp_value v;
+	struct kernel_stats ks;
 	memset(k, 0, sizeof *k);
-	if (!event_text(pp, l, i, pp->ids.details, &v))
+	find_stats(pp, l, i, &ks);
+	if (!event_text(&ks, S_DETAILS))
 		return false;
-	k->details = text_of(&v, true);
+	k->details = text_of(&ks, S_DETAILS);
 	k->meta = l->meta[i];
-	find_op(pp, l, i, k);
-	k->equation = text_of(&v, event_text(pp, l, i, pp->ids.equation, &v));
+	find_op(pp, &ks, k);
+	k->equation = text_of(&ks, S_EQUATION);
 	return true;
 }
 

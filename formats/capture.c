@@ -301,7 +301,7 @@ struct xp_stat_view xp_plane_stats(const struct xp_plane *p)
 	return v;
 }
 
-static void fill_value(const struct xp_capture *c, const struct xp_stat_view *v, uint32_t k, struct xp_value *out)
+void xp_view_value(const struct xp_capture *c, const struct xp_stat_view *v, uint32_t k, struct xp_value *out)
 {
 	uint64_t raw = xp_view_val(v, k);
 	memset(out, 0, sizeof *out);
@@ -339,7 +339,7 @@ bool xp_view_find(const struct xp_capture *c, struct xp_stat_view v, uint32_t si
 		return false;
 	for (uint32_t k = v.n; k-- > 0;) {
 		if (xp_stat_meta(v.keys[k]) == sid && xp_stat_kind(v.keys[k]) != XP_STAT_NONE) {
-			fill_value(c, &v, k, out);
+			xp_view_value(c, &v, k, out);
 			return true;
 		}
 	}

@@ -309,6 +309,8 @@ struct xp_value {
 };
 /* Find the last stat with dense metadata index `sid` in the view (last wins). */
 bool xp_view_find(const struct xp_capture *c, struct xp_stat_view v, uint32_t sid, struct xp_value *out);
+/* The value of stat K of view V. */
+void xp_view_value(const struct xp_capture *c, const struct xp_stat_view *v, uint32_t k, struct xp_value *out);
 /* Event stats first, then metadata stats: the event's copy wins (spec §1.3). */
 bool xp_event_find(const struct xp_capture *c, const struct xp_plane *p, const struct xp_line *l,
 		   uint64_t i, uint32_t sid, struct xp_value *out);
