@@ -19,6 +19,7 @@ struct diff {
 	char *why;
 	size_t whylen;
 	const struct xp_capture *c;
+	const char *const *drop;        /* the reader's drop_stats, or NULL */
 };
 
 static int mismatch(struct diff *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -65,6 +66,21 @@ static const Tensorflow__Profiler__XEventMetadata *emeta_of(const PPlane *p, int
 			*found = true;
 		}
 	return m;
+}
+
+/* Whether the reader was told to leave out the event stats of metadata named NAME (C strings, as it compares). */
+static bool dropped_name(const struct diff *d, const char *name)
+{
+	for (size_t k = 0; d->drop && d->drop[k]; k++)
+		if (!strcmp(d->drop[k], name ? name : ""))
+			return true;
+	return false;
+}
+
+static bool dropped_stat(const struct diff *d, const PPlane *pp, const PStat *ps)
+{
+	const Tensorflow__Profiler__XStatMetadata *sm = smeta_of(pp, ps->metadata_id);
+	return sm && dropped_name(d, sm->name);
 }
 
 static int cmp_stat(struct diff *d, const PPlane *pp, const struct xp_plane *op, const PStat *ps, uint32_t key,
@@ -131,6 +147,9 @@ static int cmp_metadata(struct diff *d, const PPlane *pp, const struct xp_plane 
 		const Tensorflow__Profiler__XStatMetadata *sm = smeta_of(pp, op->smeta[i].id);
 		if (!sm || !same_str(sm->name, xp_str(c, op->smeta[i].name), xp_strlen(c, op->smeta[i].name)))
 			return mismatch(d, "stat metadata %lld", (long long)op->smeta[i].id);
+		if (op->smeta[i].dropped != dropped_name(d, sm->name))
+			return mismatch(d, "stat metadata %lld: dropped flag %d", (long long)op->smeta[i].id,
+					op->smeta[i].dropped);
 	}
 	for (uint32_t i = 1; i < op->n_emeta; i++) {
 		bool found;
@@ -168,7 +187,17 @@ static int cmp_event(struct diff *d, const PPlane *pp, const struct xp_plane *op
 		if (ol->start_ps[j] != line_base + off || ol->dur_ps[j] != dur)
 			return mismatch(d, "event %llu: time", (unsigned long long)j);
 	}
-	return cmp_stats(d, pp, op, pe->stats, pe->n_stats, xp_event_stats(ol, j), "event stats");
+	if (!d->drop)
+		return cmp_stats(d, pp, op, pe->stats, pe->n_stats, xp_event_stats(ol, j), "event stats");
+	/* Only the stats the reader keeps, in their order. */
+	PStat **kept = malloc((pe->n_stats + 1) * sizeof *kept);
+	size_t n = 0;
+	for (size_t k = 0; k < pe->n_stats; k++)
+		if (!dropped_stat(d, pp, pe->stats[k]))
+			kept[n++] = pe->stats[k];
+	int rc = cmp_stats(d, pp, op, kept, n, xp_event_stats(ol, j), "event stats (some dropped)");
+	free(kept);
+	return rc;
 }
 
 static int cmp_line(struct diff *d, const PPlane *pp, const struct xp_plane *op, const PLine *pl,
@@ -236,14 +265,38 @@ static int cmp_space(struct diff *d, const PSpace *ps, const struct xp_host *h)
 	return 0;
 }
 
-int xp_diff_check(const uint8_t *data, size_t size, int threads, char *why, size_t whylen)
+/* About half of the stat metadata names of PS (by a bit of their text), NULL-terminated; NULL for none. */
+static const char **drop_some(const PSpace *ps)
+{
+	size_t n = 0, cap = 0;
+	const char **names = NULL;
+	for (size_t p = 0; ps && p < ps->n_planes; p++)
+		for (size_t i = 0; i < ps->planes[p]->n_stat_metadata; i++) {
+			const Tensorflow__Profiler__XStatMetadata *sm = ps->planes[p]->stat_metadata[i]->value;
+			const char *name = sm && sm->name ? sm->name : "";
+			if ((strlen(name) + (uint8_t)name[0]) % 2)
+				continue;
+			if (n + 2 > cap) {
+				cap = cap ? cap * 2 : 8;
+				names = realloc(names, cap * sizeof *names);
+				if (!names)
+					abort();
+			}
+			names[n++] = name;
+			names[n] = NULL;
+		}
+	return names;
+}
+
+int xp_diff_check(const uint8_t *data, size_t size, int threads, bool drop, char *why, size_t whylen)
 {
 	PSpace *ps = tensorflow__profiler__xspace__unpack(NULL, size, data);
 	struct xp_capture *c = xp_capture_new();
 	struct xp_err err = {0};
-	struct xp_read_opts ro = {.threads = threads, .release_pages = false};
+	const char **drops = drop ? drop_some(ps) : NULL;
+	struct xp_read_opts ro = {.threads = threads, .release_pages = false, .drop_stats = drops};
 	int ours = xp_read_xspace(c, "fuzz", data, size, &ro, &err);
-	struct diff d = {why, whylen, c};
+	struct diff d = {why, whylen, c, drops};
 	int rc = 0;
 	why[0] = 0;
 	if (!ps && !ours)
@@ -252,6 +305,7 @@ int xp_diff_check(const uint8_t *data, size_t size, int threads, char *why, size
 		rc = mismatch(&d, "ours rejects what protobuf-c accepts: %s", err.msg);
 	else if (ps)
 		rc = cmp_space(&d, ps, &c->hosts[0]);
+	free(drops);
 	if (ps)
 		tensorflow__profiler__xspace__free_unpacked(ps, NULL);
 	xp_capture_free(c);
