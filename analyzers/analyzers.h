@@ -25,9 +25,9 @@ void xp_runs_finish(struct xp_result *r);
 
 /* --- event stats that only some analyses read (unread_stats.c); NULL-terminated lists for xp_read_opts.drop_stats --- */
 
-extern const char *const xp_allocator_stats[];     /* memory's */
-extern const char *const xp_kernel_detail_stats[]; /* kernel-stats', tf-stats' and info's */
-extern const char *const xp_detail_stats[];        /* both */
+extern const char *const xp_drop_all_details[];         /* for analyses of neither kernels nor memory */
+extern const char *const xp_drop_but_kernel_details[];  /* for kernel-stats and tf-stats */
+extern const char *const xp_drop_but_allocator_stats[]; /* for memory */
 
 /* --- device op-metrics database (spec analyzers §3.2-§3.4), opdb.c --- */
 

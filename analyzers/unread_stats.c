@@ -24,6 +24,12 @@
 #define KERNEL_DETAIL_STATS                                                                                   \
 	"kernel_details", "theoretical_occupancy_pct", "occupancy_min_grid_size", "occupancy_suggested_block_size"
 
-const char *const xp_allocator_stats[] = {ALLOCATOR_STATS, NULL};
-const char *const xp_kernel_detail_stats[] = {KERNEL_DETAIL_STATS, NULL};
-const char *const xp_detail_stats[] = {ALLOCATOR_STATS, KERNEL_DETAIL_STATS, NULL};
+/* Read by no analysis: what TensorFlow's executor, kernel launches and
+ * tf.data write for other tools. */
+#define NEVER_READ_STATS                                                                                        \
+	"kernel_name", "num_output_edges", "num_output_control_edges", "tf_function_call", "tracing_count",    \
+		"buffer_limit", "device_id", "context_id"
+
+const char *const xp_drop_all_details[] = {ALLOCATOR_STATS, KERNEL_DETAIL_STATS, NEVER_READ_STATS, NULL};
+const char *const xp_drop_but_kernel_details[] = {ALLOCATOR_STATS, NEVER_READ_STATS, NULL};
+const char *const xp_drop_but_allocator_stats[] = {KERNEL_DETAIL_STATS, NEVER_READ_STATS, NULL};

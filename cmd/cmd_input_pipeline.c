@@ -21,5 +21,5 @@ const struct xp_cmd xp_cmd_input_pipeline = {
 	.opts = NULL,
 	.set_opt = NULL,
 	.run = input_pipeline_run,
-	.drop_stats = xp_detail_stats,
+	.drop_stats = xp_drop_all_details,
 };

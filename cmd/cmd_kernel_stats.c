@@ -74,5 +74,5 @@ const struct xp_cmd xp_cmd_kernel_stats = {
 	.opts = kernel_stats_opts,
 	.set_opt = kernel_stats_set,
 	.run = kernel_stats_run,
-	.drop_stats = xp_allocator_stats,
+	.drop_stats = xp_drop_but_kernel_details,
 };

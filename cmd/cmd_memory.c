@@ -90,5 +90,5 @@ const struct xp_cmd xp_cmd_memory = {
 	.opts = memory_opts,
 	.set_opt = memory_set,
 	.run = memory_run,
-	.drop_stats = xp_kernel_detail_stats,
+	.drop_stats = xp_drop_but_allocator_stats,
 };

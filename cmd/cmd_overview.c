@@ -41,5 +41,5 @@ const struct xp_cmd xp_cmd_overview = {
 	.opts = overview_opts,
 	.set_opt = overview_set,
 	.run = overview_run,
-	.drop_stats = xp_detail_stats,
+	.drop_stats = xp_drop_all_details,
 };

@@ -15,5 +15,5 @@ const struct xp_cmd xp_cmd_pod = {
 	.opts = NULL,
 	.set_opt = NULL,
 	.run = pod_run,
-	.drop_stats = xp_detail_stats,
+	.drop_stats = xp_drop_all_details,
 };

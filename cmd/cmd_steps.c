@@ -15,5 +15,5 @@ const struct xp_cmd xp_cmd_steps = {
 	.opts = NULL,
 	.set_opt = NULL,
 	.run = steps_run,
-	.drop_stats = xp_detail_stats,
+	.drop_stats = xp_drop_all_details,
 };

@@ -24,5 +24,5 @@ const struct xp_cmd xp_cmd_tf_data = {
 	.opts = NULL,
 	.set_opt = NULL,
 	.run = tf_data_run,
-	.drop_stats = xp_detail_stats,
+	.drop_stats = xp_drop_all_details,
 };

@@ -93,5 +93,5 @@ const struct xp_cmd xp_cmd_tf_stats = {
 	.opts = tf_stats_opts,
 	.set_opt = tf_stats_set,
 	.run = tf_stats_run,
-	.drop_stats = xp_allocator_stats,
+	.drop_stats = xp_drop_but_kernel_details,
 };
