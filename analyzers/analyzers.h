@@ -28,6 +28,7 @@ void xp_runs_finish(struct xp_result *r);
 extern const char *const xp_drop_all_details[];         /* for analyses of neither kernels nor memory */
 extern const char *const xp_drop_but_kernel_details[];  /* for kernel-stats and tf-stats */
 extern const char *const xp_drop_but_allocator_stats[]; /* for memory */
+extern const char *const xp_drop_never_read[];          /* for info, report, check and compare */
 
 /* --- device op-metrics database (spec analyzers §3.2-§3.4), opdb.c --- */
 

@@ -33,3 +33,4 @@
 const char *const xp_drop_all_details[] = {ALLOCATOR_STATS, KERNEL_DETAIL_STATS, NEVER_READ_STATS, NULL};
 const char *const xp_drop_but_kernel_details[] = {ALLOCATOR_STATS, NEVER_READ_STATS, NULL};
 const char *const xp_drop_but_allocator_stats[] = {KERNEL_DETAIL_STATS, NEVER_READ_STATS, NULL};
+const char *const xp_drop_never_read[] = {NEVER_READ_STATS, NULL};

@@ -42,4 +42,5 @@ const struct xp_cmd xp_cmd_info = {
 	.opts = info_opts,
 	.set_opt = info_set,
 	.run = info_run,
+	.drop_stats = xp_drop_never_read,
 };

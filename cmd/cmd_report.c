@@ -75,4 +75,5 @@ const struct xp_cmd xp_cmd_report = {
 	.opts = NULL,
 	.set_opt = NULL,
 	.run = report_run,
+	.drop_stats = xp_drop_never_read,
 };

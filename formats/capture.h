@@ -52,6 +52,7 @@ struct xp_stats {
 	uint64_t *wide;     /* bit patterns: int64, uint64, double, string id, blob offset */
 	uint32_t n, cap;
 	uint32_t n_wide, cap_wide;
+	uint32_t n_dropped;     /* decoded but not kept (xp_read_opts.drop_stats) */
 };
 
 /* Growable byte arena for str_value / bytes_value payloads (u32 length + bytes). */
@@ -87,7 +88,7 @@ struct xp_line {
 	uint32_t *stat_begin;   /* first stat of event i within its block */
 	uint32_t n_blocks;
 	struct xp_block *blocks;
-	uint64_t n_stats;       /* total over blocks */
+	uint64_t n_stats;       /* total over blocks, dropped ones included: the stats in the capture */
 	/* events carrying num_occurrences (aggregated planes) */
 	uint64_t n_aggregated;
 };

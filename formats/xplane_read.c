@@ -428,9 +428,11 @@ static inline __attribute__((always_inline)) void stat_finish(struct stat_sink *
 	if (unlikely(kind == XP_STAT_NONE))
 		s->odd->value_not_set++;
 	/* Dropped after the checks above, so that the oddities do not depend on the command. */
-	if (s->drops && s->smeta[dense].dropped)
-		return;
 	struct xp_stats *st = s->stats;
+	if (s->drops && s->smeta[dense].dropped) {
+		st->n_dropped++;
+		return;
+	}
 	if (unlikely(st->n == st->cap))
 		stats_grow(st);
 	uint32_t key = xp_stat_make_key(kind, dense);
@@ -1055,7 +1057,7 @@ static inline int decode_event(struct reader *r, const uint8_t *p, const uint8_t
 	const uint8_t *begin = p;
 	uint64_t mid = 0, off = 0, dur = 0, len;
 	bool aggregated = false;
-	uint32_t first = sink->stats->n;
+	uint32_t first = sink->stats->n, first_dropped = sink->stats->n_dropped;
 	lj->line->stat_begin[i] = first;
 	while (p < end) {
 		uint8_t tag = *p++;
@@ -1090,6 +1092,7 @@ static inline int decode_event(struct reader *r, const uint8_t *p, const uint8_t
 		}
 		if (unlikely(!p)) {
 			sink->stats->n = first;
+			sink->stats->n_dropped = first_dropped;
 			return event_slow(r, begin, end, lj, blk, i, sink);
 		}
 	}
@@ -1401,7 +1404,7 @@ static void finish_lines(struct host_reader *hr)
 				l->unsorted = true;
 		}
 		for (uint32_t b = 0; b < l->n_blocks; b++) {
-			l->n_stats += l->blocks[b].stats.n;
+			l->n_stats += (uint64_t)l->blocks[b].stats.n + l->blocks[b].stats.n_dropped;
 			l->n_aggregated += l->blocks[b].n_aggregated;
 			l->time_overflow |= l->blocks[b].time_overflow;
 			l->unsorted |= l->blocks[b].unsorted;

@@ -343,6 +343,9 @@ static void test_drop_stats(void)
 			CHECK(view_has(xp_meta_stats(pl, pl->lines[pos.line].meta[pos.index]), gone));
 		}
 		CHECK(view_has(xp_plane_stats(pl), gone));
+		/* A line's stat count is the capture's, dropped ones included (info shows it). */
+		CHECK_INT(pl->lines[0].n_stats, 12);
+		CHECK_INT(pl->lines[0].n_stats, full->hosts[0].planes[0].lines[0].n_stats);
 		CHECK(memcmp(&c->hosts[0].odd, &full->hosts[0].odd, sizeof c->hosts[0].odd) == 0);
 		fflush(NULL);
 		pid_t child = fork();
