@@ -523,7 +523,7 @@ static inline struct xp_stat_view event_view(const struct xp_line *l, uint64_t i
 		last = l->stat_begin[i + 1];
 	struct xp_stat_view v = {NULL, NULL, blk->stats.wide, last - first, &blk->blob};
 	if (v.n) {
-		v.keys = blk->stats.keys + first;
+		v.keys = blk->stats.keys + xp_event_key_begin(l, i, first);
 		v.vals = blk->stats.vals + first;
 	}
 	return v;

@@ -209,6 +209,7 @@ static void free_line(struct xp_line *l)
 	free(l->dur_ps);
 	free(l->meta);
 	free(l->stat_begin);
+	free(l->key_begin);
 	for (uint32_t b = 0; b < l->n_blocks; b++) {
 		xp_stats_free(&l->blocks[b].stats);
 		xp_blob_free(&l->blocks[b].blob);

@@ -53,6 +53,7 @@ struct xp_stats {
 	uint32_t n, cap;
 	uint32_t n_wide, cap_wide;
 	uint32_t n_dropped;     /* decoded but not kept (xp_read_opts.drop_stats) */
+	uint32_t n_keys;        /* keys[] in use when events share them (xp_line.key_begin) */
 };
 
 /* Growable byte arena for str_value / bytes_value payloads (u32 length + bytes). */
@@ -86,6 +87,9 @@ struct xp_line {
 	int64_t *dur_ps;
 	uint32_t *meta;         /* dense event-metadata index into plane->emeta */
 	uint32_t *stat_begin;   /* first stat of event i within its block */
+	/* First key of event i within its block's keys, or NULL: keys run with the values. The XSpace
+	 * reader stores a run of keys once for the events whose stats come in the same order. */
+	uint32_t *key_begin;
 	uint32_t n_blocks;
 	struct xp_block *blocks;
 	uint64_t n_stats;       /* total over blocks, dropped ones included: the stats in the capture */
@@ -264,6 +268,12 @@ static inline uint64_t xp_view_val(const struct xp_stat_view *v, uint32_t k)
 {
 	return (v->keys[k] & XP_STAT_WIDE) ? v->wide[v->vals[k]] : v->vals[k];
 }
+/* Where event i's keys start in its block; FIRST is where its values start. */
+static inline uint32_t xp_event_key_begin(const struct xp_line *l, uint64_t i, uint32_t first)
+{
+	return l->key_begin ? l->key_begin[i] : first;
+}
+
 /* Inline: analyzers ask for one per event, tens of millions of times. */
 static inline struct xp_stat_view xp_event_stats(const struct xp_line *l, uint64_t i)
 {
@@ -276,7 +286,7 @@ static inline struct xp_stat_view xp_event_stats(const struct xp_line *l, uint64
 		last = l->stat_begin[i + 1];
 	v.n = last - first;
 	if (v.n) { /* the arrays are NULL while a block has no stats */
-		v.keys = blk->stats.keys + first;
+		v.keys = blk->stats.keys + xp_event_key_begin(l, i, first);
 		v.vals = blk->stats.vals + first;
 	}
 	v.wide = blk->stats.wide;

@@ -392,6 +392,11 @@ struct stat_sink {
 	const struct xp_stat_meta *smeta;
 	struct xp_oddities *odd;
 	bool drops;             /* skip the stats whose metadata is marked dropped */
+	/* Event stats: where the next key goes (stats->n_keys at an event's start), and the last key
+	 * runs stored, which a later event with the same keys in the same order points to instead. */
+	uint32_t key_at;
+	uint32_t run_at[4], run_len[4];
+	unsigned run_next;
 };
 
 static void __attribute__((noinline)) stats_grow(struct xp_stats *st)
@@ -443,7 +448,7 @@ static inline __attribute__((always_inline)) void stat_finish(struct stat_sink *
 		val = st->n_wide++;
 		key |= XP_STAT_WIDE;
 	}
-	st->keys[st->n] = key;
+	st->keys[s->key_at++] = key;
 	st->vals[st->n] = (uint32_t)val;
 	st->n++;
 }
@@ -1007,13 +1012,36 @@ static inline void event_finish(struct line_job *lj, struct xp_block *blk, uint6
 	l->meta[i] = dense;
 }
 
+/* Event i's keys, just written at sink->key_at - n: kept, or given back when an earlier event of the
+ * block has the same run (memory events repeat a dozen keys; the values differ, the keys rarely). */
+static inline void event_keys(struct line_job *lj, uint64_t i, struct stat_sink *s, uint32_t first)
+{
+	struct xp_stats *st = s->stats;
+	uint32_t n = st->n - first, at = st->n_keys;
+	lj->line->key_begin[i] = at;
+	if (!n)
+		return;
+	for (unsigned k = 0; k < 4; k++)
+		if (s->run_len[k] == n && st->keys[s->run_at[k]] == st->keys[at] &&
+		    !memcmp(st->keys + s->run_at[k], st->keys + at, n * sizeof *st->keys)) {
+			lj->line->key_begin[i] = s->run_at[k];
+			s->key_at = at;
+			return;
+		}
+	st->n_keys = at + n;
+	s->run_at[s->run_next] = at;
+	s->run_len[s->run_next] = n;
+	s->run_next = (s->run_next + 1) & 3;
+}
+
 /* The general event decoder: any field order and encoding, full checks. */
 static int event_slow(struct reader *r, const uint8_t *p, const uint8_t *end, struct line_job *lj,
 		      struct xp_block *blk, uint64_t i, struct stat_sink *sink)
 {
 	uint64_t mid = 0, off = 0, dur = 0;
 	bool aggregated = false;
-	lj->line->stat_begin[i] = sink->stats->n;
+	uint32_t first = sink->stats->n;
+	lj->line->stat_begin[i] = first;
 	while (p < end) {
 		const uint8_t *at = p, *body;
 		uint32_t field;
@@ -1046,6 +1074,7 @@ static int event_slow(struct reader *r, const uint8_t *p, const uint8_t *end, st
 				return -1;
 		}
 	}
+	event_keys(lj, i, sink, first);
 	event_finish(lj, blk, i, mid, off, dur, aggregated, sink->odd);
 	return 0;
 }
@@ -1093,9 +1122,11 @@ static inline int decode_event(struct reader *r, const uint8_t *p, const uint8_t
 		if (unlikely(!p)) {
 			sink->stats->n = first;
 			sink->stats->n_dropped = first_dropped;
+			sink->key_at = sink->stats->n_keys;
 			return event_slow(r, begin, end, lj, blk, i, sink);
 		}
 	}
+	event_keys(lj, i, sink, first);
 	event_finish(lj, blk, i, mid, off, dur, aggregated, sink->odd);
 	return 0;
 }
@@ -1104,8 +1135,10 @@ static void shrink_block(struct xp_block *blk)
 {
 	/* Growth leaves slack; give it back, the model is kept for the run. */
 	struct xp_stats *st = &blk->stats;
+	/* Events that share key runs leave much of the keys' room unused. */
+	if (st->n && st->cap > st->n_keys)
+		st->keys = xrealloc(st->keys, (size_t)st->n_keys * sizeof *st->keys);
 	if (st->n && st->cap > st->n) {
-		st->keys = xrealloc(st->keys, (size_t)st->n * sizeof *st->keys);
 		st->vals = xrealloc(st->vals, (size_t)st->n * sizeof *st->vals);
 		st->cap = st->n;
 	}
@@ -1119,12 +1152,13 @@ static void shrink_block(struct xp_block *blk)
 	}
 }
 
-/* Room for N stats and WIDE wide values in a new block, faulted in. */
-static void reserve_stats(struct xp_block *blk, uint64_t n, uint64_t wide)
+/* Room for N stats and WIDE wide values in a new block, faulted in; the keys only as far as KEYS
+ * (shared key runs leave the rest of their room untouched). */
+static void reserve_stats(struct xp_block *blk, uint64_t n, uint64_t wide, uint64_t keys)
 {
 	blk->stats.keys = xmalloc(n * sizeof *blk->stats.keys);
 	blk->stats.vals = xmalloc(n * sizeof *blk->stats.vals);
-	xp_prefault(blk->stats.keys, n * sizeof *blk->stats.keys);
+	xp_prefault(blk->stats.keys, (keys < n ? keys : n) * sizeof *blk->stats.keys);
 	xp_prefault(blk->stats.vals, n * sizeof *blk->stats.vals);
 	blk->stats.cap = (uint32_t)n;
 	if (wide) {
@@ -1132,6 +1166,14 @@ static void reserve_stats(struct xp_block *blk, uint64_t n, uint64_t wide)
 		xp_prefault(blk->stats.wide, wide * sizeof *blk->stats.wide);
 		blk->stats.cap_wide = (uint32_t)wide;
 	}
+}
+
+/* A new block's stats start: no keys yet, no runs to share. */
+static void sink_new_block(struct stat_sink *s)
+{
+	s->key_at = 0;
+	memset(s->run_len, 0, sizeof s->run_len);
+	s->run_next = 0;
 }
 
 /* A first guess: one stat per 16 bytes of events, at most four per event. */
@@ -1154,7 +1196,7 @@ static int decode_block_into(struct host_reader *hr, struct block_job *bj, struc
 	const uint8_t *p = r->base + lj->block_off[bj->block], *end = lj->end;
 	const uint8_t *start = p;
 	struct stat_sink sink = {&blk->stats, &blk->blob, &lj->pctx->smap, lj->plane->smeta, odd, lj->pctx->drops};
-	reserve_stats(blk, guess_stats((uint64_t)(end - p), count), 0);
+	reserve_stats(blk, guess_stats((uint64_t)(end - p), count), 0, 0);
 	uint64_t i = first;
 	int64_t prev = INT64_MIN;
 	while (i < first + count) {
@@ -1381,10 +1423,12 @@ static void prepare_lines(struct host_reader *hr)
 		l->dur_ps = xmalloc(l->n_events * sizeof *l->dur_ps);
 		l->meta = xmalloc(l->n_events * sizeof *l->meta);
 		l->stat_begin = xmalloc(l->n_events * sizeof *l->stat_begin);
+		l->key_begin = xmalloc(l->n_events * sizeof *l->key_begin);
 		xp_prefault(l->start_ps, l->n_events * sizeof *l->start_ps);
 		xp_prefault(l->dur_ps, l->n_events * sizeof *l->dur_ps);
 		xp_prefault(l->meta, l->n_events * sizeof *l->meta);
 		xp_prefault(l->stat_begin, l->n_events * sizeof *l->stat_begin);
+		xp_prefault(l->key_begin, l->n_events * sizeof *l->key_begin);
 		total += l->n_blocks;
 	}
 	hr->blocks = xcalloc(total, sizeof *hr->blocks);
@@ -1494,7 +1538,7 @@ struct fused {
 	struct line_job *lj;
 	uint64_t cap;                   /* room in the line's arrays */
 	struct xp_block blk;            /* the block being filled */
-	uint32_t prev_stats, prev_wide; /* what the line's previous block held */
+	uint32_t prev_stats, prev_wide, prev_keys; /* what the line's previous block held */
 	struct stat_sink sink;
 	const uint8_t *blk_start;       /* where its events start, for release_range */
 };
@@ -1513,6 +1557,7 @@ static void fused_fault_block(struct fused *fu, uint64_t from)
 	xp_prefault(l->dur_ps + from, (to - from) * sizeof *l->dur_ps);
 	xp_prefault(l->meta + from, (to - from) * sizeof *l->meta);
 	xp_prefault(l->stat_begin + from, (to - from) * sizeof *l->stat_begin);
+	xp_prefault(l->key_begin + from, (to - from) * sizeof *l->key_begin);
 }
 
 static void fused_grow(struct fused *fu)
@@ -1526,6 +1571,7 @@ static void fused_grow(struct fused *fu)
 	l->dur_ps = xrealloc(l->dur_ps, fu->cap * sizeof *l->dur_ps);
 	l->meta = xrealloc(l->meta, fu->cap * sizeof *l->meta);
 	l->stat_begin = xrealloc(l->stat_begin, fu->cap * sizeof *l->stat_begin);
+	l->key_begin = xrealloc(l->key_begin, fu->cap * sizeof *l->key_begin);
 	fused_fault_block(fu, old);
 }
 
@@ -1534,6 +1580,7 @@ static void fused_close_block(struct fused *fu, const uint8_t *p)
 	struct xp_line *l = fu->lj->line;
 	fu->prev_stats = fu->blk.stats.n;
 	fu->prev_wide = fu->blk.stats.n_wide;
+	fu->prev_keys = fu->blk.stats.n_keys;
 	shrink_block(&fu->blk);
 	l->blocks[l->n_blocks - 1] = fu->blk;
 	memset(&fu->blk, 0, sizeof fu->blk);
@@ -1547,9 +1594,11 @@ static void fused_open_block(struct fused *fu, const uint8_t *p)
 	memset(&l->blocks[l->n_blocks++], 0, sizeof *l->blocks);
 	/* Like the previous block, which was full; the first one is a guess. */
 	if (l->n_blocks > 1)
-		reserve_stats(&fu->blk, fu->prev_stats + fu->prev_stats / 16 + 16, fu->prev_wide + fu->prev_wide / 16);
+		reserve_stats(&fu->blk, fu->prev_stats + fu->prev_stats / 16 + 16, fu->prev_wide + fu->prev_wide / 16,
+			      fu->prev_keys);
 	else
-		reserve_stats(&fu->blk, guess_stats((uint64_t)(fu->lj->end - p), XP_BLOCK_EVENTS), 0);
+		reserve_stats(&fu->blk, guess_stats((uint64_t)(fu->lj->end - p), XP_BLOCK_EVENTS), 0, 0);
+	sink_new_block(&fu->sink);
 	fused_fault_block(fu, l->n_events);
 	fu->blk_start = p;
 }
@@ -1614,6 +1663,7 @@ static int walk_decode_line(struct host_reader *hr, struct line_job *lj, struct 
 	shrink_array((void **)&l->dur_ps, l->n_events, sizeof *l->dur_ps);
 	shrink_array((void **)&l->meta, l->n_events, sizeof *l->meta);
 	shrink_array((void **)&l->stat_begin, l->n_events, sizeof *l->stat_begin);
+	shrink_array((void **)&l->key_begin, l->n_events, sizeof *l->key_begin);
 	name_line(hr, lj);
 	return 0;
 }

@@ -365,12 +365,55 @@ static void test_drop_stats(void)
 	xsb_free(b);
 }
 
+/* Events whose stats come with the same keys in the same order share one run of keys; the values
+ * stay each event's own, and an event with its keys in another order keeps a run of its own. */
+static void test_shared_keys(void)
+{
+	struct xsb *b = xsb_new();
+	int p = xsb_plane(b, "/host:CPU", 0);
+	int l = xsb_line(b, p, 1, "t", 0);
+	int ev[100];
+	for (int k = 0; k < 100; k++) {
+		ev[k] = xsb_event(b, p, l, "ev", k * 10, 5);
+		if (k == 50) { /* the same stats, another order */
+			xsb_stat_uint(b, p, ev[k], "b", 1000 + (uint64_t)k);
+			xsb_stat_int(b, p, ev[k], "a", k);
+		} else {
+			xsb_stat_int(b, p, ev[k], "a", k);
+			xsb_stat_uint(b, p, ev[k], "b", 1000 + (uint64_t)k);
+		}
+	}
+	size_t n;
+	uint8_t *bytes = xsb_pack(b, &n);
+	for (int threads = 1; threads <= 2; threads++) {
+		struct xp_capture *c = xp_capture_new();
+		struct xp_err err = {0};
+		REQUIRE(xp_read_xspace(c, "keys", bytes, n, &(struct xp_read_opts){.threads = threads}, &err) == 0);
+		const struct xp_line *line = &c->hosts[0].planes[0].lines[0];
+		REQUIRE(line->key_begin != NULL);
+		CHECK_INT(line->blocks[0].stats.n, 200);
+		CHECK_INT(line->blocks[0].stats.n_keys, 4);
+		for (int k = 0; k < 100; k++) {
+			struct cap_pos pos = cap_find(c, 0, b, p, ev[k]);
+			REQUIRE(pos.ok);
+			struct xp_value v;
+			REQUIRE(event_stat(c, pos.plane, pos.line, pos.index, "a", &v));
+			CHECK_INT(v.i, k);
+			REQUIRE(event_stat(c, pos.plane, pos.line, pos.index, "b", &v));
+			CHECK(v.u == 1000 + (uint64_t)k);
+		}
+		xp_capture_free(c);
+	}
+	free(bytes);
+	xsb_free(b);
+}
+
 int main(void)
 {
 	static const struct test tests[] = {
 		TEST(test_structure), TEST(test_metadata_ids), TEST(test_stat_kinds), TEST(test_event_order),
 		TEST(test_keep_order), TEST(test_hosts), TEST(test_pack_stable), TEST(test_varint_lengths),
-		TEST(test_long_length_prefix), TEST(test_drop_stats),
+		TEST(test_long_length_prefix), TEST(test_drop_stats), TEST(test_shared_keys),
 	};
 	return RUN_TESTS("test_xsbuild", tests);
 }
