@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Point each non-derived line's group array into the grouping output. */
-static void attach_groups(struct xp_prep_host *ph, struct xp_group_out *g)
+/* Point each non-derived line's group array into the grouping output, which keeps using it for the
+ * step database; the host owns it from here. */
+static void attach_groups(struct xp_prep_host *ph, const struct xp_group_out *g)
 {
 	const struct xp_host *h = ph->host;
 	ph->planes = xcalloc(h->n_planes, sizeof *ph->planes);
@@ -19,22 +20,23 @@ static void attach_groups(struct xp_prep_host *ph, struct xp_group_out *g)
 		ph->planes[plane].lines[line].group = g->gid + base;
 	}
 	ph->group_ids = g->gid;
-	g->gid = NULL;
 }
 
-static int prepare_host(const struct xp_capture *c, struct xp_prep_host *ph, const struct xp_prep_opts *o,
-			char *errmsg, size_t errlen)
+static void group_out_free(struct xp_group_out *g)
 {
-	struct xp_group_out g = {0};
-	bool markers = o->step_marker != NULL;
-	xp_group_host(c, ph, markers, &g);
+	g->gid = NULL; /* the host's (attach_groups) */
+	xp_group_out_free(g);
+}
+
+static int step_db(const struct xp_capture *c, struct xp_prep_host *ph, const struct xp_prep_opts *o,
+		   struct xp_group_out *g, char *errmsg, size_t errlen)
+{
 	int rc = 0;
-	if (markers)
-		rc = xp_stepdb_from_marker(c, ph, o, &g, errmsg, errlen);
+	if (o->step_marker)
+		rc = xp_stepdb_from_marker(c, ph, o, g, errmsg, errlen);
 	else
-		xp_stepdb_from_groups(c, ph, o, &g);
-	attach_groups(ph, &g);
-	xp_group_out_free(&g);
+		xp_stepdb_from_groups(c, ph, o, g);
+	group_out_free(g);
 	return rc;
 }
 
@@ -46,12 +48,25 @@ struct xp_prep *xp_prepare(const struct xp_capture *c, const struct xp_prep_opts
 		p->opts = *o;
 	p->n_hosts = c->n_hosts;
 	p->hosts = xcalloc(c->n_hosts, sizeof *p->hosts);
+	/* Every host's groups, then every host's step database: group ids are final before the latter. */
+	struct xp_group_out *g = xcalloc(c->n_hosts + 1, sizeof *g);
 	for (uint32_t h = 0; h < c->n_hosts; h++) {
 		p->hosts[h].host = &c->hosts[h];
-		if (prepare_host(c, &p->hosts[h], &p->opts, errmsg, errlen)) {
-			xp_prep_free(p);
-			return NULL;
-		}
+		xp_group_host(c, &p->hosts[h], p->opts.step_marker != NULL, &g[h]);
+		attach_groups(&p->hosts[h], &g[h]);
+	}
+	if (p->opts.groups_ready && !p->opts.step_marker)
+		p->opts.groups_ready(p, p->opts.groups_arg);
+	int rc = 0;
+	for (uint32_t h = 0; h < c->n_hosts; h++)
+		if (rc)
+			group_out_free(&g[h]);
+		else
+			rc = step_db(c, &p->hosts[h], &p->opts, &g[h], errmsg, errlen);
+	free(g);
+	if (rc) {
+		xp_prep_free(p);
+		return NULL;
 	}
 	return p;
 }

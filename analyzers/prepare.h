@@ -119,10 +119,16 @@ struct xp_step_db {
 
 /* --- per-host preparation ------------------------------------------------- */
 
+struct xp_prep;
+
 struct xp_prep_opts {
 	bool xprof_compat;      /* --compat=xprof: no host events on GPU, xprof's memcpy names */
 	const char *step_marker; /* --step-marker REGEX (NULL = use groups) */
 	bool groups_only;       /* group ids per event, but no step database (memory needs no more) */
+	/* Called once every host's group ids are in place (xp_prep_line.group), before the step
+	 * databases are built: report starts memory there. Not called with step_marker. */
+	void (*groups_ready)(const struct xp_prep *p, void *arg);
+	void *groups_arg;
 };
 
 struct xp_prep_line {

@@ -113,20 +113,23 @@ static struct xp_result *run_pod(const struct xp_capture *c, const struct xp_pre
 	return xp_analyze_pod(p);
 }
 
+/* What of the preparation an analysis needs before it can start. */
+enum needs { NEEDS_CAPTURE, NEEDS_GROUPS, NEEDS_PREP };
+
 static const struct {
 	const char *command;
-	bool prep;              /* needs the preparation */
+	enum needs needs;
 	run_fn run;
 } sections[] = {
-	{"info", false, run_info},
-	{"overview", true, run_overview},
-	{"steps", true, run_steps},
-	{"input-pipeline", true, run_input_pipeline},
-	{"tf-data", false, run_tf_data},
-	{"tf-stats", false, run_tf_stats},
-	{"kernel-stats", false, run_kernel_stats},
-	{"memory", true, run_memory},
-	{"pod", true, run_pod},
+	{"info", NEEDS_CAPTURE, run_info},
+	{"overview", NEEDS_PREP, run_overview},
+	{"steps", NEEDS_PREP, run_steps},
+	{"input-pipeline", NEEDS_PREP, run_input_pipeline},
+	{"tf-data", NEEDS_CAPTURE, run_tf_data},
+	{"tf-stats", NEEDS_CAPTURE, run_tf_stats},
+	{"kernel-stats", NEEDS_CAPTURE, run_kernel_stats},
+	{"memory", NEEDS_GROUPS, run_memory},   /* reads group ids only: starts while step databases are built */
+	{"pod", NEEDS_PREP, run_pod},
 };
 #define N_SECTIONS (sizeof sections / sizeof *sections)
 
@@ -190,7 +193,8 @@ struct pool {
 	const struct xp_capture *c;
 	const struct xp_report_opts *o;
 	struct xp_shared *s;
-	const struct xp_prep *p;        /* NULL until made */
+	const struct xp_prep *p;        /* NULL until its groups are in place */
+	bool groups_done;               /* p's group ids are final (its step databases may still be under way) */
 	bool prep_done;                 /* made, or failed (then p stays NULL) */
 	bool started[N_TASKS];          /* taken by a thread (or not wanted) */
 	struct xp_result *r[N_SECTIONS];
@@ -198,9 +202,18 @@ struct pool {
 	pthread_cond_t ready;
 };
 
-static bool task_needs_prep(size_t i)
+static enum needs task_needs(size_t i)
 {
-	return i < N_SECTIONS && sections[i].prep;
+	return i < N_SECTIONS ? sections[i].needs : NEEDS_CAPTURE;
+}
+
+static bool task_waits(const struct pool *pl, size_t i)
+{
+	switch (task_needs(i)) {
+	case NEEDS_GROUPS: return !pl->groups_done && !pl->prep_done;
+	case NEEDS_PREP: return !pl->prep_done;
+	default: return false;
+	}
 }
 
 /* The next task this thread may run (the shared inputs first), or N_TASKS when none is left; waits for
@@ -214,12 +227,12 @@ static size_t take(struct pool *pl, bool wait, const struct xp_prep **p)
 			size_t i = k == 0 ? WARM_SHARED : k - 1;
 			if (pl->started[i])
 				continue;
-			if (task_needs_prep(i) && !pl->prep_done) {
+			if (task_waits(pl, i)) {
 				pending = true;
 				continue;
 			}
 			pl->started[i] = true;
-			*p = task_needs_prep(i) ? pl->p : NULL;
+			*p = task_needs(i) != NEEDS_CAPTURE ? pl->p : NULL;
 			pthread_mutex_unlock(&pl->lock);
 			return i;
 		}
@@ -242,11 +255,22 @@ static void *worker(void *arg)
 		if (i == WARM_SHARED) {
 			xp_shared_input_host_db(pl->s);
 			xp_shared_tfdata(pl->s);
-		} else if (!sections[i].prep || p) {
+		} else if (sections[i].needs == NEEDS_CAPTURE || p) {
 			pl->r[i] = sections[i].run(pl->c, p, pl->s, pl->o);
 		}
 	}
 	return NULL;
+}
+
+/* xp_prepare's hook: the analyses that need only group ids may start. */
+static void groups_ready(const struct xp_prep *p, void *arg)
+{
+	struct pool *pl = arg;
+	pthread_mutex_lock(&pl->lock);
+	pl->p = p;
+	pl->groups_done = true;
+	pthread_cond_broadcast(&pl->ready);
+	pthread_mutex_unlock(&pl->lock);
 }
 
 struct xp_report *xp_report_run(const struct xp_capture *c, const struct xp_prep_opts *po,
@@ -258,7 +282,7 @@ struct xp_report *xp_report_run(const struct xp_capture *c, const struct xp_prep
 	for (size_t i = 0; i < N_SECTIONS; i++) {
 		pl.started[i] = !wanted(sections[i].command, only);
 		n += !pl.started[i];
-		need_prep |= !pl.started[i] && sections[i].prep;
+		need_prep |= !pl.started[i] && sections[i].needs != NEEDS_CAPTURE;
 	}
 	/* Only overview and input-pipeline read both shared inputs (tf-data builds its own share when asked). */
 	pl.started[WARM_SHARED] = !wanted("overview", only) && !wanted("input-pipeline", only);
@@ -272,8 +296,12 @@ struct xp_report *xp_report_run(const struct xp_capture *c, const struct xp_prep
 	for (size_t t = 1; t < threads; t++)
 		if (!pthread_create(&tid[helpers], NULL, worker, &pl))
 			helpers++;
-	/* This thread makes the preparation (helpers run capture-only analyses meanwhile), then works too. */
-	struct xp_prep *p = need_prep ? xp_prepare(c, po, errmsg, errlen) : NULL;
+	/* This thread makes the preparation (helpers run capture-only analyses meanwhile, and memory once
+	 * the group ids are in place), then works too. */
+	struct xp_prep_opts with_hook = *po;
+	with_hook.groups_ready = groups_ready;
+	with_hook.groups_arg = &pl;
+	struct xp_prep *p = need_prep ? xp_prepare(c, &with_hook, errmsg, errlen) : NULL;
 	if (p)
 		p->shared = pl.s;
 	pthread_mutex_lock(&pl.lock);
