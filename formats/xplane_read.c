@@ -1012,6 +1012,15 @@ static inline void event_finish(struct line_job *lj, struct xp_block *blk, uint6
 	l->meta[i] = dense;
 }
 
+/* Runs are short (a few keys, a dozen for memory events): a loop beats a call to memcmp. */
+static inline bool same_keys(const uint32_t *a, const uint32_t *b, uint32_t n)
+{
+	uint32_t diff = 0;
+	for (uint32_t k = 0; k < n; k++)
+		diff |= a[k] ^ b[k];
+	return !diff;
+}
+
 /* Event i's keys, just written at sink->key_at - n: kept, or given back when an earlier event of the
  * block has the same run (memory events repeat a dozen keys; the values differ, the keys rarely). */
 static inline void event_keys(struct line_job *lj, uint64_t i, struct stat_sink *s, uint32_t first)
@@ -1022,8 +1031,7 @@ static inline void event_keys(struct line_job *lj, uint64_t i, struct stat_sink 
 	if (!n)
 		return;
 	for (unsigned k = 0; k < 4; k++)
-		if (s->run_len[k] == n && st->keys[s->run_at[k]] == st->keys[at] &&
-		    !memcmp(st->keys + s->run_at[k], st->keys + at, n * sizeof *st->keys)) {
+		if (s->run_len[k] == n && same_keys(st->keys + s->run_at[k], st->keys + at, n)) {
 			lj->line->key_begin[i] = s->run_at[k];
 			s->key_at = at;
 			return;
