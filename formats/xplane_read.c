@@ -1205,6 +1205,11 @@ static int decode_block_into(struct host_reader *hr, struct block_job *bj, struc
 	const uint8_t *start = p;
 	struct stat_sink sink = {&blk->stats, &blk->blob, &lj->pctx->smap, lj->plane->smeta, odd, lj->pctx->drops};
 	reserve_stats(blk, guess_stats((uint64_t)(end - p), count), 0, 0);
+	xp_prefault(l->start_ps + first, count * sizeof *l->start_ps);
+	xp_prefault(l->dur_ps + first, count * sizeof *l->dur_ps);
+	xp_prefault(l->meta + first, count * sizeof *l->meta);
+	xp_prefault(l->stat_begin + first, count * sizeof *l->stat_begin);
+	xp_prefault(l->key_begin + first, count * sizeof *l->key_begin);
 	uint64_t i = first;
 	int64_t prev = INT64_MIN;
 	while (i < first + count) {
@@ -1432,12 +1437,7 @@ static void prepare_lines(struct host_reader *hr)
 		l->meta = xmalloc(l->n_events * sizeof *l->meta);
 		l->stat_begin = xmalloc(l->n_events * sizeof *l->stat_begin);
 		l->key_begin = xmalloc(l->n_events * sizeof *l->key_begin);
-		xp_prefault(l->start_ps, l->n_events * sizeof *l->start_ps);
-		xp_prefault(l->dur_ps, l->n_events * sizeof *l->dur_ps);
-		xp_prefault(l->meta, l->n_events * sizeof *l->meta);
-		xp_prefault(l->stat_begin, l->n_events * sizeof *l->stat_begin);
-		xp_prefault(l->key_begin, l->n_events * sizeof *l->key_begin);
-		total += l->n_blocks;
+		total += l->n_blocks; /* each block job faults its part of the arrays in, side by side */
 	}
 	hr->blocks = xcalloc(total, sizeof *hr->blocks);
 	for (size_t i = 0; i < hr->n_lines; i++)
