@@ -516,6 +516,24 @@ static inline __attribute__((always_inline)) int stat_fast(const uint8_t *p, con
 	unsigned kind = XP_STAT_NONE;
 	bool is_ref = false;
 	const uint8_t *text = NULL;
+	/* Nearly every stat is its metadata id, then one number, and nothing else: straight through,
+	 * without the loop's dispatch; anything else takes the loop from the start. */
+	if (likely(end - p >= 3 && p[0] == 0x08 && p[1] < 0x80)) {
+		uint8_t tag = p[2];
+		const uint8_t *q = p + 3;
+		if (tag == 0x18 || tag == 0x20 || tag == 0x38) {
+			q = fast_varint(q, end, &val);
+			if (likely(q == end)) {
+				kind = tag == 0x18 ? XP_STAT_U64 : tag == 0x20 ? XP_STAT_I64 : XP_STAT_STR;
+				stat_finish(s, p[1], kind, val, tag == 0x38);
+				return 0;
+			}
+		} else if (tag == 0x11 && end - q == 8) {
+			memcpy(&val, q, 8);
+			stat_finish(s, p[1], XP_STAT_F64, val, false);
+			return 0;
+		}
+	}
 	while (p < end) {
 		uint8_t tag = *p++;
 		switch (tag) {
