@@ -984,8 +984,8 @@ static int walk_line(struct host_reader *hr, struct line_job *lj)
 			return -1;
 		}
 	}
+	/* The pages stay mapped: the block jobs read them next, and release them as they go. */
 	l->n_events = n;
-	release_range(hr, lj->beg, lj->end);
 	return 0;
 }
 
