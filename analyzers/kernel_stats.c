@@ -238,7 +238,7 @@ static unsigned find_in(const struct plane_pass *pp, struct xp_stat_view v, cons
 		if (xp_stat_kind(v.keys[k]) == XP_STAT_NONE)
 			continue;
 		for (unsigned j = 0; j < S_N; j++)
-			if (sid[j] == meta && !ks->found[j]) {
+			if (sid[j] && sid[j] == meta && !ks->found[j]) {
 				xp_view_value(pp->c, &v, k, &ks->v[j]);
 				ks->found[j] = true;
 				left--;
@@ -253,14 +253,12 @@ static void find_stats(const struct plane_pass *pp, const struct xp_line *l, uin
 				   pp->ids.hlo_module, pp->ids.equation};
 	unsigned left = 0;
 	for (unsigned j = 0; j < S_N; j++) {
-		ks->found[j] = !sid[j]; /* an absent stat is never found: nothing to look for */
-		left += sid[j] != 0;
+		ks->found[j] = false;
+		left += sid[j] != 0; /* a stat the plane lacks is not looked for */
 	}
 	left = find_in(pp, xp_event_stats(l, i), sid, ks, left);
 	if (left)
 		find_in(pp, xp_meta_stats(pp->p, l->meta[i]), sid, ks, left);
-	for (unsigned j = 0; j < S_N; j++)
-		ks->found[j] &= sid[j] != 0;
 }
 
 /* A non-empty string stat of the event (its own first, then its metadata's). */

@@ -3514,7 +3514,7 @@ int xp_read_trace_json_file(struct xp_capture *c, const char *path, const struct
 	/* A thread per stage while there are threads for them: decompressing takes one, so lexing
 	 * gets its own from three on. On two cores a third thread only adds switching (a 1 GiB
 	 * .gz: 1.5x the decompression alone with two threads, 1.7x with three). */
-	if (xp_pull_compression(r.src) != XP_COMP_NONE && o->threads < 3)
+	if (r.pipelined && xp_pull_compression(r.src) != XP_COMP_NONE && o->threads < 3)
 		r.pipelined = false;
 	if (xp_pull_compression(r.src) == XP_COMP_NONE && map_plain(&r)) {
 		int rc = run(&r);

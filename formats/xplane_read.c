@@ -508,6 +508,12 @@ static int decode_stat(struct reader *r, const uint8_t *p, const uint8_t *end, s
 	return 0;
 }
 
+/* The kind of a varint value field's tag: uint64_value (3), int64_value (4), ref_value (7). */
+static inline unsigned varint_kind(uint8_t tag)
+{
+	return tag == 0x18 ? XP_STAT_U64 : tag == 0x20 ? XP_STAT_I64 : XP_STAT_STR;
+}
+
 /* The common encodings only: one-byte tags of known fields. Returns 1 when
  * the stat needs the general decoder (nothing was recorded then). */
 static inline __attribute__((always_inline)) int stat_fast(const uint8_t *p, const uint8_t *end, struct stat_sink *s)
@@ -524,8 +530,7 @@ static inline __attribute__((always_inline)) int stat_fast(const uint8_t *p, con
 		if (tag == 0x18 || tag == 0x20 || tag == 0x38) {
 			q = fast_varint(q, end, &val);
 			if (likely(q == end)) {
-				kind = tag == 0x18 ? XP_STAT_U64 : tag == 0x20 ? XP_STAT_I64 : XP_STAT_STR;
-				stat_finish(s, p[1], kind, val, tag == 0x38);
+				stat_finish(s, p[1], varint_kind(tag), val, tag == 0x38);
 				return 0;
 			}
 		} else if (tag == 0x11 && end - q == 8) {
@@ -546,7 +551,7 @@ static inline __attribute__((always_inline)) int stat_fast(const uint8_t *p, con
 		case 0x38:
 			if (!(p = fast_varint(p, end, &val)))
 				return 1;
-			kind = tag == 0x18 ? XP_STAT_U64 : tag == 0x20 ? XP_STAT_I64 : XP_STAT_STR;
+			kind = varint_kind(tag);
 			is_ref = tag == 0x38;
 			text = NULL;
 			break;
@@ -1194,6 +1199,18 @@ static void reserve_stats(struct xp_block *blk, uint64_t n, uint64_t wide, uint6
 	}
 }
 
+/* Fault in the line's per-event arrays for events [from, to), which are about to be written. */
+static void fault_events(struct xp_line *l, uint64_t from, uint64_t to)
+{
+	if (to <= from)
+		return;
+	xp_prefault(l->start_ps + from, (to - from) * sizeof *l->start_ps);
+	xp_prefault(l->dur_ps + from, (to - from) * sizeof *l->dur_ps);
+	xp_prefault(l->meta + from, (to - from) * sizeof *l->meta);
+	xp_prefault(l->stat_begin + from, (to - from) * sizeof *l->stat_begin);
+	xp_prefault(l->key_begin + from, (to - from) * sizeof *l->key_begin);
+}
+
 /* A new block's stats start: no keys yet, no runs to share. */
 static void sink_new_block(struct stat_sink *s)
 {
@@ -1223,11 +1240,7 @@ static int decode_block_into(struct host_reader *hr, struct block_job *bj, struc
 	const uint8_t *start = p;
 	struct stat_sink sink = {&blk->stats, &blk->blob, &lj->pctx->smap, lj->plane->smeta, odd, lj->pctx->drops};
 	reserve_stats(blk, guess_stats((uint64_t)(end - p), count), 0, 0);
-	xp_prefault(l->start_ps + first, count * sizeof *l->start_ps);
-	xp_prefault(l->dur_ps + first, count * sizeof *l->dur_ps);
-	xp_prefault(l->meta + first, count * sizeof *l->meta);
-	xp_prefault(l->stat_begin + first, count * sizeof *l->stat_begin);
-	xp_prefault(l->key_begin + first, count * sizeof *l->key_begin);
+	fault_events(l, first, first + count);
 	uint64_t i = first;
 	int64_t prev = INT64_MIN;
 	while (i < first + count) {
@@ -1573,17 +1586,8 @@ struct fused {
  * a block at a time, so that slack past the last event is never touched. */
 static void fused_fault_block(struct fused *fu, uint64_t from)
 {
-	struct xp_line *l = fu->lj->line;
 	uint64_t to = (from | (XP_BLOCK_EVENTS - 1)) + 1;
-	if (to > fu->cap)
-		to = fu->cap;
-	if (to <= from)
-		return;
-	xp_prefault(l->start_ps + from, (to - from) * sizeof *l->start_ps);
-	xp_prefault(l->dur_ps + from, (to - from) * sizeof *l->dur_ps);
-	xp_prefault(l->meta + from, (to - from) * sizeof *l->meta);
-	xp_prefault(l->stat_begin + from, (to - from) * sizeof *l->stat_begin);
-	xp_prefault(l->key_begin + from, (to - from) * sizeof *l->key_begin);
+	fault_events(fu->lj->line, from, to < fu->cap ? to : fu->cap);
 }
 
 static void fused_grow(struct fused *fu)
