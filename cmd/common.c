@@ -80,7 +80,8 @@ static int load_trace_json(struct xp_ctx *ctx, struct xp_capture *c, const struc
 	bool progress = stat(f->path, &st) == 0 && show_progress(ctx, (uint64_t)st.st_size);
 	if (progress)
 		fprintf(stderr, "xpstat: reading %s (%.1f MB)...\r", f->path, (double)st.st_size / 1e6);
-	struct xp_json_opts jo = {.max_bytes = ctx->max_input_bytes, .threads = ctx->threads};
+	struct xp_json_opts jo = {.max_bytes = ctx->max_input_bytes, .threads = ctx->threads,
+				  .drop_stats = ctx->cmd ? ctx->cmd->drop_stats : NULL};
 	int rc = xp_read_trace_json_file(c, f->path, &jo, err);
 	if (progress)
 		fprintf(stderr, "\033[K");

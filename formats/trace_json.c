@@ -57,6 +57,7 @@
 #define WIN_INIT ((size_t)4 << 20)      /* window bytes at the start */
 #define WIN_MIN_READ ((size_t)1 << 20)  /* grow the window when less room is left */
 #define INTERN_MAX 4096                 /* longer string values go to the block's blob */
+#define MAX_DROPS 64                    /* drop_stats names honoured (a bit each per line); later ones are kept */
 #define DERIVED_MIN (-559038737)        /* 0xdeadbeef as an int: the derived line id range */
 
 enum { J_OK = 0, J_MORE = 1, J_ERR = -1 };
@@ -181,6 +182,8 @@ struct ev {
 	struct jval ph, name, cat, pid, tid, ts, dur, id, id2, args;
 	size_t na;              /* args members in av[0..na) when args is an object */
 	const struct jarg *av;
+	bool ts_done, dur_done; /* ts_ps / dur_ps hold the value, converted while lexing */
+	__int128 ts_ps, dur_ps;
 };
 
 struct proc {
@@ -206,6 +209,8 @@ struct rline {
 	uint32_t *meta, *sbeg;
 	struct xp_block *blocks;
 	uint32_t n_blocks, cap_blocks;
+	uint64_t n_dropped;     /* stats not kept (xp_json_opts.drop_stats) */
+	uint64_t dropped_names; /* which: bit k = drop_stats[k] */
 	bool overflow, has_dev_arg;
 	int64_t dev_arg;
 	uint32_t plane;         /* set when finishing */
@@ -301,7 +306,10 @@ struct reader {
 	} key_memo[2];
 	uint32_t *sm_name;
 	uint8_t *sm_numkey;
+	uint8_t *sm_drop;       /* 0: kept; k + 1: drop_stats[k], not kept */
 	size_t n_sm, cap_sm;
+	const char *const *drop_stats;
+	uint32_t drop_sm[MAX_DROPS]; /* stat metadata id of drop_stats[k], once seen */
 	uint32_t *sm_by_str;    /* string id -> stat metadata id (0 = none yet) */
 	size_t cap_sm_by_str;
 	/* time: picoseconds relative to the first ts seen */
@@ -730,18 +738,19 @@ static int lex_args(struct reader *r, const uint8_t **pp, struct ev *e)
 		return rc;
 	if (*p != '}') {
 		for (;;) {
-			struct jarg a;
+			/* lexed in place: a copy of a just-written jarg would stall on store forwarding */
+			GROW(r->args, e->na, r->cap_args);
+			struct jarg *a = &r->args[e->na];
 			if (*p != '"')
 				return jerr(r, p, "expected a string key in an object");
-			if ((rc = lex_string(r, &p, &a.key)) || (rc = skip_ws(r, &p)))
+			if ((rc = lex_string(r, &p, &a->key)) || (rc = skip_ws(r, &p)))
 				return rc;
 			if (*p != ':')
 				return jerr(r, p, "expected ':' after an object key");
 			p++;
-			if ((rc = skip_ws(r, &p)) || (rc = lex_value(r, &p, 2, &a.val)) || (rc = skip_ws(r, &p)))
+			if ((rc = skip_ws(r, &p)) || (rc = lex_value(r, &p, 2, &a->val)) || (rc = skip_ws(r, &p)))
 				return rc;
-			GROW(r->args, e->na, r->cap_args);
-			r->args[e->na++] = a;
+			e->na++;
 			if (*p == ',') {
 				p++;
 				if ((rc = skip_ws(r, &p)))
@@ -803,12 +812,55 @@ static inline enum evkey quick_key(const uint8_t *p, const uint8_t *end, const u
 	return EK_OTHER;
 }
 
+/* A ts or dur in its common form -- [-]digits[.digits], at most 18 digits
+ * before the point -- lexed and turned into picoseconds in one pass, rounded
+ * as us_to_ps does. False: anything else (an exponent, a leading zero, the
+ * window's end), for the general lexer and us_to_ps to take. */
+static inline bool lex_time(const uint8_t *p, const uint8_t *end, struct jval *v, __int128 *ps)
+{
+	const uint8_t *q = p, *digits;
+	bool neg = *q == '-', up = false;
+	q += neg;
+	if (q >= end || !is_digit(*q) || (*q == '0' && q + 1 < end && is_digit(q[1])))
+		return false;
+	uint64_t whole = 0, frac = 0;
+	for (digits = q; q < end && is_digit(*q); q++)
+		whole = whole * 10 + (uint64_t)(*q - '0');
+	if (q - digits > 18)
+		return false;
+	int nfrac = 0;
+	bool point = q < end && *q == '.';
+	if (point) {
+		for (digits = ++q; q < end && is_digit(*q); q++, nfrac++) {
+			if (nfrac < 6)
+				frac = frac * 10 + (uint64_t)(*q - '0');
+			else if (nfrac == 6)
+				up = *q >= '5'; /* the first digit past the picosecond: ties away from zero */
+		}
+		if (q == digits)
+			return false;
+	}
+	if (q >= end || *q == 'e' || *q == 'E')
+		return false;
+	for (; nfrac < 6; nfrac++)
+		frac *= 10;
+	__int128 mag = (__int128)whole * 1000000 + (__int128)(frac + up);
+	*ps = neg ? -mag : mag;
+	v->type = JV_NUM;
+	v->esc = false;
+	v->is_int = !point;
+	v->p = p;
+	v->len = (size_t)(q - p);
+	return true;
+}
+
 /* One traceEvents element; *pp at its first byte. */
 static int lex_event(struct reader *r, const uint8_t **pp, struct ev *e)
 {
 	const uint8_t *p = *pp;
 	int rc;
 	e->members = e->na = 0;
+	e->ts_done = e->dur_done = false;
 	e->ph.type = e->name.type = e->cat.type = e->pid.type = e->tid.type = JV_NONE;
 	e->ts.type = e->dur.type = e->id.type = e->id2.type = e->args.type = JV_NONE;
 	e->at = p;
@@ -842,7 +894,15 @@ static int lex_event(struct reader *r, const uint8_t **pp, struct ev *e)
 		if ((rc = skip_ws(r, &p)))
 			return rc;
 		e->members++;
-		if (which == EK_ARGS && *p == '{') {
+		if (which == EK_TS || which == EK_DUR) {
+			bool *done = which == EK_TS ? &e->ts_done : &e->dur_done;
+			struct jval *dst = which == EK_TS ? &e->ts : &e->dur;
+			__int128 *ps = which == EK_TS ? &e->ts_ps : &e->dur_ps;
+			if ((*done = lex_time(p, r->end, dst, ps)))
+				p += dst->len;
+			else
+				rc = lex_value(r, &p, 1, dst);
+		} else if (which == EK_ARGS && *p == '{') {
 			rc = lex_args(r, &p, e);
 		} else {
 			struct jval tmp, *dst = ev_field(e, which);
@@ -1264,13 +1324,24 @@ bool xp_json_us_to_ps(const char *s, size_t len, __int128 *out)
 	return us_to_ps((const uint8_t *)s, len, out) == 0;
 }
 
+/* A ts or dur value in picoseconds: 0 ok, 1 not a number, 2 out of range (as us_to_ps). */
+static int time_ps(const struct jval *v, bool done, __int128 converted, __int128 *ps)
+{
+	if (done) {
+		*ps = converted;
+		return 0;
+	}
+	return v->type == JV_NUM || (v->type == JV_STR && !v->esc) ? us_to_ps(v->p, v->len, ps) : 1;
+}
+
 /* ts of an event, relative to the first ts of the file. */
-static int event_ts(struct reader *r, const struct jval *v, int64_t *rel, bool *overflow)
+static int event_ts(struct reader *r, const struct ev *e, int64_t *rel, bool *overflow)
 {
 	/* |ts| below 9e21 ps keeps the host base (in ns) inside int64. */
 	const __int128 lim = (__int128)9000000000000000000ll * 1000;
+	const struct jval *v = &e->ts;
 	__int128 ps;
-	int rc = v->type == JV_NUM || (v->type == JV_STR && !v->esc) ? us_to_ps(v->p, v->len, &ps) : 1;
+	int rc = time_ps(v, e->ts_done, e->ts_ps, &ps);
 	if (rc == 1)
 		return jerr(r, v->p, "ts is not a number");
 	if (rc == 2 || ps >= lim || ps <= -lim)
@@ -1289,13 +1360,14 @@ static int event_ts(struct reader *r, const struct jval *v, int64_t *rel, bool *
 	return 0;
 }
 
-static int event_dur(struct reader *r, const struct jval *v, int64_t *dur)
+static int event_dur(struct reader *r, const struct ev *e, int64_t *dur)
 {
+	const struct jval *v = &e->dur;
 	__int128 ps = 0;
 	*dur = 0;
 	if (v->type == JV_NONE)
 		return 0;
-	int rc = v->type == JV_NUM || (v->type == JV_STR && !v->esc) ? us_to_ps(v->p, v->len, &ps) : 1;
+	int rc = time_ps(v, e->dur_done, e->dur_ps, &ps);
 	if (rc == 1)
 		return jerr(r, v->p, "dur is not a number");
 	if (rc == 2 || ps > INT64_MAX || ps < -INT64_MAX)
@@ -1541,12 +1613,32 @@ static uint32_t stat_meta(struct reader *r, uint32_t sid)
 		r->cap_sm = r->cap_sm ? r->cap_sm * 2 : 256;
 		r->sm_name = xrealloc(r->sm_name, r->cap_sm * sizeof *r->sm_name);
 		r->sm_numkey = xrealloc(r->sm_numkey, r->cap_sm);
+		r->sm_drop = xrealloc(r->sm_drop, r->cap_sm);
 	}
 	i = (uint32_t)++r->n_sm;
+	const char *name = xp_str(r->cap, sid);
 	r->sm_name[i] = sid;
-	r->sm_numkey[i] = (uint8_t)classify_stat_name(xp_str(r->cap, sid));
+	r->sm_numkey[i] = (uint8_t)classify_stat_name(name);
+	r->sm_drop[i] = 0;
+	for (int k = 0; r->drop_stats && r->drop_stats[k] && k < MAX_DROPS; k++) {
+		if (!strcmp(name, r->drop_stats[k])) {
+			r->sm_drop[i] = (uint8_t)(k + 1);
+			r->drop_sm[k] = i;
+			break;
+		}
+	}
 	r->sm_by_str[sid] = i;
 	return i;
+}
+
+/* A stat the command does not keep: counted, and its name remembered for the plane's metadata. */
+static bool dropped(struct reader *r, struct rline *l, uint32_t sm)
+{
+	if (!r->sm_drop[sm])
+		return false;
+	l->n_dropped++;
+	l->dropped_names |= (uint64_t)1 << (r->sm_drop[sm] - 1);
+	return true;
 }
 
 static uint32_t stat_named(struct reader *r, const char *name)
@@ -1554,31 +1646,37 @@ static uint32_t stat_named(struct reader *r, const char *name)
 	return stat_meta(r, xp_intern(r->st, name, strlen(name)));
 }
 
-static void push(struct rline *l, uint32_t sm, unsigned kind, uint64_t val)
+static void push(struct reader *r, struct rline *l, uint32_t sm, unsigned kind, uint64_t val)
 {
-	xp_stats_push(&cur_block(l)->stats, xp_stat_make_key(kind, sm), val);
+	if (!dropped(r, l, sm))
+		xp_stats_push(&cur_block(l)->stats, xp_stat_make_key(kind, sm), val);
 }
 
-static void push_i64(struct rline *l, uint32_t sm, int64_t v)
+static void push_i64(struct reader *r, struct rline *l, uint32_t sm, int64_t v)
 {
-	push(l, sm, XP_STAT_I64, (uint64_t)v);
+	push(r, l, sm, XP_STAT_I64, (uint64_t)v);
 }
 
 /* A string stat: interned when short, else kept in the block's blob. */
 static void push_text(struct reader *r, struct rline *l, uint32_t sm, const uint8_t *p, size_t n)
 {
+	if (dropped(r, l, sm))
+		return;
 	if (n <= INTERN_MAX) {
-		push(l, sm, XP_STAT_STR, intern(r, p, n));
+		xp_stats_push(&cur_block(l)->stats, xp_stat_make_key(XP_STAT_STR, sm), intern(r, p, n));
 		return;
 	}
 	if (n > UINT32_MAX - 8)
 		n = UINT32_MAX - 8;
-	push(l, sm, XP_STAT_BLOBSTR, xp_blob_put(&cur_block(l)->blob, p, (uint32_t)n));
+	xp_stats_push(&cur_block(l)->stats, xp_stat_make_key(XP_STAT_BLOBSTR, sm),
+		      xp_blob_put(&cur_block(l)->blob, p, (uint32_t)n));
 }
 
 static void push_cstr(struct reader *r, struct rline *l, const char *name, const char *s)
 {
-	push(l, stat_named(r, name), XP_STAT_STR, xp_intern(r->st, s, strlen(s)));
+	uint32_t sm = stat_named(r, name);
+	if (!dropped(r, l, sm))
+		xp_stats_push(&cur_block(l)->stats, xp_stat_make_key(XP_STAT_STR, sm), xp_intern(r->st, s, strlen(s)));
 }
 
 /* One args member as a stat: numbers keep their type (TF's string numbers of
@@ -1604,6 +1702,11 @@ static int push_arg(struct reader *r, struct rline *l, const struct jarg *a)
 		*ks = (struct key_slot){xp_str(r->cap, sid), (uint32_t)kn, sm};
 	}
 	const struct jval *v = &a->val;
+	/* A dropped string or container needs no conversion; numbers go on, for their range check. */
+	if (v->type != JV_NUM && r->sm_drop[sm]) {
+		dropped(r, l, sm);
+		return 0;
+	}
 	int64_t i;
 	uint64_t u;
 	double d;
@@ -1612,24 +1715,24 @@ static int push_arg(struct reader *r, struct rline *l, const struct jarg *a)
 		return 0;
 	case JV_TRUE:
 	case JV_FALSE:
-		push_i64(l, sm, v->type == JV_TRUE);
+		push_i64(r, l, sm, v->type == JV_TRUE);
 		return 0;
 	case JV_NUM:
 		if (v->is_int) {
 			int k = int_text(v->p, v->len, &i, &u);
 			if (k == 1) {
-				push_i64(l, sm, i);
+				push_i64(r, l, sm, i);
 				return 0;
 			}
 			if (k == 2) {
-				push(l, sm, XP_STAT_U64, u);
+				push(r, l, sm, XP_STAT_U64, u);
 				return 0;
 			}
 		}
 		if (!text_double(r, v->p, v->len, &d))
 			return jerr(r, v->p, "number out of range");
 		memcpy(&u, &d, sizeof u);
-		push(l, sm, XP_STAT_F64, u);
+		push(r, l, sm, XP_STAT_F64, u);
 		return 0;
 	case JV_STR: {
 		size_t n;
@@ -1638,16 +1741,16 @@ static int push_arg(struct reader *r, struct rline *l, const struct jarg *a)
 		if (nk == NK_INT) {
 			int k = int_text(p, n, &i, &u);
 			if (k == 1) {
-				push_i64(l, sm, i);
+				push_i64(r, l, sm, i);
 				return 0;
 			}
 			if (k == 2) {
-				push(l, sm, XP_STAT_U64, u);
+				push(r, l, sm, XP_STAT_U64, u);
 				return 0;
 			}
 		} else if (nk == NK_DOUBLE && text_double(r, p, n, &d)) {
 			memcpy(&u, &d, sizeof u);
-			push(l, sm, XP_STAT_F64, u);
+			push(r, l, sm, XP_STAT_F64, u);
 			return 0;
 		}
 		push_text(r, l, sm, p, n);
@@ -1769,7 +1872,7 @@ static void synth_correlation(struct reader *r, struct rline *l, const struct ev
 {
 	int64_t c;
 	if (arg_int(r, e, "correlation", &c))
-		push_i64(l, stat_named(r, "correlation_id"), c);
+		push_i64(r, l, stat_named(r, "correlation_id"), c);
 }
 
 /* "(Pageable -> Device)" -> "kind_src:pageable kind_dst:device " */
@@ -1854,20 +1957,20 @@ static void synth_memory(struct reader *r, struct rline *l, const struct ev *e, 
 		snprintf(alloc, sizeof alloc, "DEVICE%" PRId64 "_%" PRId64, type, id);
 	push_cstr(r, l, "allocator_name", alloc);
 	if (arg_int(r, e, "Total Allocated", &v))
-		push_i64(l, stat_named(r, "bytes_allocated"), v);
+		push_i64(r, l, stat_named(r, "bytes_allocated"), v);
 	if (arg_int(r, e, "Total Reserved", &v))
-		push_i64(l, stat_named(r, "bytes_reserved"), v);
+		push_i64(r, l, stat_named(r, "bytes_reserved"), v);
 	int64_t mag = bytes == INT64_MIN ? INT64_MAX : bytes < 0 ? -bytes : bytes;
-	push_i64(l, stat_named(r, "requested_bytes"), mag);
-	push_i64(l, stat_named(r, "allocation_bytes"), mag);
+	push_i64(r, l, stat_named(r, "requested_bytes"), mag);
+	push_i64(r, l, stat_named(r, "allocation_bytes"), mag);
 	const struct jval *addr = arg(r, e, "Addr");
 	int64_t ai;
 	uint64_t au;
 	int k = addr && addr->type == JV_NUM && addr->is_int ? int_text(addr->p, addr->len, &ai, &au) : 0;
 	if (k == 1)
-		push(l, stat_named(r, "addr"), ai >= 0 ? XP_STAT_U64 : XP_STAT_I64, (uint64_t)ai);
+		push(r, l, stat_named(r, "addr"), ai >= 0 ? XP_STAT_U64 : XP_STAT_I64, (uint64_t)ai);
 	else if (k == 2)
-		push(l, stat_named(r, "addr"), XP_STAT_U64, au);
+		push(r, l, stat_named(r, "addr"), XP_STAT_U64, au);
 }
 
 /* "ProfilerStep#N" with N all digits. */
@@ -1963,9 +2066,9 @@ static int add_event(struct reader *r, const struct ev *e, enum evkind kind, uin
 {
 	int64_t start, dur = 0;
 	bool overflow = false;
-	if (event_ts(r, &e->ts, &start, &overflow))
+	if (event_ts(r, e, &start, &overflow))
 		return -1;
-	if (kind == EV_COMPLETE && event_dur(r, &e->dur, &dur))
+	if (kind == EV_COMPLETE && event_dur(r, e, &dur))
 		return -1;
 	enum cat cat = classify_cat(&e->cat);
 	size_t nlen = 0;
@@ -2059,8 +2162,8 @@ static int add_event(struct reader *r, const struct ev *e, enum evkind kind, uin
 		struct key3 k = {step, 0, 0};
 		if (kmap_get(&r->steps_seen, &k) == UINT32_MAX) {
 			kmap_put(&r->steps_seen, &k, 0);
-			push_i64(l, stat_named(r, "_r"), 1);
-			push_i64(l, stat_named(r, "step_num"), step);
+			push_i64(r, l, stat_named(r, "_r"), 1);
+			push_i64(r, l, stat_named(r, "step_num"), step);
 		}
 	}
 	*line_out = li;
@@ -2103,7 +2206,7 @@ static int commit(struct reader *r, const struct ev *e)
 			c->unmatched_end++;
 			return 0;
 		}
-		if (event_ts(r, &e->ts, &rel, &ovf))
+		if (event_ts(r, e, &rel, &ovf))
 			return -1;
 		struct jkey pid = jkey_of(r, &e->pid);
 		struct key3 k;
@@ -3114,6 +3217,10 @@ static void build_line(struct finisher *f, struct rline *rl, struct xp_line *l, 
 		shrink_stats(&l->blocks[b]);
 		l->n_stats += st->n;
 	}
+	/* the dropped stats count, and their names stay in the plane's metadata (marked in build_plane) */
+	l->n_stats += rl->n_dropped;
+	for (uint64_t m = rl->dropped_names; m; m &= m - 1)
+		map_sm(f, r->drop_sm[__builtin_ctzll(m)]);
 	if (!n || __builtin_sub_overflow(last, first, &l->duration_ps))
 		l->duration_ps = n ? INT64_MAX : 0;
 	l->time_overflow = overflow;
@@ -3215,6 +3322,8 @@ static void merge_lines(struct rline *dst, struct rline *src)
 		}
 	}
 	dst->overflow |= src->overflow;
+	dst->n_dropped += src->n_dropped;
+	dst->dropped_names |= src->dropped_names;
 	free(src->start);
 	free(src->dur);
 	free(src->meta);
@@ -3314,6 +3423,7 @@ static void build_plane(struct finisher *f, struct plane_build *b, struct xp_pla
 	for (uint32_t i = 1; i < p->n_smeta; i++) {
 		p->smeta[i].id = i;
 		p->smeta[i].name = r->sm_name[f->sm_list[i]];
+		p->smeta[i].dropped = r->sm_drop[f->sm_list[i]] != 0;
 	}
 	for (uint32_t i = 1; i <= f->n_em_list; i++)
 		f->em_map[f->em_list[i]] = 0;
@@ -3419,6 +3529,7 @@ static void reader_free(struct reader *r)
 	free(r->em_by_str);
 	free(r->sm_name);
 	free(r->sm_numkey);
+	free(r->sm_drop);
 	free(r->sm_by_str);
 	free(r->args);
 	for (int i = 0; i < 4; i++)
@@ -3475,6 +3586,7 @@ static void reader_init(struct reader *r, struct xp_capture *c, const char *path
 	r->win_init = o && o->window ? o->window : WIN_INIT;
 	r->win_min = o && o->window ? (o->window / 4 ? o->window / 4 : 1) : WIN_MIN_READ;
 	r->key_memo[0].type = r->key_memo[1].type = 0xff; /* matches no value */
+	r->drop_stats = o ? o->drop_stats : NULL;
 }
 
 /* Plain text: map the file rather than copy it through a window (no read()

@@ -14,6 +14,8 @@ struct xp_json_opts {
 	int threads;            /* >= 2: lex on a thread of its own, decompress on another */
 	size_t window;          /* bytes of text per window (0 = 4 MiB); tests make it tiny to
 				 * exercise refills, and then stream even plain text in memory */
+	const char *const *drop_stats; /* NULL-terminated event stat names not to keep (as
+				 * xp_read_opts.drop_stats): counted and their metadata marked dropped */
 };
 
 /*

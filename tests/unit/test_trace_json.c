@@ -146,6 +146,87 @@ static void us_to_ps_exact(void)
 			fprintf(stderr, "  accepted \"%s\"\n", bad[i]);
 }
 
+/* The reader converts ts and dur while lexing them when they have the common
+ * form, and through us_to_ps otherwise: both must give us_to_ps's value.
+ * Random decimal texts (long and short whole parts, fractions past the
+ * picosecond, exponents, signs, windows cutting the numbers) as dur, and as
+ * ts against a first event at 0. */
+static void times_while_lexing(void)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	char doc[512], num[96];
+	int checked = 0;
+	/* whole parts that wrap 64 bits into the valid range */
+	static const char *const fixed[] = {"18446744073709551616", "18446744073709551617.25", "36893488147419103232.5",
+					    "-18446744073709551616", "1000000000000000000000.000001"};
+	const int n_fixed = (int)(sizeof fixed / sizeof *fixed);
+	for (int round = 0; round < 4000 + 2 * n_fixed; round++) {
+		size_t n = 0;
+		if (round >= 4000) {
+			n = strlen(fixed[(round - 4000) / 2]);
+			memcpy(num, fixed[(round - 4000) / 2], n + 1);
+			goto read;
+		}
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		uint64_t x = seed >> 11;
+		int whole = 1 + (int)(x % 21), frac = (int)((x >> 5) % 24) - 4;
+		bool neg = (x >> 10) % 7 == 0, expo = (x >> 13) % 9 == 0;
+		if (neg)
+			num[n++] = '-';
+		for (int k = 0; k < whole; k++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			num[n++] = (char)('0' + (k == 0 && whole > 1 ? 1 + (seed >> 60) % 9 : (seed >> 59) % 10));
+		}
+		if (frac > 0) {
+			num[n++] = '.';
+			for (int k = 0; k < frac; k++) {
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				/* mostly 4s, 5s and 9s: the rounding digit's neighbours */
+				num[n++] = (char)("0123456789445599"[(seed >> 60) & 15]);
+			}
+		}
+		if (expo)
+			n += (size_t)snprintf(num + n, sizeof num - n, "e%d", (int)((x >> 17) % 9) - 4);
+		num[n] = 0;
+read:;
+		__int128 want = 0;
+		bool as_dur = round % 2, valid = xp_json_us_to_ps(num, n, &want);
+		/* the reader's limits: dur within int64, |ts| below 9e21 ps */
+		const __int128 ts_lim = (__int128)9000000000000000000ll * 1000;
+		bool fails = !valid || (as_dur ? want > INT64_MAX || want < -INT64_MAX : want >= ts_lim || want <= -ts_lim);
+		if (as_dur && want < 0)
+			want = 0; /* a negative dur is counted and taken as 0 */
+		bool comparable = !fails && want >= 0 && want < INT64_MAX;
+		snprintf(doc, sizeof doc,
+			 "{\"traceEvents\":[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":%s,\"name\":\"a\"},"
+			 "{\"ph\":\"i\",\"pid\":1,\"tid\":1,\"ts\":%s,\"name\":\"b\"}]}",
+			 as_dur ? num : "0", as_dur ? "0" : num);
+		size_t windows[] = {0, 7, 31};
+		for (size_t w = 0; w < 3; w++) {
+			struct xp_capture *c = xp_capture_new();
+			struct xp_err err = {0};
+			struct xp_json_opts o = {.window = windows[w]};
+			int rc = xp_read_trace_json_mem(c, "t.json", (const uint8_t *)doc, strlen(doc), &o, &err);
+			if (!CHECK_INT(rc, fails ? -1 : 0) || !comparable) {
+				if (rc != (fails ? -1 : 0))
+					fprintf(stderr, "  %s as %s: %s\n", num, as_dur ? "dur" : "ts", rc ? err.msg : "accepted");
+				checked += rc == (fails ? -1 : 0);
+				xp_capture_free(c);
+				continue;
+			}
+			const struct xp_line *l = &plane(c, "/host:CPU")->lines[0];
+			uint64_t a = l->start_ps[0] == 0 && !strcmp(ev_name(c, plane(c, "/host:CPU"), l, 0), "a") ? 0 : 1;
+			int64_t got = as_dur ? l->dur_ps[a] : l->start_ps[1 - a] - l->start_ps[a];
+			if (!CHECK(got == (int64_t)want))
+				fprintf(stderr, "  %s as %s: got %lld, want %lld\n", num, as_dur ? "dur" : "ts", (long long)got,
+					(long long)want);
+			checked++;
+			xp_capture_free(c);
+		}
+	}
+	CHECK(checked > 10000);
+}
+
 static void epoch_times(void)
 {
 	struct xp_capture *c = read_ok(
@@ -292,6 +373,75 @@ static void args_of_every_type(void)
 	CHECK_INT(stat_int(c, p, l, 0, "ex"), 7);
 	CHECK_INT(l->n_stats, 12);
 	xp_capture_free(c);
+}
+
+static uint32_t smeta_named(const struct xp_capture *c, const struct xp_plane *p, const char *name)
+{
+	for (uint32_t s = 1; s < p->n_smeta; s++)
+		if (!strcmp(xp_str(c, p->smeta[s].name), name))
+			return s;
+	return 0;
+}
+
+/* xp_json_opts.drop_stats: the named args (and synthesized stats) are not kept,
+ * on one thread and through the lexer thread; their metadata stays, marked,
+ * and every line's stat count is as in a full read. A number out of range
+ * fails the read whether its stat is kept or not. */
+static void drop_stats(void)
+{
+	static const char *const drop[] = {"kernel_name", "gone", "kernel_details", "huge", NULL};
+	const char *doc =
+		"{\"traceEvents\":["
+		"{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1,\"name\":\"a\","
+		"\"args\":{\"kernel_name\":\"k\",\"keep\":1,\"gone\":[1,{\"x\":2}]}},"
+		"{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":3,\"dur\":1,\"name\":\"b\","
+		"\"args\":{\"gone\":2.5,\"keep\":\"x\"}},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"pid\":0,\"tid\":7,\"ts\":4,\"dur\":2,\"name\":\"volta_sgemm\","
+		"\"args\":{\"device\":0,\"grid\":[1,2,3],\"block\":[4,5,6],\"correlation\":9}}]}";
+	struct xp_err err = {0};
+	struct xp_capture *full = xp_capture_new();
+	REQUIRE(xp_read_trace_json_mem(full, "full", (const uint8_t *)doc, strlen(doc), NULL, &err) == 0);
+	for (int threads = 1; threads <= 3; threads += 2) {
+		struct xp_capture *c = xp_capture_new();
+		struct xp_json_opts o = {.threads = threads, .window = threads > 1 ? 16 : 0, .drop_stats = drop};
+		REQUIRE(xp_read_trace_json_mem(c, "dropped", (const uint8_t *)doc, strlen(doc), &o, &err) == 0);
+		REQUIRE_INT(c->hosts[0].n_planes, full->hosts[0].n_planes);
+		for (uint32_t k = 0; k < c->hosts[0].n_planes; k++) {
+			const struct xp_plane *p = &c->hosts[0].planes[k], *fp = &full->hosts[0].planes[k];
+			CHECK_INT(p->n_smeta, fp->n_smeta);
+			REQUIRE_INT(p->n_lines, fp->n_lines);
+			for (uint32_t i = 0; i < p->n_lines; i++) {
+				const struct xp_line *l = &p->lines[i];
+				CHECK_INT(l->n_stats, fp->lines[i].n_stats);
+				for (uint64_t e = 0; e < l->n_events; e++) {
+					struct xp_stat_view v = xp_event_stats(l, e);
+					for (uint32_t s = 0; s < v.n; s++)
+						CHECK(!p->smeta[xp_stat_meta(v.keys[s])].dropped);
+				}
+			}
+		}
+		const struct xp_plane *host = plane(c, "/host:CPU"), *gpu = plane(c, "/device:GPU:0");
+		REQUIRE(host && gpu);
+		uint32_t kn = smeta_named(c, host, "kernel_name"), gone = smeta_named(c, host, "gone");
+		CHECK(kn && host->smeta[kn].dropped && gone && host->smeta[gone].dropped);
+		CHECK(!host->smeta[smeta_named(c, host, "keep")].dropped);
+		uint32_t kd = smeta_named(c, gpu, "kernel_details");
+		CHECK(kd && gpu->smeta[kd].dropped);
+		CHECK_INT(stat_int(c, host, line(c, host, "1"), 0, "keep"), 1);
+		CHECK_STAT_STR(c, host, line(c, host, "2"), 0, "keep", "x");
+		CHECK_INT(stat_int(c, gpu, &gpu->lines[0], 0, "correlation_id"), 9);
+		xp_capture_free(c);
+	}
+	xp_capture_free(full);
+	/* out of range: an error, dropped or not */
+	const char *bad = "[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"args\":{\"huge\":1e999}}]";
+	for (int d = 0; d < 2; d++) {
+		struct xp_capture *c = xp_capture_new();
+		struct xp_json_opts o = {.drop_stats = d ? drop : NULL};
+		CHECK_INT(xp_read_trace_json_mem(c, "bad", (const uint8_t *)bad, strlen(bad), &o, &err), -1);
+		CHECK_INT(err.status, XP_EXIT_BAD_INPUT);
+		xp_capture_free(c);
+	}
 }
 
 static void long_strings_and_windows(void)
@@ -861,8 +1011,8 @@ static void same_errors_any_threads_and_window(void)
 int main(void)
 {
 	static const struct test tests[] = {
-		TEST(us_to_ps_exact), TEST(epoch_times), TEST(begin_end_pairs), TEST(instant_counter_flow_async),
-		TEST(args_of_every_type), TEST(long_strings_and_windows), TEST(unicode_escapes),
+		TEST(us_to_ps_exact), TEST(times_while_lexing), TEST(epoch_times), TEST(begin_end_pairs), TEST(instant_counter_flow_async),
+		TEST(args_of_every_type), TEST(drop_stats), TEST(long_strings_and_windows), TEST(unicode_escapes),
 		TEST(bare_array_and_empty), TEST(kineto_mapping), TEST(tf_mapping), TEST(malformed_inputs),
 		TEST(truncated_trace), TEST(same_model_any_threads_and_window), TEST(same_errors_any_threads_and_window),
 	};
