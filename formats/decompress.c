@@ -440,7 +440,8 @@ void xp_buf_close(struct xp_buf *b)
 
 #define XP_PULL_IN ((size_t)1 << 20)     /* compressed bytes read at a time */
 #define XP_PULL_CHUNK ((size_t)1 << 20)  /* decompressed bytes per ring slot */
-#define XP_PULL_SLOTS 4
+#define XP_PULL_SLOTS 8   /* a power of 2: head and tail wrap */
+#define XP_PULL_ROOM ((size_t)64 << 10)  /* free bytes before each slot's data, for a borrower's carry-over */
 
 struct xp_pull {
 	char *path;
@@ -464,14 +465,15 @@ struct xp_pull {
 	bool done;
 	bool failed;            /* err is set: fail the next read (the bytes before the fault come first) */
 	struct xp_err err;      /* the decoder's error */
-	/* helper thread: the decoder fills slot[tail % N], the caller drains slot[head % N] */
+	/* helper thread: the decoder fills slot[tail % N], the caller drains slot[head % N]
+	 * (or borrows slots head .. head + lent - 1); a slot's data starts XP_PULL_ROOM in */
 	bool threaded;
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	uint8_t *slot[XP_PULL_SLOTS];
 	size_t slot_len[XP_PULL_SLOTS];
-	unsigned head, tail;
+	unsigned head, tail, lent;
 	size_t head_pos;
 	bool prod_end, prod_failed, cancel;
 };
@@ -695,7 +697,7 @@ static void *pull_producer(void *arg)
 		pthread_mutex_unlock(&p->mu);
 		if (cancel)
 			break;
-		int64_t k = pull_decode(p, p->slot[s], XP_PULL_CHUNK);
+		int64_t k = pull_decode(p, p->slot[s] + XP_PULL_ROOM, XP_PULL_CHUNK);
 		pthread_mutex_lock(&p->mu);
 		if (k > 0) {
 			p->slot_len[s] = (size_t)k;
@@ -742,7 +744,7 @@ int64_t xp_pull_read(struct xp_pull *p, uint8_t *buf, size_t n, struct xp_err *e
 	size_t avail = p->slot_len[s] - p->head_pos;
 	pthread_mutex_unlock(&p->mu);
 	size_t k = avail < n ? avail : n;
-	memcpy(buf, p->slot[s] + p->head_pos, k);
+	memcpy(buf, p->slot[s] + XP_PULL_ROOM + p->head_pos, k);
 	p->head_pos += k;
 	if (p->head_pos == p->slot_len[s]) {
 		pthread_mutex_lock(&p->mu);
@@ -752,6 +754,43 @@ int64_t xp_pull_read(struct xp_pull *p, uint8_t *buf, size_t n, struct xp_err *e
 		pthread_mutex_unlock(&p->mu);
 	}
 	return (int64_t)k;
+}
+
+bool xp_pull_can_lend(const struct xp_pull *p)
+{
+	return p->threaded;
+}
+
+int64_t xp_pull_lend(struct xp_pull *p, uint8_t **data, size_t *room, struct xp_err *err)
+{
+	pthread_mutex_lock(&p->mu);
+	while (p->head + p->lent == p->tail && !p->prod_end)
+		pthread_cond_wait(&p->cv, &p->mu);
+	if (p->head + p->lent == p->tail) {
+		bool failed = p->prod_failed;
+		pthread_mutex_unlock(&p->mu);
+		if (failed) {
+			pull_copy_err(p, err);
+			return -1;
+		}
+		return 0;
+	}
+	unsigned s = (p->head + p->lent++) % XP_PULL_SLOTS;
+	pthread_mutex_unlock(&p->mu);
+	*data = p->slot[s] + XP_PULL_ROOM;
+	*room = XP_PULL_ROOM;
+	return (int64_t)p->slot_len[s];
+}
+
+void xp_pull_return(struct xp_pull *p, unsigned keep_last)
+{
+	pthread_mutex_lock(&p->mu);
+	if (p->lent > keep_last) {
+		p->head += p->lent - keep_last;
+		p->lent = keep_last;
+		pthread_cond_broadcast(&p->cv);
+	}
+	pthread_mutex_unlock(&p->mu);
 }
 
 /* Sniff, then set up the decoder (and the helper thread when asked). */
@@ -780,8 +819,8 @@ static int pull_start(struct xp_pull *p, uint64_t max_bytes, bool threaded, stru
 	if (!threaded || p->comp == XP_COMP_NONE)
 		return 0;
 	for (unsigned i = 0; i < XP_PULL_SLOTS; i++)
-		if (!(p->slot[i] = malloc(XP_PULL_CHUNK)))
-			return no_memory(p->path, XP_PULL_CHUNK, err);
+		if (!(p->slot[i] = malloc(XP_PULL_ROOM + XP_PULL_CHUNK)))
+			return no_memory(p->path, XP_PULL_ROOM + XP_PULL_CHUNK, err);
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	p->threaded = pthread_create(&p->th, NULL, pull_producer, p) == 0;

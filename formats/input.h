@@ -44,6 +44,15 @@ int xp_pull_open_mem(const char *path, const uint8_t *data, size_t len, uint64_t
 		     struct xp_err *err);
 /* Up to n decompressed bytes into buf: the count, 0 at the end, -1 with err set. */
 int64_t xp_pull_read(struct xp_pull *p, uint8_t *buf, size_t n, struct xp_err *err);
+/* Threaded gzip/zstd only (xp_pull_can_lend): the next decompressed piece in
+ * place, without a copy. The *room bytes before *data are the caller's to
+ * write (to put what it kept of the last piece in front of this one). The
+ * piece stays valid until xp_pull_return; returns its length, 0 at the end,
+ * -1 with err set. A caller uses either this or xp_pull_read. */
+bool xp_pull_can_lend(const struct xp_pull *p);
+int64_t xp_pull_lend(struct xp_pull *p, uint8_t **data, size_t *room, struct xp_err *err);
+/* Give back the pieces lent so far, but the last keep_last of them (0 or 1). */
+void xp_pull_return(struct xp_pull *p, unsigned keep_last);
 enum xp_compression xp_pull_compression(const struct xp_pull *p);
 uint64_t xp_pull_file_bytes(const struct xp_pull *p);
 void xp_pull_close(struct xp_pull *p);

@@ -256,6 +256,9 @@ struct reader {
 	uint64_t off0;
 	bool eof, owned;
 	struct xp_pull *src;
+	bool borrow;            /* the window is in the decoder's pieces (xp_pull_lend), not copied */
+	uint8_t *gather;        /* borrowing: the reader's own window, for an element longer than the room */
+	size_t gather_cap;
 	void *map;              /* a plain file, mapped: the window is all of it */
 	size_t map_len, released;
 	uint64_t file_bytes;
@@ -351,11 +354,53 @@ static int pipe_seal(struct reader *r);
 static void pipe_follow(struct reader *r);
 static void release_mapped(struct reader *r);
 
+/* The next piece of a threaded decoder as the window, in place: the unread
+ * rest of the window -- part of one element -- is copied into the room in
+ * front of it. An element longer than the room gathers in a buffer of the
+ * reader's own until it ends. */
+static int win_borrow(struct reader *r)
+{
+	uint8_t *piece;
+	size_t room, left = r->len - r->pos;
+	int64_t k = xp_pull_lend(r->src, &piece, &room, r->err);
+	if (k <= 0) {
+		r->eof = k == 0;
+		return k < 0 ? -1 : 0;
+	}
+	r->off0 += r->pos;
+	if (left <= room) {
+		memcpy(piece - left, r->buf + r->pos, left);
+		r->buf = piece - left;
+		xp_pull_return(r->src, 1);
+	} else {
+		if (r->gather_cap < left + (size_t)k) {
+			size_t cap = r->gather_cap ? r->gather_cap : r->win_init;
+			while (cap < left + (size_t)k)
+				cap *= 2;
+			uint8_t *g = xrealloc(NULL, cap);
+			memcpy(g, r->buf + r->pos, left);
+			free(r->gather);
+			r->gather = g;
+			r->gather_cap = cap;
+		} else {
+			memmove(r->gather, r->buf + r->pos, left);
+		}
+		memcpy(r->gather + left, piece, (size_t)k);
+		r->buf = r->gather;
+		xp_pull_return(r->src, 0);
+	}
+	r->len = left + (size_t)k;
+	r->pos = 0;
+	return 0;
+}
+
 /* Keep buf[pos, len), pull more text after it; at the end of the stream set eof. */
 static int win_more(struct reader *r)
 {
 	if (r->eof)
 		return 0;
+	if (r->borrow)
+		return win_borrow(r);
 	if (r->pipe && pipe_seal(r))
 		return -1;
 	if (r->pos) {
@@ -406,9 +451,43 @@ static inline bool is_ws(uint8_t c)
 	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+/* Eight bytes (a little-endian load) that are all decimal digits: each in
+ * 0x30..0x39, so its high nibble is 3 and adding 6 keeps it 3. */
+static inline bool eight_digits(uint64_t x)
+{
+	const uint64_t hi = 0xf0f0f0f0f0f0f0f0ull, threes = 0x3030303030303030ull, sixes = 0x0606060606060606ull;
+	return (x & hi) == threes && ((x + sixes) & hi) == threes;
+}
+
+/* Their value, the first byte the most significant digit: neighbouring
+ * digits, then pairs, then quads are joined by one multiply each. */
+static inline uint64_t eight_digits_value(uint64_t x)
+{
+	x = ((x & 0x0f0f0f0f0f0f0f0full) * (10 * 256 + 1)) >> 8;
+	x = ((x & 0x00ff00ff00ff00ffull) * (100 * 65536 + 1)) >> 16;
+	return ((x & 0x0000ffff0000ffffull) * (10000 * 4294967296ull + 1)) >> 32;
+}
+
+/* The first byte at or after p, before end, that is not a decimal digit (eight a step). */
+static inline const uint8_t *skip_digits(const uint8_t *p, const uint8_t *end)
+{
+	while (end - p >= 8) {
+		uint64_t x;
+		memcpy(&x, p, 8);
+		if (!eight_digits(x))
+			break;
+		p += 8;
+	}
+	while (p < end && is_digit(*p))
+		p++;
+	return p;
+}
+
 static inline int skip_ws(struct reader *r, const uint8_t **pp)
 {
 	const uint8_t *p = *pp, *end = r->end;
+	if (p < end && *p > ' ')
+		return J_OK; /* the usual case: compact JSON has no space there */
 	while (p < end && is_ws(*p))
 		p++;
 	*pp = p;
@@ -532,8 +611,7 @@ static int lex_number(struct reader *r, const uint8_t **pp, struct jval *v)
 	if (*p == '0') {
 		p++;
 	} else if (*p >= '1' && *p <= '9') {
-		while (p < end && is_digit(*p))
-			p++;
+		p = skip_digits(p, end);
 	} else {
 		return jerr(r, p, "invalid number");
 	}
@@ -543,8 +621,7 @@ static int lex_number(struct reader *r, const uint8_t **pp, struct jval *v)
 			return at_end(r, p);
 		if (!is_digit(*p))
 			return jerr(r, p, "invalid number: no digit after '.'");
-		while (p < end && is_digit(*p))
-			p++;
+		p = skip_digits(p, end);
 	}
 	if (p < end && (*p == 'e' || *p == 'E')) {
 		is_int = false;
@@ -554,8 +631,7 @@ static int lex_number(struct reader *r, const uint8_t **pp, struct jval *v)
 			return at_end(r, p);
 		if (!is_digit(*p))
 			return jerr(r, p, "invalid number: no digit in the exponent");
-		while (p < end && is_digit(*p))
-			p++;
+		p = skip_digits(p, end);
 	}
 	if (p >= end && !r->eof)
 		return J_MORE; /* the number may go on */
@@ -724,8 +800,13 @@ static enum evkey resolve_key(struct reader *r, const struct jstr *k)
 		return event_key(k->p, k->len);
 	if (k->len > 32)
 		return EK_OTHER;
+	/* a lone surrogate in a key is no oddity of the data: the key is matched, not kept
+	 * (and the lexer thread's counts are not the committer's) */
 	uint8_t tmp[32];
-	return event_key(tmp, unescape(r, k->p, k->len, tmp));
+	uint64_t invalid = r->odd.invalid_utf8;
+	enum evkey which = event_key(tmp, unescape(r, k->p, k->len, tmp));
+	r->odd.invalid_utf8 = invalid;
+	return which;
 }
 
 /* The members of "args" (an object) into r->args. *pp at '{'. */
@@ -831,14 +912,14 @@ static inline bool lex_time(const uint8_t *p, const uint8_t *end, struct jval *v
 	int nfrac = 0;
 	bool point = q < end && *q == '.';
 	if (point) {
-		for (digits = ++q; q < end && is_digit(*q); q++, nfrac++) {
-			if (nfrac < 6)
-				frac = frac * 10 + (uint64_t)(*q - '0');
-			else if (nfrac == 6)
-				up = *q >= '5'; /* the first digit past the picosecond: ties away from zero */
-		}
+		digits = ++q;
+		q = skip_digits(q, end);
 		if (q == digits)
 			return false;
+		/* digits past the seventh only need to be digits */
+		for (; nfrac < 6 && digits + nfrac < q; nfrac++)
+			frac = frac * 10 + (uint64_t)(digits[nfrac] - '0');
+		up = q - digits > 6 && digits[6] >= '5'; /* the first digit past the picosecond: ties away from zero */
 	}
 	if (q >= end || *q == 'e' || *q == 'E')
 		return false;
@@ -852,6 +933,12 @@ static inline bool lex_time(const uint8_t *p, const uint8_t *end, struct jval *v
 	v->p = p;
 	v->len = (size_t)(q - p);
 	return true;
+}
+
+/* A string of one plain ASCII character at p: "X". */
+static inline bool one_char_string(const uint8_t *p, const uint8_t *end)
+{
+	return end - p >= 3 && p[0] == '"' && p[2] == '"' && p[1] >= 0x20 && p[1] < 0x80 && p[1] != '"' && p[1] != '\\';
 }
 
 /* One traceEvents element; *pp at its first byte. */
@@ -894,7 +981,11 @@ static int lex_event(struct reader *r, const uint8_t **pp, struct ev *e)
 		if ((rc = skip_ws(r, &p)))
 			return rc;
 		e->members++;
-		if (which == EK_TS || which == EK_DUR) {
+		if (which == EK_PH && one_char_string(p, r->end)) {
+			/* "X": the usual one-letter phase, without the string lexer */
+			e->ph = (struct jval){.type = JV_STR, .p = p + 1, .len = 1};
+			p += 3;
+		} else if (which == EK_TS || which == EK_DUR) {
 			bool *done = which == EK_TS ? &e->ts_done : &e->dur_done;
 			struct jval *dst = which == EK_TS ? &e->ts : &e->dur;
 			__int128 *ps = which == EK_TS ? &e->ts_ps : &e->dur_ps;
@@ -1110,6 +1201,24 @@ static void scache_grow(struct scache *c)
 	free(old.e);
 }
 
+static inline uint32_t load32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* memcmp(a, b, n) == 0 for the short names most events carry, without a call:
+ * two overlapping words cover 4 to 16 bytes. */
+static inline bool same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	if (n >= 8 && n <= 16)
+		return load64(a) == load64(b) && load64(a + n - 8) == load64(b + n - 8);
+	if (n >= 4 && n < 8)
+		return load32(a) == load32(b) && load32(a + n - 4) == load32(b + n - 4);
+	return !memcmp(a, b, n);
+}
+
 static uint32_t intern(struct reader *r, const uint8_t *p, size_t len)
 {
 	struct scache *c = &r->strings;
@@ -1121,7 +1230,7 @@ static uint32_t intern(struct reader *r, const uint8_t *p, size_t len)
 	size_t j = h & (c->cap - 1);
 	while (c->e[j].id) {
 		const struct scache_ent *x = &c->e[j];
-		if (x->hash == h && x->len == len && !memcmp(r->st->strs[x->id - 1], p, len))
+		if (x->hash == h && x->len == len && same_bytes((const uint8_t *)r->st->strs[x->id - 1], p, len))
 			return x->id - 1;
 		j = (j + 1) & (c->cap - 1);
 	}
@@ -1152,11 +1261,23 @@ static int int_text(const uint8_t *p, size_t len, int64_t *i, uint64_t *u)
 	if (k == len || len - k > 20)
 		return 0;
 	uint64_t v = 0;
-	for (; k < len; k++) {
+	/* 19 digits always fit in 64 bits: only a 20th can overflow, and is added last */
+	size_t last = len - k == 20 ? len - 1 : len;
+	for (; last - k >= 8; k += 8) {
+		uint64_t x;
+		memcpy(&x, p + k, 8);
+		if (!eight_digits(x))
+			return 0;
+		v = v * 100000000 + eight_digits_value(x);
+	}
+	for (; k < last; k++) {
 		if (!is_digit(p[k]))
 			return 0;
-		unsigned d = (unsigned)(p[k] - '0');
-		if (v > (UINT64_MAX - d) / 10)
+		v = v * 10 + (unsigned)(p[k] - '0');
+	}
+	if (last < len) {
+		unsigned d = (unsigned)(p[last] - '0');
+		if (!is_digit(p[last]) || v > (UINT64_MAX - d) / 10)
 			return 0;
 		v = v * 10 + d;
 	}
@@ -1691,15 +1812,21 @@ static int push_arg(struct reader *r, struct rline *l, const struct jarg *a)
 		kn = unescape(r, a->key.p, a->key.len, b);
 		kp = b;
 	}
-	/* The same keys come in event after event: a small cache spares hashing them. */
-	struct key_slot *ks = &r->key_cache[(kn * 31 + (kn ? kp[0] * 7u + kp[kn - 1] : 0)) & 255];
+	/* The same keys come in event after event: a small cache spares hashing them.
+	 * Two ways a set, the newer first: keys that collide (tf_op and
+	 * occupancy_min_grid_size on the same kernels) both stay. */
+	size_t set = (kn * 31 + (kn ? kp[0] * 7u + kp[kn / 2] * 13u + kp[kn - 1] : 0)) & 254;
+	struct key_slot *ks = &r->key_cache[set];
 	uint32_t sm;
-	if (ks->s && ks->len == kn && !memcmp(ks->s, kp, kn)) {
-		sm = ks->sm;
+	if (ks[0].s && ks[0].len == kn && same_bytes((const uint8_t *)ks[0].s, kp, kn)) {
+		sm = ks[0].sm;
+	} else if (ks[1].s && ks[1].len == kn && same_bytes((const uint8_t *)ks[1].s, kp, kn)) {
+		sm = ks[1].sm;
 	} else {
 		uint32_t sid = intern(r, kp, kn);
 		sm = stat_meta(r, sid);
-		*ks = (struct key_slot){xp_str(r->cap, sid), (uint32_t)kn, sm};
+		ks[1] = ks[0];
+		ks[0] = (struct key_slot){xp_str(r->cap, sid), (uint32_t)kn, sm};
 	}
 	const struct jval *v = &a->val;
 	/* A dropped string or container needs no conversion; numbers go on, for their range check. */
@@ -3539,6 +3666,7 @@ static void reader_free(struct reader *r)
 	cJSON_Delete(r->dist_info);
 	if (r->owned)
 		free(r->buf);
+	free(r->gather);
 	if (r->map)
 		munmap(r->map, r->map_len);
 	xp_pull_close(r->src);
@@ -3629,6 +3757,14 @@ int xp_read_trace_json_file(struct xp_capture *c, const char *path, const struct
 	if (r.pipelined && xp_pull_compression(r.src) != XP_COMP_NONE && o->threads < 3)
 		r.pipelined = false;
 	if (xp_pull_compression(r.src) == XP_COMP_NONE && map_plain(&r)) {
+		int rc = run(&r);
+		reader_free(&r);
+		return rc;
+	}
+	if (!r.pipelined && xp_pull_can_lend(r.src)) {
+		static uint8_t nothing[1];
+		r.borrow = true;
+		r.buf = nothing;
 		int rc = run(&r);
 		reader_free(&r);
 		return rc;

@@ -227,6 +227,54 @@ read:;
 	CHECK(checked > 10000);
 }
 
+/* Integers of 1 to 21 digits, signed or not, as a number arg and as a string
+ * arg of a stat TF writes as a string number (correlation_id): kept as int64,
+ * else as uint64, else as a double (the number) or the text (the string). */
+static void integers_of_any_length(void)
+{
+	uint64_t seed = 12345;
+	char doc[256], num[32];
+	for (int round = 0; round < 3000; round++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		int digits = 1 + (int)((seed >> 33) % 21);
+		bool neg = (seed >> 40) % 3 == 0;
+		size_t n = 0;
+		if (neg)
+			num[n++] = '-';
+		for (int k = 0; k < digits; k++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			/* mostly 9s and 1s, 0s near the int64 and uint64 limits */
+			num[n++] = k == 0 ? (char)("1911289"[(seed >> 60) % 7]) : (char)("0123456789918"[(seed >> 59) % 13]);
+		}
+		num[n] = 0;
+		unsigned __int128 mag = 0;
+		for (int k = neg; k < (int)n; k++)
+			mag = mag * 10 + (unsigned)(num[k] - '0');
+		bool fits_i = neg ? mag <= (unsigned __int128)INT64_MAX + 1 : mag <= INT64_MAX;
+		bool fits_u = !neg && mag <= UINT64_MAX;
+		snprintf(doc, sizeof doc,
+			 "[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"name\":\"a\",\"args\":{\"n\":%s,\"correlation_id\":\"%s\"}}]",
+			 num, num);
+		struct xp_capture *c = read_ok(doc);
+		if (!c)
+			continue;
+		const struct xp_plane *p = plane(c, "/host:CPU");
+		const struct xp_line *l = &p->lines[0];
+		struct xp_value v, w;
+		bool ok = stat_of(c, p, l, 0, "n", &v) && stat_of(c, p, l, 0, "correlation_id", &w);
+		int64_t want_i = fits_i ? (neg ? (int64_t)(0 - (uint64_t)mag) : (int64_t)mag) : 0;
+		if (fits_i)
+			ok = ok && v.kind == XP_STAT_I64 && v.i == want_i && w.kind == XP_STAT_I64 && w.i == want_i;
+		else if (fits_u)
+			ok = ok && v.kind == XP_STAT_U64 && v.u == (uint64_t)mag && w.kind == XP_STAT_U64 && w.u == (uint64_t)mag;
+		else
+			ok = ok && v.kind == XP_STAT_F64 && v.d == strtod(num, NULL) && w.kind == XP_STAT_STR;
+		if (!CHECK(ok))
+			fprintf(stderr, "  %s: kinds %u %u\n", num, v.kind, w.kind);
+		xp_capture_free(c);
+	}
+}
+
 static void epoch_times(void)
 {
 	struct xp_capture *c = read_ok(
@@ -901,12 +949,21 @@ static char *digest(const struct xp_capture *c)
 }
 
 /* A bigger document: every phase, escapes, several threads, out of order. */
-static char *mixed_doc(size_t *len)
+/* n elements; every long_every-th (0: none) carries an arg of 100,000 bytes. */
+static char *mixed_doc_of(int n, int long_every, size_t *len)
 {
 	struct digest d = {0};
 	dput(&d, kineto_doc, strlen(kineto_doc) - 3); /* without "\n]}" */
-	for (int i = 0; i < 3000; i++) {
+	for (int i = 0; i < n; i++) {
 		int tid = i % 7, ts = (i * 7919) % 5000;
+		if (long_every && i % long_every == long_every - 1) {
+			dprintf_(&d, ",\n{\"ph\":\"i\",\"pid\":4242,\"tid\":%d,\"ts\":%d,\"name\":\"long\",\"args\":{\"s\":\"",
+				 tid, ts);
+			for (int k = 0; k < 10000; k++)
+				dput(&d, "0123456789", 10);
+			dput(&d, "\"}}", 3);
+			continue;
+		}
 		switch (i % 6) {
 		case 0:
 			dprintf_(&d, ",\n{\"ph\":\"X\",\"cat\":\"cpu_op\",\"pid\":4242,\"tid\":%d,\"ts\":%d.%03d,"
@@ -937,6 +994,90 @@ static char *mixed_doc(size_t *len)
 	dput(&d, tail, strlen(tail));
 	*len = d.len;
 	return d.p;
+}
+
+static char *mixed_doc(size_t *len)
+{
+	return mixed_doc_of(3000, 0, len);
+}
+
+/* A gzip file of a document; the caller unlinks and frees the name. */
+static char *gz_file(const char *doc, size_t len)
+{
+	char *tmpl = malloc(4096);
+	tmp_template(tmpl, 4096, "xpstat-tj");
+	int fd = mkstemp(tmpl);
+	if (fd < 0) {
+		free(tmpl);
+		return NULL;
+	}
+	close(fd);
+	gzFile gz = gzopen(tmpl, "wb1");
+	if (!gz || gzwrite(gz, doc, (unsigned)len) != (int)len || gzclose(gz) != Z_OK) {
+		unlink(tmpl);
+		free(tmpl);
+		return NULL;
+	}
+	return tmpl;
+}
+
+/* A .gz of several MiB read from a file: on one thread the decoder's output is
+ * copied into the reader's window; on two the reader lexes the decoder's
+ * pieces in place (xp_pull_lend), carrying each piece's cut element over, and
+ * gathering elements longer than the room; on three a lexer thread copies
+ * into batches. The same model, and the same first error at the same offset. */
+static void same_model_through_lent_pieces(void)
+{
+	size_t len;
+	char *doc = mixed_doc_of(60000, 997, &len);
+	REQUIRE(len > ((size_t)8 << 20));
+	char *late = strdup(doc), *range = strdup(doc);
+	late[len - 30] = '\x01';
+	char *at = strstr(range + len / 2, "\"ts\":");
+	memcpy(at, "\"ts\":9e99", 10);
+	const char *docs[] = {doc, late, range};
+	for (size_t k = 0; k < 3; k++) {
+		char *path = gz_file(docs[k], len);
+		REQUIRE(path);
+		char *want = NULL;
+		struct xp_err want_err = {0};
+		for (int threads = 1; threads <= 3; threads++) {
+			struct xp_capture *c = xp_capture_new();
+			struct xp_err err = {0};
+			struct xp_json_opts o = {0, threads};
+			int rc = xp_read_trace_json_file(c, path, &o, &err);
+			if (k == 0) {
+				if (!CHECK_INT(rc, 0)) {
+					fprintf(stderr, "  threads %d: %s\n", threads, err.msg);
+					xp_capture_free(c);
+					continue;
+				}
+				char *got = digest(c);
+				if (!want)
+					want = got;
+				else if (!CHECK(strcmp(got, want) == 0))
+					fprintf(stderr, "  threads %d differs\n", threads);
+				if (got != want)
+					free(got);
+			} else {
+				CHECK_INT(rc, -1);
+				CHECK_INT(err.status, XP_EXIT_BAD_INPUT);
+				if (!want_err.status)
+					want_err = err;
+				else if (!CHECK(!strcmp(err.msg, want_err.msg) && err.offset == want_err.offset))
+					fprintf(stderr, "  doc %zu threads %d: %s at %llu, want %s at %llu\n", k, threads, err.msg,
+						(unsigned long long)err.offset, want_err.msg,
+						(unsigned long long)want_err.offset);
+			}
+			xp_capture_free(c);
+		}
+		free(want);
+		unlink(path);
+		free(path);
+	}
+	free(doc);
+	free(late);
+	free(range);
 }
 
 static void same_model_any_threads_and_window(void)
@@ -1011,10 +1152,11 @@ static void same_errors_any_threads_and_window(void)
 int main(void)
 {
 	static const struct test tests[] = {
-		TEST(us_to_ps_exact), TEST(times_while_lexing), TEST(epoch_times), TEST(begin_end_pairs), TEST(instant_counter_flow_async),
+		TEST(us_to_ps_exact), TEST(times_while_lexing), TEST(integers_of_any_length), TEST(epoch_times), TEST(begin_end_pairs), TEST(instant_counter_flow_async),
 		TEST(args_of_every_type), TEST(drop_stats), TEST(long_strings_and_windows), TEST(unicode_escapes),
 		TEST(bare_array_and_empty), TEST(kineto_mapping), TEST(tf_mapping), TEST(malformed_inputs),
 		TEST(truncated_trace), TEST(same_model_any_threads_and_window), TEST(same_errors_any_threads_and_window),
+		TEST(same_model_through_lent_pieces),
 	};
 	return RUN_TESTS("test_trace_json", tests);
 }
