@@ -720,6 +720,22 @@ static void pull_copy_err(const struct xp_pull *p, struct xp_err *err)
 		*err = p->err;
 }
 
+/* Wait for slot head + ahead to be filled: 1 when it is, with the lock held;
+ * 0 at the end and -1 when the decoder failed (err set), the lock released. */
+static int pull_wait(struct xp_pull *p, unsigned ahead, struct xp_err *err)
+{
+	pthread_mutex_lock(&p->mu);
+	while (p->head + ahead == p->tail && !p->prod_end)
+		pthread_cond_wait(&p->cv, &p->mu);
+	if (p->head + ahead != p->tail)
+		return 1;
+	bool failed = p->prod_failed;
+	pthread_mutex_unlock(&p->mu);
+	if (failed)
+		pull_copy_err(p, err);
+	return failed ? -1 : 0;
+}
+
 int64_t xp_pull_read(struct xp_pull *p, uint8_t *buf, size_t n, struct xp_err *err)
 {
 	if (!p->threaded) {
@@ -728,18 +744,9 @@ int64_t xp_pull_read(struct xp_pull *p, uint8_t *buf, size_t n, struct xp_err *e
 			pull_copy_err(p, err);
 		return k;
 	}
-	pthread_mutex_lock(&p->mu);
-	while (p->head == p->tail && !p->prod_end)
-		pthread_cond_wait(&p->cv, &p->mu);
-	if (p->head == p->tail) {
-		bool failed = p->prod_failed;
-		pthread_mutex_unlock(&p->mu);
-		if (failed) {
-			pull_copy_err(p, err);
-			return -1;
-		}
-		return 0;
-	}
+	int filled = pull_wait(p, 0, err);
+	if (filled <= 0)
+		return filled;
 	unsigned s = p->head % XP_PULL_SLOTS;
 	size_t avail = p->slot_len[s] - p->head_pos;
 	pthread_mutex_unlock(&p->mu);
@@ -763,18 +770,9 @@ bool xp_pull_can_lend(const struct xp_pull *p)
 
 int64_t xp_pull_lend(struct xp_pull *p, uint8_t **data, size_t *room, struct xp_err *err)
 {
-	pthread_mutex_lock(&p->mu);
-	while (p->head + p->lent == p->tail && !p->prod_end)
-		pthread_cond_wait(&p->cv, &p->mu);
-	if (p->head + p->lent == p->tail) {
-		bool failed = p->prod_failed;
-		pthread_mutex_unlock(&p->mu);
-		if (failed) {
-			pull_copy_err(p, err);
-			return -1;
-		}
-		return 0;
-	}
+	int filled = pull_wait(p, p->lent, err);
+	if (filled <= 0)
+		return filled;
 	unsigned s = (p->head + p->lent++) % XP_PULL_SLOTS;
 	pthread_mutex_unlock(&p->mu);
 	*data = p->slot[s] + XP_PULL_ROOM;
