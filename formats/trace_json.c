@@ -756,6 +756,28 @@ static int lex_value(struct reader *r, const uint8_t **pp, int depth, struct jva
 	return J_OK;
 }
 
+/* lex_value, with strings and plain integers -- most values (pid, tid) --
+ * lexed without its frame. */
+static inline int lex_member_value(struct reader *r, const uint8_t **pp, int depth, struct jval *v)
+{
+	const uint8_t *p = *pp;
+	if (*p == '"') {
+		struct jstr s;
+		int rc = lex_string(r, pp, &s);
+		*v = (struct jval){.type = JV_STR, .esc = s.esc, .p = s.p, .len = s.len};
+		return rc;
+	}
+	if (*p >= '1' && *p <= '9') {
+		const uint8_t *q = skip_digits(p, r->end);
+		if (q < r->end && *q != '.' && *q != 'e' && *q != 'E') {
+			*v = (struct jval){.type = JV_NUM, .is_int = true, .p = p, .len = (size_t)(q - p)};
+			*pp = q;
+			return J_OK;
+		}
+	}
+	return lex_value(r, pp, depth, v);
+}
+
 /* Event keys we read; anything else is validated and skipped. */
 enum evkey { EK_OTHER = 0, EK_PH, EK_NAME, EK_CAT, EK_PID, EK_TID, EK_TS, EK_DUR, EK_ID, EK_ID2, EK_ARGS };
 
@@ -829,7 +851,7 @@ static int lex_args(struct reader *r, const uint8_t **pp, struct ev *e)
 			if (*p != ':')
 				return jerr(r, p, "expected ':' after an object key");
 			p++;
-			if ((rc = skip_ws(r, &p)) || (rc = lex_value(r, &p, 2, &a->val)) || (rc = skip_ws(r, &p)))
+			if ((rc = skip_ws(r, &p)) || (rc = lex_member_value(r, &p, 2, &a->val)) || (rc = skip_ws(r, &p)))
 				return rc;
 			e->na++;
 			if (*p == ',') {
@@ -997,7 +1019,7 @@ static int lex_event(struct reader *r, const uint8_t **pp, struct ev *e)
 			rc = lex_args(r, &p, e);
 		} else {
 			struct jval tmp, *dst = ev_field(e, which);
-			rc = lex_value(r, &p, 1, dst ? dst : &tmp);
+			rc = lex_member_value(r, &p, 1, dst ? dst : &tmp);
 			if (which == EK_ARGS)
 				e->na = 0;
 		}
@@ -1208,12 +1230,15 @@ static inline uint32_t load32(const uint8_t *p)
 	return v;
 }
 
-/* memcmp(a, b, n) == 0 for the short names most events carry, without a call:
- * two overlapping words cover 4 to 16 bytes. */
+/* memcmp(a, b, n) == 0 for the short names and keys most events carry,
+ * without a call: overlapping words cover 4 to 32 bytes. */
 static inline bool same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
 {
 	if (n >= 8 && n <= 16)
 		return load64(a) == load64(b) && load64(a + n - 8) == load64(b + n - 8);
+	if (n > 16 && n <= 32)
+		return load64(a) == load64(b) && load64(a + 8) == load64(b + 8) && load64(a + n - 16) == load64(b + n - 16) &&
+		       load64(a + n - 8) == load64(b + n - 8);
 	if (n >= 4 && n < 8)
 		return load32(a) == load32(b) && load32(a + n - 4) == load32(b + n - 4);
 	return !memcmp(a, b, n);
@@ -1305,8 +1330,36 @@ static bool val_int(const struct jval *v, int64_t *out)
 }
 
 /* strtod on a copy (the window is not NUL-terminated); false unless all of it is a finite number. */
+/* [-]digits[.digits] with at most 15 digits in all: the digits as an integer
+ * and the power of ten are both exact doubles, so one division is the
+ * correctly rounded value, as strtod's. False: anything else, for strtod. */
+static bool plain_decimal(const uint8_t *p, size_t len, double *out)
+{
+	static const double pow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+	size_t i = len && p[0] == '-';
+	uint64_t m = 0;
+	int digits = 0, nfrac = 0;
+	for (; i < len && is_digit(p[i]); i++, digits++)
+		m = m * 10 + (uint64_t)(p[i] - '0');
+	if (!digits)
+		return false;
+	if (i < len && p[i] == '.') {
+		for (i++; i < len && is_digit(p[i]); i++, nfrac++)
+			m = m * 10 + (uint64_t)(p[i] - '0');
+		if (!nfrac)
+			return false;
+	}
+	if (i != len || digits + nfrac > 15)
+		return false;
+	double d = (double)m / pow10[nfrac];
+	*out = p[0] == '-' ? -d : d;
+	return true;
+}
+
 static bool text_double(struct reader *r, const uint8_t *p, size_t len, double *out)
 {
+	if (plain_decimal(p, len, out))
+		return true;
 	if (!len || len > 4096)
 		return false;
 	char *b = (char *)scratch(r, 3, len);
@@ -2220,7 +2273,8 @@ static int add_event(struct reader *r, const struct ev *e, enum evkind kind, uin
 		disp_id = intern(r, name, nlen);
 	} else {
 		for (size_t k = 0; k < e->na; k++)
-			if (e->av[k].key.len == 9 && e->av[k].val.type == JV_STR && !memcmp(e->av[k].key.p, "long_name", 9))
+			if (e->av[k].key.len == 9 && e->av[k].val.type == JV_STR &&
+			    same_bytes(e->av[k].key.p, (const uint8_t *)"long_name", 9))
 				long_name = &e->av[k].val;
 		if (long_name) {
 			/* TF wrote the display name as name and the full one in args. */

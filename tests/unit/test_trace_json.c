@@ -227,13 +227,30 @@ read:;
 	CHECK(checked > 10000);
 }
 
+/* One event with args "n": number (its text) and key: "text"; their stats into *v, *w. */
+static bool two_args(const char *number, const char *key, const char *text, struct xp_value *v, struct xp_value *w)
+{
+	char doc[256];
+	snprintf(doc, sizeof doc,
+		 "[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"name\":\"a\",\"args\":{\"n\":%s,\"%s\":\"%s\"}}]", number,
+		 key, text);
+	struct xp_capture *c = read_ok(doc);
+	if (!c)
+		return false;
+	const struct xp_plane *p = plane(c, "/host:CPU");
+	const struct xp_line *l = &p->lines[0];
+	bool ok = stat_of(c, p, l, 0, "n", v) && stat_of(c, p, l, 0, key, w);
+	xp_capture_free(c);
+	return ok;
+}
+
 /* Integers of 1 to 21 digits, signed or not, as a number arg and as a string
  * arg of a stat TF writes as a string number (correlation_id): kept as int64,
  * else as uint64, else as a double (the number) or the text (the string). */
 static void integers_of_any_length(void)
 {
 	uint64_t seed = 12345;
-	char doc[256], num[32];
+	char num[32];
 	for (int round = 0; round < 3000; round++) {
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
 		int digits = 1 + (int)((seed >> 33) % 21);
@@ -252,16 +269,8 @@ static void integers_of_any_length(void)
 			mag = mag * 10 + (unsigned)(num[k] - '0');
 		bool fits_i = neg ? mag <= (unsigned __int128)INT64_MAX + 1 : mag <= INT64_MAX;
 		bool fits_u = !neg && mag <= UINT64_MAX;
-		snprintf(doc, sizeof doc,
-			 "[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"name\":\"a\",\"args\":{\"n\":%s,\"correlation_id\":\"%s\"}}]",
-			 num, num);
-		struct xp_capture *c = read_ok(doc);
-		if (!c)
-			continue;
-		const struct xp_plane *p = plane(c, "/host:CPU");
-		const struct xp_line *l = &p->lines[0];
 		struct xp_value v, w;
-		bool ok = stat_of(c, p, l, 0, "n", &v) && stat_of(c, p, l, 0, "correlation_id", &w);
+		bool ok = two_args(num, "correlation_id", num, &v, &w);
 		int64_t want_i = fits_i ? (neg ? (int64_t)(0 - (uint64_t)mag) : (int64_t)mag) : 0;
 		if (fits_i)
 			ok = ok && v.kind == XP_STAT_I64 && v.i == want_i && w.kind == XP_STAT_I64 && w.i == want_i;
@@ -271,7 +280,35 @@ static void integers_of_any_length(void)
 			ok = ok && v.kind == XP_STAT_F64 && v.d == strtod(num, NULL) && w.kind == XP_STAT_STR;
 		if (!CHECK(ok))
 			fprintf(stderr, "  %s: kinds %u %u\n", num, v.kind, w.kind);
-		xp_capture_free(c);
+	}
+}
+
+/* Decimals of 1 to 20 digits, with fractions, as a number arg and as a string
+ * arg of a stat TF writes as a string number (theoretical_occupancy_pct):
+ * the double strtod gives, to the bit. */
+static void decimals_as_doubles(void)
+{
+	uint64_t seed = 777;
+	char num[40];
+	for (int round = 0; round < 3000; round++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		int whole = 1 + (int)((seed >> 33) % 10), frac = (int)((seed >> 40) % 12);
+		size_t n = 0;
+		if ((seed >> 50) % 4 == 0)
+			num[n++] = '-';
+		for (int k = 0; k < whole + frac; k++) {
+			if (k == whole)
+				num[n++] = '.';
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			num[n++] = (char)('0' + (k == 0 && whole > 1 ? 1 + (seed >> 60) % 9 : (seed >> 58) % 10));
+		}
+		num[n] = 0;
+		double want = strtod(num, NULL);
+		struct xp_value v, w;
+		bool ok = two_args(frac ? num : "0.5", "theoretical_occupancy_pct", num, &v, &w) && v.kind == XP_STAT_F64 &&
+			  w.kind == XP_STAT_F64 && !memcmp(&w.d, &want, sizeof want) && (!frac || !memcmp(&v.d, &want, sizeof want));
+		if (!CHECK(ok))
+			fprintf(stderr, "  %s: %.17g %.17g, want %.17g\n", num, v.d, w.d, want);
 	}
 }
 
@@ -1172,7 +1209,7 @@ static void same_errors_any_threads_and_window(void)
 int main(void)
 {
 	static const struct test tests[] = {
-		TEST(us_to_ps_exact), TEST(times_while_lexing), TEST(integers_of_any_length), TEST(epoch_times), TEST(begin_end_pairs), TEST(instant_counter_flow_async),
+		TEST(us_to_ps_exact), TEST(times_while_lexing), TEST(integers_of_any_length), TEST(decimals_as_doubles), TEST(epoch_times), TEST(begin_end_pairs), TEST(instant_counter_flow_async),
 		TEST(args_of_every_type), TEST(drop_stats), TEST(long_strings_and_windows), TEST(unicode_escapes),
 		TEST(bare_array_and_empty), TEST(kineto_mapping), TEST(tf_mapping), TEST(malformed_inputs),
 		TEST(truncated_trace), TEST(same_model_any_threads_and_window), TEST(same_errors_any_threads_and_window),
