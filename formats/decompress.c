@@ -440,7 +440,11 @@ void xp_buf_close(struct xp_buf *b)
 
 #define XP_PULL_IN ((size_t)1 << 20)     /* compressed bytes read at a time */
 #define XP_PULL_CHUNK ((size_t)1 << 20)  /* decompressed bytes per ring slot */
-#define XP_PULL_SLOTS 8   /* a power of 2: head and tail wrap */
+/* 32 MiB of decoded text ahead: the reader's pace varies over a file (slower at
+ * the start, while its tables grow) and with 8 slots the decoder stood idle
+ * waiting for room, then the reader for text. A power of 2: head and tail wrap.
+ * Slots are touched only as they fill, so a small file costs no more. */
+#define XP_PULL_SLOTS 32
 #define XP_PULL_ROOM ((size_t)64 << 10)  /* free bytes before each slot's data, for a borrower's carry-over */
 
 struct xp_pull {
