@@ -468,19 +468,48 @@ static inline uint64_t eight_digits_value(uint64_t x)
 	return ((x & 0x0000ffff0000ffffull) * (10000 * 4294967296ull + 1)) >> 32;
 }
 
+/* Nonzero in each byte of x that is not a digit -- exact up to the first such
+ * byte, which is all that is read: a byte's carry (from +6) only spoils those
+ * after it. */
+static inline uint64_t non_digits(uint64_t x)
+{
+	const uint64_t hi = 0xf0f0f0f0f0f0f0f0ull, threes = 0x3030303030303030ull, sixes = 0x0606060606060606ull;
+	return ((x & hi) ^ threes) | (((x + sixes) & hi) ^ threes);
+}
+
 /* The first byte at or after p, before end, that is not a decimal digit (eight a step). */
 static inline const uint8_t *skip_digits(const uint8_t *p, const uint8_t *end)
 {
 	while (end - p >= 8) {
 		uint64_t x;
 		memcpy(&x, p, 8);
-		if (!eight_digits(x))
-			break;
+		uint64_t m = non_digits(x);
+		if (m)
+			return p + (__builtin_ctzll(m) >> 3);
 		p += 8;
 	}
 	while (p < end && is_digit(*p))
 		p++;
 	return p;
+}
+
+/* The value of the n (at most 19) digits at p: eight at a time, and the rest
+ * as the low digits of a word when eight bytes can be read there. */
+static inline uint64_t digits_value(const uint8_t *p, size_t n, const uint8_t *end)
+{
+	static const uint64_t pow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+	uint64_t v = 0, x;
+	for (; n >= 8; n -= 8, p += 8) {
+		memcpy(&x, p, 8);
+		v = v * 100000000 + eight_digits_value(x);
+	}
+	if (n && end - p >= 8) {
+		memcpy(&x, p, 8);
+		return v * pow10[n] + eight_digits_value(x << (8 * (8 - n))); /* zero bytes read as leading 0s */
+	}
+	for (; n; n--, p++)
+		v = v * 10 + (uint64_t)(*p - '0');
+	return v;
 }
 
 static inline int skip_ws(struct reader *r, const uint8_t **pp)
@@ -926,11 +955,11 @@ static inline bool lex_time(const uint8_t *p, const uint8_t *end, struct jval *v
 	q += neg;
 	if (q >= end || !is_digit(*q) || (*q == '0' && q + 1 < end && is_digit(q[1])))
 		return false;
-	uint64_t whole = 0, frac = 0;
-	for (digits = q; q < end && is_digit(*q); q++)
-		whole = whole * 10 + (uint64_t)(*q - '0');
+	uint64_t whole, frac = 0;
+	q = skip_digits(digits = q, end);
 	if (q - digits > 18)
 		return false;
+	whole = digits_value(digits, (size_t)(q - digits), end);
 	int nfrac = 0;
 	bool point = q < end && *q == '.';
 	if (point) {
@@ -939,8 +968,8 @@ static inline bool lex_time(const uint8_t *p, const uint8_t *end, struct jval *v
 		if (q == digits)
 			return false;
 		/* digits past the seventh only need to be digits */
-		for (; nfrac < 6 && digits + nfrac < q; nfrac++)
-			frac = frac * 10 + (uint64_t)(digits[nfrac] - '0');
+		nfrac = q - digits < 6 ? (int)(q - digits) : 6;
+		frac = digits_value(digits, (size_t)nfrac, end);
 		up = q - digits > 6 && digits[6] >= '5'; /* the first digit past the picosecond: ties away from zero */
 	}
 	if (q >= end || *q == 'e' || *q == 'E')

@@ -852,6 +852,11 @@ static void malformed_inputs(void)
 		{"[{\"ph\":\"X\",\"ts\":1,\"name\":\"a\\u00", 0, 31, "unexpected end"},
 		{"[{\"ph\":\"X\",\"ts\":1,\"name\":\"a\0b\"}]", 31, 27, "control character"},
 		{deep, 0, 92, "nesting deeper"},
+		/* digits followed by the bytes just past '9' (':' to '?'), read eight at a time */
+		{"[{\"ph\":\"X\",\"ts\":12345678;}]", 0, 24, "expected ',' or '}'"},
+		{"[{\"ph\":\"X\",\"ts\":1.2345678?9}]", 0, 25, "expected ',' or '}'"},
+		{"[{\"ph\":\"X\",\"pid\":123456789=}]", 0, 26, "expected ',' or '}'"},
+		{"[{\"ph\":\"X\",\"ts\":1,\"args\":{\"a\":12345678901234567<}}]", 0, 47, "expected ',' or '}'"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		const struct bad_case *bc = &cases[i];
