@@ -303,14 +303,20 @@ int xp_report_read(const char *path, uint64_t max_bytes, struct xp_report **out,
 	char *text = slurp(path, max_bytes, &len, err);
 	if (!text)
 		return -1;
+	int rc = xp_report_parse(path, text, len, out, err);
+	free(text);
+	return rc;
+}
+
+int xp_report_parse(const char *path, const char *text, size_t len, struct xp_report **out, struct xp_err *err)
+{
+	*out = NULL;
 	const char *end = NULL;
 	cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, false);
 	if (!doc) {
 		uint64_t at = end && end >= text ? (uint64_t)(end - text) : 0;
-		free(text);
 		return xp_err_at(err, XP_EXIT_BAD_INPUT, path, at, "not a valid JSON document");
 	}
-	free(text);
 	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(doc, "schema_version");
 	const char *command = str_or_null(doc, "command");
 	int rc = 0;
