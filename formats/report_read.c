@@ -308,6 +308,28 @@ int xp_report_read(const char *path, uint64_t max_bytes, struct xp_report **out,
 	return rc;
 }
 
+/* A command name as xpstat writes them ("kernel-stats", "kernel_stats"): it is
+ * echoed in messages and headings, so nothing else may pass for one. */
+static bool command_name(const char *s)
+{
+	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-");
+	return n && n <= 64 && !s[n];
+}
+
+/* The command of each section of a saved report (its "command", else its key); NULL if one has none. */
+static const char *bad_section(const cJSON *reports)
+{
+	const cJSON *sec;
+	cJSON_ArrayForEach(sec, reports) {
+		const char *c = str_or_null(sec, "command");
+		if (!c)
+			c = sec->string ? sec->string : "";
+		if (!command_name(c))
+			return c;
+	}
+	return NULL;
+}
+
 int xp_report_parse(const char *path, const char *text, size_t len, struct xp_report **out, struct xp_err *err)
 {
 	*out = NULL;
@@ -324,6 +346,11 @@ int xp_report_parse(const char *path, const char *text, size_t len, struct xp_re
 		rc = xp_err_set(err, XP_EXIT_BAD_INPUT, path, "unsupported schema_version (this xpstat reads version 1)");
 	else if (!command)
 		rc = xp_err_set(err, XP_EXIT_BAD_INPUT, path, "not an xpstat result: no \"command\"");
+	else if (!command_name(command))
+		rc = xp_err_set(err, XP_EXIT_BAD_INPUT, path, "not an xpstat result: \"command\" is not a command name");
+	else if (!strcmp(command, "report") && bad_section(cJSON_GetObjectItemCaseSensitive(doc, "reports")))
+		rc = xp_err_set(err, XP_EXIT_BAD_INPUT, path,
+				"not an xpstat report: a section's \"command\" is not a command name");
 	if (rc) {
 		cJSON_Delete(doc);
 		return rc;

@@ -482,6 +482,39 @@ static void check_thresholds(void)
 
 /* ---- JUnit: every string escaped, counts that match ---- */
 
+/* Saved documents whose command names are not names (they are echoed in
+ * messages and headings) are refused, one line each, exit status 3. */
+static void saved_command_names(void)
+{
+	static const struct {
+		const char *doc, *msg;
+	} cases[] = {
+		{"{\"schema_version\":1,\"command\":\"steps\",\"summary\":{},\"tables\":{}}", NULL},
+		{"{\"schema_version\":1,\"command\":\"kernel_stats\",\"summary\":{}}", NULL},
+		{"{\"schema_version\":1,\"command\":\"st\\neps\"}", "is not a command name"},
+		{"{\"schema_version\":1,\"command\":\"\"}", "is not a command name"},
+		{"{\"schema_version\":1,\"command\":\"\u00e9\"}", "is not a command name"},
+		{"{\"schema_version\":1,\"command\":\"report\",\"reports\":{\"steps\":{\"command\":\"steps\"}}}", NULL},
+		{"{\"schema_version\":1,\"command\":\"report\",\"reports\":{\"steps\":{\"command\":\"a b\"}}}",
+		 "a section's"},
+		{"{\"schema_version\":1,\"command\":\"report\",\"reports\":{\"st\\u0001\":{}}}", "a section's"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct xp_report *rep = NULL;
+		struct xp_err err = {0};
+		int rc = xp_report_parse("saved.json", cases[i].doc, strlen(cases[i].doc), &rep, &err);
+		if (!cases[i].msg) {
+			if (CHECK_INT(rc, 0))
+				CHECK(rep && rep->n == 1);
+		} else if (CHECK_INT(rc, -1)) {
+			CHECK_INT(err.status, XP_EXIT_BAD_INPUT);
+			if (!CHECK(strstr(err.msg, cases[i].msg) != NULL))
+				fprintf(stderr, "  case %zu: %s\n", i, err.msg);
+		}
+		xp_report_free(rep);
+	}
+}
+
 static void junit_escaping(void)
 {
 	struct xp_result *r = xp_result_new("check");
@@ -534,7 +567,7 @@ int main(void)
 	static const struct test tests[] = {
 		TEST(report_sections), TEST(compare_exact), TEST(check_noise), TEST(check_slower),
 		TEST(check_needs_both), TEST(check_outlier), TEST(check_few_steps), TEST(check_thresholds),
-		TEST(junit_escaping),
+		TEST(junit_escaping), TEST(saved_command_names),
 	};
 	return RUN_TESTS("test_gate", tests);
 }
