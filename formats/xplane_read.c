@@ -370,7 +370,6 @@ struct host_reader {
 	struct plane_ctx *pctx;
 	struct line_job *lines;
 	size_t n_lines;
-	size_t *walk_order;     /* the lines, longest first: a long line walked last would leave the other threads idle */
 	struct block_job *blocks;
 	size_t n_blocks;
 	atomic_size_t next;
@@ -1344,31 +1343,7 @@ static int run_parallel(struct host_reader *hr, job_fn fn, size_t n_jobs)
 static int job_walk_line(struct host_reader *hr, size_t j, struct xp_oddities *odd)
 {
 	(void)odd;
-	return walk_line(hr, &hr->lines[hr->walk_order[j]]);
-}
-
-struct line_size {
-	size_t bytes, line;
-};
-
-static int cmp_line_size(const void *a, const void *b)
-{
-	const struct line_size *x = a, *y = b;
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
-	return x->line < y->line ? -1 : x->line > y->line;
-}
-
-static void order_walk(struct host_reader *hr)
-{
-	struct line_size *by = xcalloc(hr->n_lines ? hr->n_lines : 1, sizeof *by);
-	for (size_t i = 0; i < hr->n_lines; i++)
-		by[i] = (struct line_size){(size_t)(hr->lines[i].end - hr->lines[i].beg), i};
-	qsort(by, hr->n_lines, sizeof *by, cmp_line_size);
-	hr->walk_order = xcalloc(hr->n_lines ? hr->n_lines : 1, sizeof *hr->walk_order);
-	for (size_t i = 0; i < hr->n_lines; i++)
-		hr->walk_order[i] = by[i].line;
-	free(by);
+	return walk_line(hr, &hr->lines[j]);
 }
 
 static int job_decode_block(struct host_reader *hr, size_t j, struct xp_oddities *odd)
@@ -1575,7 +1550,6 @@ static void free_host_reader(struct host_reader *hr)
 	for (size_t i = 0; i < hr->n_lines; i++)
 		free(hr->lines[i].block_off);
 	free(hr->lines);
-	free(hr->walk_order);
 	free(hr->blocks);
 	if (hr->pctx)
 		for (uint32_t i = 0; i < hr->plane_ranges.n; i++) {
@@ -1779,7 +1753,6 @@ int xp_read_xspace(struct xp_capture *c, const char *path, const uint8_t *data, 
 	if (!rc && threads == 1) {
 		rc = decode_fused(&hr);
 	} else if (!rc) {
-		order_walk(&hr);
 		rc = run_parallel(&hr, job_walk_line, hr.n_lines);
 		if (!rc) {
 			set_time_bases(&hr);
