@@ -88,6 +88,19 @@ static enum xp_type type_of(const char *key, const cJSON *v, enum xp_unit *unit)
 	return whole(v->valuedouble) ? XP_T_INT : XP_T_F64;
 }
 
+/* A saved number as an integer cell: truncated as a cast would, but a value past int64 (a
+ * hand-edited or hostile document) saturates, and NaN is 0, where the cast is undefined. */
+static int64_t to_int(double v)
+{
+	if (isnan(v))
+		return 0;
+	if (v >= 9223372036854775807.0)
+		return INT64_MAX;
+	if (v <= -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)v;
+}
+
 static int64_t to_ps(double v, enum xp_unit u)
 {
 	double ps = v * unit_scale(u);
@@ -109,8 +122,8 @@ static void read_summary(struct xp_result *r, const cJSON *sum)
 		case XP_T_BOOL: xp_sum_bool(r, k, k, cJSON_IsTrue(v)); break;
 		case XP_T_DUR: xp_sum_dur(r, k, k, to_ps(v->valuedouble, u), u); break;
 		case XP_T_PCT: xp_sum_pct(r, k, k, v->valuedouble); break;
-		case XP_T_BYTES: xp_sum_bytes(r, k, k, (int64_t)v->valuedouble); break;
-		case XP_T_INT: xp_sum_int(r, k, k, (int64_t)v->valuedouble); break;
+		case XP_T_BYTES: xp_sum_bytes(r, k, k, to_int(v->valuedouble)); break;
+		case XP_T_INT: xp_sum_int(r, k, k, to_int(v->valuedouble)); break;
 		case XP_T_FRAC:
 			xp_sum_f64(r, k, k, v->valuedouble);
 			r->summary[r->n_summary - 1].value.type = XP_T_FRAC;
@@ -172,8 +185,8 @@ static void set_cell(struct xp_table *t, size_t row, size_t c, const cJSON *v)
 	case XP_T_DUR: xp_set_dur(t, row, c, to_ps(d, col->unit)); break;
 	case XP_T_PCT: xp_set_pct(t, row, c, d); break;
 	case XP_T_FRAC: xp_set_frac(t, row, c, d); break;
-	case XP_T_BYTES: xp_set_bytes(t, row, c, (int64_t)d); break;
-	case XP_T_INT: xp_set_int(t, row, c, (int64_t)d); break;
+	case XP_T_BYTES: xp_set_bytes(t, row, c, to_int(d)); break;
+	case XP_T_INT: xp_set_int(t, row, c, to_int(d)); break;
 	default: xp_set_f64(t, row, c, d); break;
 	}
 }

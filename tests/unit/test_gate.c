@@ -515,6 +515,26 @@ static void saved_command_names(void)
 	}
 }
 
+/* Numbers past int64 in byte counts of a saved document (hand-edited or hostile) saturate; a
+ * cast would be undefined. (An integer column with such a number is read as doubles.) */
+static void saved_huge_numbers(void)
+{
+	const char *doc = "{\"schema_version\":1,\"command\":\"steps\",\"summary\":{\"peak_bytes\":1e300,"
+			  "\"low_bytes\":-1e300},\"tables\":{\"steps\":[{\"freed_bytes\":1},{\"freed_bytes\":2.7689e20},{\"freed_bytes\":-3e19}]}}";
+	struct xp_report *rep = NULL;
+	struct xp_err err = {0};
+	REQUIRE(xp_report_parse("saved.json", doc, strlen(doc), &rep, &err) == 0);
+	const struct xp_result *r = rep->sec[0].r;
+	REQUIRE_INT(r->n_summary, 2);
+	CHECK(r->summary[0].value.v.i == INT64_MAX && r->summary[1].value.v.i == INT64_MIN);
+	REQUIRE_INT(r->n_tables, 1);
+	const struct xp_table *t = r->tables[0];
+	REQUIRE_INT(t->n_rows, 3);
+	CHECK(xp_table_cell(t, 0, 0)->v.i == 1 && xp_table_cell(t, 1, 0)->v.i == INT64_MAX &&
+	      xp_table_cell(t, 2, 0)->v.i == INT64_MIN);
+	xp_report_free(rep);
+}
+
 static void junit_escaping(void)
 {
 	struct xp_result *r = xp_result_new("check");
@@ -567,7 +587,7 @@ int main(void)
 	static const struct test tests[] = {
 		TEST(report_sections), TEST(compare_exact), TEST(check_noise), TEST(check_slower),
 		TEST(check_needs_both), TEST(check_outlier), TEST(check_few_steps), TEST(check_thresholds),
-		TEST(junit_escaping), TEST(saved_command_names),
+		TEST(junit_escaping), TEST(saved_command_names), TEST(saved_huge_numbers),
 	};
 	return RUN_TESTS("test_gate", tests);
 }
