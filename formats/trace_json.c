@@ -564,11 +564,13 @@ static inline int hexval(uint8_t c)
 	return -1;
 }
 
-/* *pp at the opening quote. */
-static int lex_string(struct reader *r, const uint8_t **pp, struct jstr *s)
+/* *pp at the opening quote. Inlined where it is called: most values and keys are strings, and
+ * a call's frame cost as much as scanning a short one. */
+static inline __attribute__((always_inline)) int lex_string(struct reader *r, const uint8_t **pp, struct jstr *s)
 {
 	const uint8_t *p = *pp + 1, *end = r->end;
 	s->p = p;
+	s->len = 0;
 	s->esc = false;
 	for (;;) {
 #ifdef __SSE2__
