@@ -1262,7 +1262,7 @@ static inline uint32_t load32(const uint8_t *p)
 }
 
 /* memcmp(a, b, n) == 0 for the short names and keys most events carry,
- * without a call: overlapping words cover 4 to 32 bytes. */
+ * without a call: overlapping words cover up to 32 bytes. */
 static inline bool same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
 {
 	if (n >= 8 && n <= 16)
@@ -1272,6 +1272,8 @@ static inline bool same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
 		       load64(a + n - 8) == load64(b + n - 8);
 	if (n >= 4 && n < 8)
 		return load32(a) == load32(b) && load32(a + n - 4) == load32(b + n - 4);
+	if (n < 4) /* first, middle and last cover 1 to 3 bytes */
+		return !n || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
 	return !memcmp(a, b, n);
 }
 
@@ -1622,7 +1624,7 @@ static struct jkey jkey_cached(struct reader *r, const struct jval *v, int slot)
 	if (v->type == JV_NONE)
 		return jkey_of(r, v);
 	if (v->type == m->type && v->esc == m->esc && v->len == m->len && v->len <= sizeof m->text &&
-	    !memcmp(v->p, m->text, v->len))
+	    same_bytes(v->p, m->text, v->len))
 		return m->key;
 	struct jkey k = jkey_of(r, v);
 	if (v->len <= sizeof m->text) {
