@@ -845,21 +845,16 @@ static enum evkey event_key(const uint8_t *k, size_t n)
 	return EK_OTHER;
 }
 
-static size_t unescape(struct reader *r, const uint8_t *p, size_t len, uint8_t *out);
+static size_t unescape(const uint8_t *p, size_t len, uint8_t *out, uint64_t *lone_surrogates);
 
-static enum evkey resolve_key(struct reader *r, const struct jstr *k)
+static enum evkey resolve_key(const struct jstr *k)
 {
 	if (!k->esc)
 		return event_key(k->p, k->len);
 	if (k->len > 32)
 		return EK_OTHER;
-	/* a lone surrogate in a key is no oddity of the data: the key is matched, not kept
-	 * (and the lexer thread's counts are not the committer's) */
 	uint8_t tmp[32];
-	uint64_t invalid = r->odd.invalid_utf8;
-	enum evkey which = event_key(tmp, unescape(r, k->p, k->len, tmp));
-	r->odd.invalid_utf8 = invalid;
-	return which;
+	return event_key(tmp, unescape(k->p, k->len, tmp, NULL));
 }
 
 /* The members of "args" (an object) into r->args. *pp at '{'. */
@@ -1024,7 +1019,7 @@ static int lex_event(struct reader *r, const uint8_t **pp, struct ev *e)
 			struct jstr k;
 			if ((rc = lex_string(r, &p, &k)))
 				return rc;
-			which = resolve_key(r, &k);
+			which = resolve_key(&k);
 		}
 		if ((rc = skip_ws(r, &p)))
 			return rc;
@@ -1102,8 +1097,11 @@ static uint32_t hex4(const uint8_t *p)
 	return (uint32_t)(hexval(p[0]) << 12 | hexval(p[1]) << 8 | hexval(p[2]) << 4 | hexval(p[3]));
 }
 
-/* Decode the escapes of a lexed string span into out (never longer than the span). */
-static size_t unescape(struct reader *r, const uint8_t *p, size_t len, uint8_t *out)
+/* Decode the escapes of a lexed string span into out (never longer than the span). A lone
+ * surrogate becomes U+FFFD and is counted in *lone_surrogates -- NULL for text that is only
+ * matched, never kept (keys we look for): no oddity of the data, and on the lexer thread its
+ * count would not reach the committer's. */
+static size_t unescape(const uint8_t *p, size_t len, uint8_t *out, uint64_t *lone_surrogates)
 {
 	const uint8_t *end = p + len;
 	size_t n = 0;
@@ -1132,7 +1130,8 @@ static size_t unescape(struct reader *r, const uint8_t *p, size_t len, uint8_t *
 				p += 6;
 			} else if (cp >= 0xd800 && cp <= 0xdfff) {
 				cp = 0xfffd; /* a lone surrogate */
-				r->odd.invalid_utf8++;
+				if (lone_surrogates)
+					(*lone_surrogates)++;
 			}
 			n += put_utf8(out + n, cp);
 			break;
@@ -1151,7 +1150,7 @@ static const uint8_t *str_bytes(struct reader *r, const struct jval *v, int slot
 		return v->p;
 	}
 	uint8_t *b = scratch(r, slot, v->len);
-	*len = unescape(r, v->p, v->len, b);
+	*len = unescape(v->p, v->len, b, &r->odd.invalid_utf8);
 	return b;
 }
 
@@ -1895,7 +1894,7 @@ static int push_arg(struct reader *r, struct rline *l, const struct jarg *a)
 	const uint8_t *kp = a->key.p;
 	if (a->key.esc) {
 		uint8_t *b = scratch(r, 2, a->key.len);
-		kn = unescape(r, a->key.p, a->key.len, b);
+		kn = unescape(a->key.p, a->key.len, b, &r->odd.invalid_utf8);
 		kp = b;
 	}
 	/* The same keys come in event after event: a small cache spares hashing them.
@@ -2953,7 +2952,7 @@ static int read_document(struct reader *r)
 				if ((rc = skip_ws(r, &p)))
 					break;
 				size_t kn;
-				const uint8_t *kp = k.esc ? (kn = unescape(r, k.p, k.len, scratch(r, 0, k.len)), r->scr[0].p) : (kn = k.len, k.p);
+				const uint8_t *kp = k.esc ? (kn = unescape(k.p, k.len, scratch(r, 0, k.len), NULL), r->scr[0].p) : (kn = k.len, k.p);
 				if (bytes_eq(kp, kn, "traceEvents")) {
 					if (*p != '[')
 						return jerr(r, p, "traceEvents is not an array");

@@ -529,6 +529,23 @@ static void drop_stats(void)
 	}
 }
 
+/* A lone surrogate counts as invalid UTF-8 where the text is kept (a name, an args key), not in
+ * keys that are only matched (an event's, the document's): the same count on one thread and
+ * with the lexer on a thread of its own. */
+static void lone_surrogates_counted_where_kept(void)
+{
+	const char *doc = "{\"x\\ud800\":1,\"traceEvents\":[{\"ph\":\"X\",\"p\\udc00h\":0,\"pid\":1,\"tid\":1,\"ts\":0,"
+			  "\"name\":\"a\\ud800b\",\"args\":{\"k\\udc00\":1}}]}";
+	for (int threads = 1; threads <= 2; threads++) {
+		struct xp_capture *c = xp_capture_new();
+		struct xp_err err = {0};
+		struct xp_json_opts o = {.threads = threads};
+		if (CHECK_INT(xp_read_trace_json_mem(c, "t.json", (const uint8_t *)doc, strlen(doc), &o, &err), 0))
+			CHECK_INT(c->hosts[0].odd.invalid_utf8, 2);
+		xp_capture_free(c);
+	}
+}
+
 static void long_strings_and_windows(void)
 {
 	/* An arg longer than the intern limit goes to the blob; one longer than the
@@ -1215,7 +1232,8 @@ int main(void)
 {
 	static const struct test tests[] = {
 		TEST(us_to_ps_exact), TEST(times_while_lexing), TEST(integers_of_any_length), TEST(decimals_as_doubles), TEST(epoch_times), TEST(begin_end_pairs), TEST(instant_counter_flow_async),
-		TEST(args_of_every_type), TEST(drop_stats), TEST(long_strings_and_windows), TEST(unicode_escapes),
+		TEST(args_of_every_type), TEST(drop_stats), TEST(lone_surrogates_counted_where_kept),
+		TEST(long_strings_and_windows), TEST(unicode_escapes),
 		TEST(bare_array_and_empty), TEST(kineto_mapping), TEST(tf_mapping), TEST(malformed_inputs),
 		TEST(truncated_trace), TEST(same_model_any_threads_and_window), TEST(same_errors_any_threads_and_window),
 		TEST(same_model_through_lent_pieces),
