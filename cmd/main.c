@@ -1,6 +1,7 @@
 /* main.c - global options, the command table, help text and the mapping to exit statuses. */
 #include "cmd.h"
 #include "config.h"
+#include "../formats/work.h"
 
 #include <getopt.h>
 #include <locale.h>
@@ -283,6 +284,7 @@ int main(int argc, char **argv)
 {
 	setlocale(LC_ALL, "");
 	setlocale(LC_NUMERIC, "C");
+	atexit(xp_work_report);
 	struct xp_ctx ctx = {.format = "text", .color = -1};
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	ctx.threads = cpus > 0 ? (cpus > 64 ? 64 : (int)cpus) : 1;

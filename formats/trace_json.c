@@ -2,6 +2,7 @@
 #include "trace_json.h"
 #include "input.h"
 #include "xalloc.h"
+#include "work.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -354,10 +355,28 @@ static int pipe_seal(struct reader *r);
 static void pipe_follow(struct reader *r);
 static void release_mapped(struct reader *r);
 
+/* Room for n bytes in the reader's own gather buffer, keeping its first `keep` bytes. */
+static void gather_room(struct reader *r, size_t keep, size_t n)
+{
+	if (r->gather_cap >= n)
+		return;
+	size_t cap = r->gather_cap ? r->gather_cap : r->win_init;
+	while (cap < n)
+		cap *= 2;
+	uint8_t *g = xrealloc(NULL, cap);
+	memcpy(g, r->gather, keep);
+	free(r->gather);
+	r->gather = g;
+	r->gather_cap = cap;
+}
+
 /* The next piece of a threaded decoder as the window, in place: the unread
  * rest of the window -- part of one element -- is copied into the room in
- * front of it. An element longer than the room gathers in a buffer of the
- * reader's own until it ends. */
+ * front of it. An element longer than the room, or than the piece, gathers
+ * in a buffer of the reader's own, which takes pieces until the new text is
+ * at least as long as the rest: the rest is lexed again from its start, so
+ * the text lexed again must at least double each time for the total to stay
+ * within twice the input. */
 static int win_borrow(struct reader *r)
 {
 	uint8_t *piece;
@@ -368,37 +387,60 @@ static int win_borrow(struct reader *r)
 		return k < 0 ? -1 : 0;
 	}
 	r->off0 += r->pos;
-	if (left <= room) {
+	if (left <= room && (size_t)k >= left) {
 		memcpy(piece - left, r->buf + r->pos, left);
 		r->buf = piece - left;
 		xp_pull_return(r->src, 1);
-	} else {
-		if (r->gather_cap < left + (size_t)k) {
-			size_t cap = r->gather_cap ? r->gather_cap : r->win_init;
-			while (cap < left + (size_t)k)
-				cap *= 2;
-			uint8_t *g = xrealloc(NULL, cap);
-			memcpy(g, r->buf + r->pos, left);
-			free(r->gather);
-			r->gather = g;
-			r->gather_cap = cap;
-		} else {
-			memmove(r->gather, r->buf + r->pos, left);
-		}
-		memcpy(r->gather + left, piece, (size_t)k);
-		r->buf = r->gather;
-		xp_pull_return(r->src, 0);
+		xp_work_add(XP_WORK_JSON_LEX, (size_t)k);
+		r->len = left + (size_t)k;
+		r->pos = 0;
+		return 0;
 	}
-	r->len = left + (size_t)k;
+	if (r->buf == r->gather) {
+		memmove(r->gather, r->buf + r->pos, left);
+	} else {
+		uint8_t *g = xmalloc(left ? left : 1);
+		memcpy(g, r->buf + r->pos, left);
+		free(r->gather);
+		r->gather = g;
+		r->gather_cap = left;
+	}
+	size_t got = 0;
+	for (;;) {
+		gather_room(r, left + got, left + got + (size_t)k);
+		memcpy(r->gather + left + got, piece, (size_t)k);
+		got += (size_t)k;
+		xp_pull_return(r->src, 0);
+		if (got >= left)
+			break;
+		k = xp_pull_lend(r->src, &piece, &room, r->err);
+		if (k < 0) {
+			/* text before a decoding fault is lexed first (its errors come first); the fault repeats */
+			memset(r->err, 0, sizeof *r->err);
+			break;
+		}
+		if (k == 0) {
+			r->eof = true;
+			break;
+		}
+	}
+	xp_work_add(XP_WORK_JSON_LEX, got);
+	r->buf = r->gather;
+	r->len = left + got;
 	r->pos = 0;
 	return 0;
 }
 
-/* Keep buf[pos, len), pull more text after it; at the end of the stream set eof. */
+/* Keep buf[pos, len), pull more text after it; at the end of the stream set eof.
+ * The kept text (part of one element) is lexed again from its start, so at
+ * least as many new bytes are pulled as are kept: the text lexed again
+ * doubles each time and the total stays within twice the input, however
+ * small the decoder's pieces. */
 static int win_more(struct reader *r)
 {
 	if (r->eof)
 		return 0;
+	xp_work_add(XP_WORK_JSON_LEX, r->len - r->pos);
 	if (r->borrow)
 		return win_borrow(r);
 	if (r->pipe && pipe_seal(r))
@@ -409,18 +451,31 @@ static int win_more(struct reader *r)
 		r->len -= r->pos;
 		r->pos = 0;
 	}
-	if (r->bufcap - r->len < r->win_min) {
-		r->bufcap = r->bufcap * 2 > r->len + r->win_min ? r->bufcap * 2 : r->len + r->win_min;
+	size_t want = r->len > r->win_min ? r->len : r->win_min;
+	if (r->bufcap - r->len < want) {
+		r->bufcap = r->bufcap * 2 > r->len + want ? r->bufcap * 2 : r->len + want;
 		r->buf = xrealloc(r->buf, r->bufcap);
 	}
 	if (r->pipe)
 		pipe_follow(r);
-	int64_t k = xp_pull_read(r->src, r->buf + r->len, r->bufcap - r->len, r->err);
-	if (k < 0)
-		return -1;
-	if (k == 0)
-		r->eof = true;
-	r->len += (size_t)k;
+	size_t got = 0, need = r->len ? r->len : 1;
+	while (got < need) {
+		int64_t k = xp_pull_read(r->src, r->buf + r->len, r->bufcap - r->len, r->err);
+		if (k < 0 && got) {
+			/* text before a decoding fault is lexed first (its errors come first); the fault repeats */
+			memset(r->err, 0, sizeof *r->err);
+			break;
+		}
+		if (k < 0)
+			return -1;
+		if (k == 0) {
+			r->eof = true;
+			break;
+		}
+		r->len += (size_t)k;
+		got += (size_t)k;
+	}
+	xp_work_add(XP_WORK_JSON_LEX, got);
 	return 0;
 }
 
@@ -2829,6 +2884,8 @@ static int stream_events(struct reader *r)
 		const uint8_t *p = r->buf + r->pos;
 		r->end = r->buf + r->len;
 		int rc = skip_ws(r, &p);
+		if (rc == J_MORE)
+			r->pos = (size_t)(p - r->buf); /* the blanks are behind us: not lexed again */
 		if (rc == J_OK) {
 			if (st == SEP) {
 				if (*p == ',') {
@@ -2916,6 +2973,8 @@ static int read_document(struct reader *r)
 			}
 		}
 		rc = skip_ws(r, &p);
+		if (rc == J_MORE)
+			r->pos = (size_t)(p - r->buf); /* the blanks are behind us: not lexed again */
 		if (rc == J_OK) {
 			switch (st) {
 			case T_START:

@@ -1,0 +1,29 @@
+/* work.h - counters of the work done on input-sized loops, for tests that check cost grows no faster than n log n. */
+#ifndef XPSTAT_WORK_H
+#define XPSTAT_WORK_H
+
+#include <stdint.h>
+
+/*
+ * Each counter counts the steps of one loop whose cost could grow faster
+ * than its input: bytes lexed again after a refill, comparisons while
+ * matching planes or rows. With XPSTAT_WORK set in the environment the
+ * program prints them on stderr at exit, one line each:
+ *   xpstat-work: <name> <count>
+ * A test doubles a pathological input and checks each count grows by at most
+ * about 2x (never wall time). Cheap enough to stay on: callers add a local
+ * sum once per loop, not once per step.
+ */
+enum xp_work {
+	XP_WORK_JSON_LEX = 0,   /* trace JSON bytes handed to the lexer, again after each refill included */
+	XP_WORK_PLANES,         /* XSpace plane steps (reading, duplicate names) */
+	XP_WORK_SAVED,          /* saved-report cells and keys read back */
+	XP_WORK_MATCH,          /* ops and rows compared while matching two reports */
+	XP_WORK_N
+};
+
+void xp_work_add(enum xp_work w, uint64_t n);
+/* Print the counters when XPSTAT_WORK is set (called once, at exit). */
+void xp_work_report(void);
+
+#endif

@@ -1,0 +1,1 @@
+GROWTH_CASES = []
