@@ -1,5 +1,10 @@
 /* check.c - the CI gate: thresholds on a report's metrics and a significance-tested regression against a baseline. */
-#include "analyzers.h"
+#include "check.h"
+#include "analyzers/db/metrics.h"
+#include "analyzers/db/mwu.h"
+#include "analyzers/db/steptime.h"
+#include "analyzers/prepare/prepare.h"
+#include "formats/model/result.h"
 
 #include <inttypes.h>
 #include <math.h>

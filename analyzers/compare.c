@@ -1,6 +1,11 @@
 /* compare.c - two reports side by side: step time and categories, ops and kernels with exact deltas, and whether the two are comparable. */
-#include "analyzers.h"
-#include "../formats/xalloc.h"
+#include "compare.h"
+#include "analyzers/db/metrics.h"
+#include "analyzers/db/mwu.h"
+#include "analyzers/db/steptime.h"
+#include "analyzers/prepare/prepare.h"
+#include "formats/model/result.h"
+#include "formats/core/xalloc.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -1,6 +1,8 @@
 /* info.c - what a capture holds (hosts, planes, devices, available analyses) and what is missing from it. */
-#include "analyzers.h"
-#include "../formats/xalloc.h"
+#include "info.h"
+#include "formats/model/capture.h"
+#include "formats/model/result.h"
+#include "formats/core/xalloc.h"
 
 #include <inttypes.h>
 #include <pthread.h>

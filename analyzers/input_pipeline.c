@@ -1,5 +1,13 @@
 /* input_pipeline.c - the Input Pipeline Analyzer: input-bound verdict, device-side step statistics, host-side breakdown, input ops (spec §2). */
-#include "analyzers.h"
+#include "input_pipeline.h"
+#include "analyzers/db/input_bound.h"
+#include "analyzers/db/opdb.h"
+#include "analyzers/db/perfenv.h"
+#include "analyzers/db/shared.h"
+#include "analyzers/db/steptime.h"
+#include "analyzers/db/tfdata.h"
+#include "analyzers/prepare/prepare.h"
+#include "formats/model/result.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -196,18 +204,6 @@ void xp_host_input_breakdown(const struct xp_op_db *db, double h2d_ratio, bool x
 	out->ps[XP_HI_ENQUEUE] = enqueue;
 	out->tf_data_in_use = out->ps[XP_HI_DEMANDED_READ] > 0 || out->ps[XP_HI_ADVANCED_READ] > 0 ||
 			      out->ps[XP_HI_PREPROCESSING] > 0;
-}
-
-struct xp_op_db *xp_input_host_db(const struct xp_capture *c)
-{
-	struct xp_op_db *all = xp_op_db_empty();
-	for (uint32_t h = 0; h < c->n_hosts; h++) {
-		struct xp_op_db *one = xp_op_db_host(c, &c->hosts[h], NULL);
-		xp_op_db_merge(all, one);
-		xp_op_db_free(one);
-	}
-	xp_op_db_sort(all);
-	return all;
 }
 
 /* Spec §2.3: the average host-to-device time over the average step time (per-step rows of §1.5). */

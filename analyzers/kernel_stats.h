@@ -1,114 +1,20 @@
-/* kernel_stats.h - the kernel report database (spec analyzers §4): one report per kernel-op pair per host, and its by-op form. */
+/* kernel_stats.h - the `kernel-stats` command: GPU Kernel Stats from the kernel report database. */
 #ifndef XPSTAT_KERNEL_STATS_H
 #define XPSTAT_KERNEL_STATS_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
+#include "analyzers/db/kernel_db.h"
+#include "formats/model/result.h"
 
-#include "../formats/capture.h"
-#include "kernel_details.h"
-
-/*
- * A kernel is an event on a /device:GPU plane, on a line that is not
- * derived, with a duration > 0 and a non-empty kernel_details string
- * (str_value or ref_value, on the event or its metadata). Host launch events
- * carry copies of kernel_details (some of them garbage) and are never read.
- *
- * The op of a kernel: an XLA kernel (JAX, TF with XLA) is one with an
- * hlo_op stat; its op is the HLO op (the last "::" part of hlo_op) and its
- * module hlo_module. Otherwise the op is the name part of tf_op (TF 2.4:
- * "level 0") as xp_parse_tf_op reads it; no annotation gives the empty op.
- * With xprof_compat the reference's reading is used instead: tf_op first,
- * which names every JAX kernel "XlaModule".
- *
- * Durations are kept exactly in picoseconds (the reference truncates each
- * one to whole nanoseconds first).
- */
-
-/* Occurrences and durations of one report (spec §4.4 value). */
-struct xp_kernel_value {
-	uint64_t occurrences;
-	int64_t total_ps, min_ps, max_ps;
+struct xp_kernel_stats_opts {
+	const char *op_regex;       /* --op: keep kernels whose op matches (POSIX extended) */
+	const char *kernel_regex;   /* --kernel: keep kernels whose name matches */
+	enum xp_kernel_sort sort;   /* --sort */
+	size_t top;                 /* --top: keep the first N rows (0 = every row) */
+	bool xprof_compat;          /* op names as the reference gives them */
 };
-/* Merge B into A: occurrences and totals add, min and max widen (A9). */
-void xp_kernel_value_merge(struct xp_kernel_value *a, const struct xp_kernel_value *b);
-
-struct xp_kernel_report {
-	uint32_t host;              /* index of the host in the capture */
-	char *name;                 /* kernel name */
-	char *op_name;              /* TF op name, HLO op name, or "" */
-	char *module;               /* hlo_module of an XLA kernel ("" when absent); NULL for TF kernels */
-	struct xp_kernel_details details;   /* registers, shared memory, grid, block */
-	bool uses_tc;               /* kernel uses Tensor Cores (name rule) */
-	bool tc_eligible;           /* op could use them (op rule, einsum rule, or uses_tc) */
-	bool has_occupancy;         /* occ_pct or theoretical_occupancy_pct seen (first occurrence) */
-	double occupancy_pct;
-	struct xp_kernel_value v;
-};
-
-struct xp_kernel_index;
-
-struct xp_kernel_db {
-	size_t n, cap;
-	struct xp_kernel_report *rows;
-	uint64_t kernels;           /* kernel events read */
-	int64_t total_ps;           /* their total duration */
-	uint32_t gpu_planes;        /* /device:GPU planes seen */
-	uint32_t n_hosts;
-	struct xp_kernel_index *index;  /* private */
-};
-
-struct xp_kernel_db_opts {
-	bool xprof_compat;          /* op names as the reference reads them (JAX kernels: "XlaModule") */
-};
-
-/* Reports of every host of C (concatenated, hosts never merged: spec §4.4),
- * in no particular order until xp_kernel_db_sort. */
-struct xp_kernel_db *xp_kernel_db_build(const struct xp_capture *c, const struct xp_kernel_db_opts *o);
-/* Reports of host H only (rows' host = H). */
-struct xp_kernel_db *xp_kernel_db_host(const struct xp_capture *c, uint32_t h, const struct xp_kernel_db_opts *o);
-void xp_kernel_db_free(struct xp_kernel_db *db);
-
-enum xp_kernel_sort {
-	XP_KSORT_TOTAL = 0,         /* total time descending (the reference's order) */
-	XP_KSORT_COUNT,             /* occurrences descending */
-	XP_KSORT_AVG,               /* average descending */
-	XP_KSORT_MAX,               /* maximum descending */
-	XP_KSORT_NAME               /* kernel name ascending */
-};
-/* Sort by KEY; ties in the reference's order: total descending, then name,
- * grid x,y,z, block x,y,z, registers, static, dynamic shared memory,
- * uses-TC, eligible, op name (all ascending), then module and host. */
-void xp_kernel_db_sort(struct xp_kernel_db *db, enum xp_kernel_sort key);
-/* Average in ps, rounded to the nearest picosecond (the reference divides
- * whole nanoseconds and truncates: up to 1 ns less). */
-int64_t xp_kernel_avg_ps(const struct xp_kernel_value *v);
-
-/* --- by op (spec §4.5), for the overview and tf-stats Tensor Core columns --- */
-
-struct xp_kernel_op {
-	uint32_t host;
-	char *op_name;              /* as in the reports */
-	char *module;               /* NULL for TF ops */
-	int64_t total_ps;           /* Σ total of the op's kernels */
-	int64_t tensor_core_ps;     /* Σ total of those that use Tensor Cores */
-	bool tc_eligible;           /* the flag of the op's first report in DB's order */
-	uint64_t occurrences;       /* Σ kernel occurrences */
-};
-
-struct xp_kernel_ops {
-	size_t n;
-	struct xp_kernel_op *ops;   /* in order of first appearance in DB */
-};
-
-/* Group the reports of DB by (host, op, module) in DB's current order
- * (sort it first to get the reference's "first report" eligibility). When
- * MERGE_HOSTS, every host's reports of one op form one entry (host 0). */
-struct xp_kernel_ops *xp_kernel_ops_by_op(const struct xp_kernel_db *db, bool merge_hosts);
-/* The entry of (host, op, module), or NULL. MODULE NULL = a TF op. */
-const struct xp_kernel_op *xp_kernel_ops_find(const struct xp_kernel_ops *ops, uint32_t host, const char *op_name,
-					      const char *module);
-void xp_kernel_ops_free(struct xp_kernel_ops *ops);
+/* GPU Kernel Stats: one row per kernel-op pair per host, and the Tensor Core
+ * summary. NULL with *errmsg set for a bad regular expression (a usage error). */
+struct xp_result *xp_analyze_kernel_stats(const struct xp_capture *c, const struct xp_kernel_stats_opts *o,
+					  char *errmsg, size_t errlen);
 
 #endif

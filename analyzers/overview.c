@@ -1,5 +1,13 @@
 /* overview.c - the Overview page: step-time summary, precision, top device ops, run environment, recommendation (spec §1.6-§1.11). */
-#include "analyzers.h"
+#include "overview.h"
+#include "analyzers/db/input_bound.h"
+#include "analyzers/db/opdb.h"
+#include "analyzers/db/perfenv.h"
+#include "analyzers/db/steptime.h"
+#include "input_pipeline.h"
+#include "analyzers/prepare/prepare.h"
+#include "formats/model/capture.h"
+#include "formats/model/result.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -20,101 +28,6 @@ static double pct_of(int64_t part, int64_t whole)
 }
 
 /* --- run environment (spec §1.9) ------------------------------------------------ */
-
-static bool plane_int(const struct xp_capture *c, const struct xp_plane *p, const char *name, int64_t *out)
-{
-	struct xp_value v;
-	return xp_view_find(c, xp_plane_stats(p), xp_plane_stat_id(c, p, name), &v) && xp_value_int(&v, out);
-}
-
-/* A string plane stat copied into buf ("" when absent). */
-static const char *plane_text(const struct xp_capture *c, const struct xp_plane *p, const char *name, char *buf,
-			      size_t n)
-{
-	struct xp_value v;
-	buf[0] = 0;
-	if (xp_view_find(c, xp_plane_stats(p), xp_plane_stat_id(c, p, name), &v) &&
-	    (v.kind == XP_STAT_STR || v.kind == XP_STAT_BLOBSTR))
-		snprintf(buf, n, "%.*s", (int)v.len, v.s);
-	return buf;
-}
-
-static const char *nvidia_generation(int64_t major, int64_t minor)
-{
-	switch (major) {
-	case 2: return " (Fermi)";
-	case 3: return " (Kepler)";
-	case 5: return " (Maxwell)";
-	case 6: return " (Pascal)";
-	case 7: return minor < 5 ? " (Volta)" : " (Turing)";
-	case 8: return minor == 9 ? " (Ada Lovelace)" : " (Ampere)";
-	case 9: return " (Hopper)";
-	case 10: return " (Blackwell)";
-	default: return "";
-	}
-}
-
-/*
- * The model name of the first GPU plane. Older TensorFlow (2.4 era) wrote
- * no device_vendor stat, only the compute capability, which then always
- * means NVIDIA; xprof says "GPU" for those, xpstat names the generation.
- */
-static void gpu_model(const struct xp_capture *c, const struct xp_plane *p, char *out, size_t n)
-{
-	char vendor[64], name[64];
-	int64_t major = -1, minor = -1;
-	plane_text(c, p, "device_vendor", vendor, sizeof vendor);
-	bool cc = plane_int(c, p, "compute_cap_major", &major) && plane_int(c, p, "compute_cap_minor", &minor);
-	if (!strcmp(vendor, "Nvidia") || (!vendor[0] && cc)) {
-		snprintf(out, n, "Nvidia GPU%s", cc ? nvidia_generation(major, minor) : "");
-	} else if (!strcmp(vendor, "AMD")) {
-		if (plane_text(c, p, "gpu_device_name", name, sizeof name)[0])
-			snprintf(out, n, "AMD GPU - %s", name);
-		else if (cc && major >= 9 && major <= 11)
-			snprintf(out, n, "AMD GPU - gfx-%" PRId64 "XX series", major);
-		else
-			snprintf(out, n, "AMD GPU");
-	} else {
-		snprintf(out, n, "GPU");
-	}
-}
-
-static bool plane_has_events(const struct xp_plane *p)
-{
-	for (uint32_t k = 0; k < p->n_lines; k++)
-		if (p->lines[k].n_events)
-			return true;
-	return false;
-}
-
-void xp_run_env_host(const struct xp_capture *c, const struct xp_host *h, struct xp_run_env *e)
-{
-	const struct xp_plane *first_gpu = NULL, *first_tpu = NULL;
-	memset(e, 0, sizeof *e);
-	for (uint32_t i = 0; i < h->n_planes; i++) {
-		const struct xp_plane *p = &h->planes[i];
-		if (p->kind == XP_PLANE_TPU && !first_tpu)
-			first_tpu = p;
-		if (p->kind == XP_PLANE_GPU && !first_gpu)
-			first_gpu = p;
-	}
-	e->tpu = first_tpu != NULL;
-	e->gpu = !e->tpu && first_gpu != NULL;
-	enum xp_plane_kind want = e->tpu ? XP_PLANE_TPU : XP_PLANE_GPU;
-	for (uint32_t i = 0; i < h->n_planes; i++)
-		if (h->planes[i].kind == want) {
-			e->device_cores++;
-			e->devices_with_events += plane_has_events(&h->planes[i]);
-		}
-	if (e->tpu) {
-		if (!plane_text(c, first_tpu, "device_type_string", e->device_type, sizeof e->device_type)[0])
-			snprintf(e->device_type, sizeof e->device_type, "TPU");
-	} else if (e->gpu) {
-		gpu_model(c, first_gpu, e->device_type, sizeof e->device_type);
-	} else {
-		snprintf(e->device_type, sizeof e->device_type, "CPU");
-	}
-}
 
 /* --- gathering ------------------------------------------------------------------------ */
 

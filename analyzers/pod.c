@@ -1,5 +1,9 @@
 /* pod.c - the Pod Viewer: every host's step-time breakdown side by side, the slowest host and the spread between hosts. */
-#include "analyzers.h"
+#include "pod.h"
+#include "analyzers/db/input_bound.h"
+#include "analyzers/db/steptime.h"
+#include "analyzers/prepare/prepare.h"
+#include "formats/model/result.h"
 
 #include <inttypes.h>
 #include <stdio.h>

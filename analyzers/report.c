@@ -1,6 +1,22 @@
 /* report.c - every analysis of one capture from one preparation, in a fixed order (`xpstat report`). */
-#include "analyzers.h"
-#include "../formats/xalloc.h"
+#include "report.h"
+#include "analyzers/db/shared.h"
+#include "info.h"
+#include "input_pipeline.h"
+#include "kernel_stats.h"
+#include "analyzers/memory/memory.h"
+#include "analyzers/memory/profile.h"
+#include "overview.h"
+#include "pod.h"
+#include "analyzers/prepare/prepare.h"
+#include "steps.h"
+#include "tf_data.h"
+#include "tf_stats.h"
+#include "formats/model/capture.h"
+#include "formats/model/report.h"
+#include "formats/model/result.h"
+#include "analyzers/db/kernel_db.h"
+#include "formats/core/xalloc.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -136,40 +152,6 @@ static const struct {
 const char *xp_report_command(size_t i)
 {
 	return i < N_SECTIONS ? sections[i].command : NULL;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s ? s : "");
-	if (!d) {
-		fputs("xpstat: out of memory\n", stderr);
-		abort();
-	}
-	return d;
-}
-
-void xp_report_key(const char *command, char *buf, size_t n)
-{
-	snprintf(buf, n, "%s", command);
-	for (char *c = buf; *c; c++)
-		if (*c == '-')
-			*c = '_';
-}
-
-struct xp_report *xp_report_new(const char *source)
-{
-	struct xp_report *rep = xrealloc(NULL, sizeof *rep);
-	memset(rep, 0, sizeof *rep);
-	rep->source = xstrdup(source);
-	return rep;
-}
-
-void xp_report_add(struct xp_report *rep, const char *command, struct xp_result *r)
-{
-	char key[64];
-	xp_report_key(command, key, sizeof key);
-	rep->sec = xrealloc(rep->sec, (rep->n + 1) * sizeof *rep->sec);
-	rep->sec[rep->n++] = (struct xp_report_section){xstrdup(key), xstrdup(command), r};
 }
 
 static bool wanted(const char *command, const char *const *only)
@@ -327,28 +309,4 @@ struct xp_report *xp_report_run(const struct xp_capture *c, const struct xp_prep
 	if (p)
 		xp_prep_free(p);
 	return rep;
-}
-
-void xp_report_free(struct xp_report *rep)
-{
-	if (!rep)
-		return;
-	for (size_t i = 0; i < rep->n; i++) {
-		free(rep->sec[i].key);
-		free(rep->sec[i].command);
-		xp_result_free(rep->sec[i].r);
-	}
-	free(rep->sec);
-	free(rep->source);
-	free(rep);
-}
-
-const struct xp_result *xp_report_get(const struct xp_report *rep, const char *command)
-{
-	char key[64];
-	xp_report_key(command, key, sizeof key);
-	for (size_t i = 0; rep && i < rep->n; i++)
-		if (!strcmp(rep->sec[i].key, key))
-			return rep->sec[i].r;
-	return NULL;
 }

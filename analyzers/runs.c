@@ -1,6 +1,7 @@
 /* runs.c - the runs of a logdir as a typed result (newest run marked). */
-#include "analyzers.h"
-#include "../formats/input.h"
+#include "runs.h"
+#include "formats/in/input.h"
+#include "formats/model/result.h"
 
 #include <string.h>
 

@@ -1,8 +1,14 @@
 /* tf_stats.c - TensorFlow Stats (spec analyzers §3): per-op total and self time on the devices and the hosts, as one table. */
-#include "../formats/hash.h"
-#include "analyzers.h"
-#include "../formats/xalloc.h"
-#include "kernel_stats.h"
+#include "tf_stats.h"
+#include "formats/core/hash.h"
+#include "analyzers/db/hostdb.h"
+#include "analyzers/db/kernel_db.h"
+#include "analyzers/db/opdb.h"
+#include "analyzers/db/perfenv.h"
+#include "analyzers/db/steptime.h"
+#include "formats/model/capture.h"
+#include "formats/model/result.h"
+#include "formats/core/xalloc.h"
 
 #include <inttypes.h>
 #include <math.h>

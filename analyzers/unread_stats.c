@@ -1,5 +1,6 @@
 /* unread_stats.c - event stats that only some analyses read, which the other commands leave out of the load. */
-#include "analyzers.h"
+#include "unread_stats.h"
+#include "formats/model/capture.h"
 
 #include <stddef.h>
 

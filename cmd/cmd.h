@@ -6,9 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../formats/capture.h"
-#include "../formats/xperr.h"
-#include "../analyzers/result.h"
+#include "formats/model/capture.h"
+#include "formats/core/xperr.h"
+#include "formats/model/result.h"
 
 /* One option of a command (global options live in main.c). */
 struct xp_opt {

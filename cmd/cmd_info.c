@@ -1,6 +1,9 @@
 /* cmd_info.c - `xpstat info`: what a capture holds and what is missing from it. */
 #include "cmd.h"
-#include "../analyzers/analyzers.h"
+#include "analyzers/info.h"
+#include "analyzers/unread_stats.h"
+#include "formats/model/capture.h"
+#include "formats/model/result.h"
 
 enum { OPT_LINES = 1 };
 

@@ -1,6 +1,9 @@
 /* cmd_input_pipeline.c - `xpstat input-pipeline`: the Input Pipeline Analyzer (input-bound verdict, step statistics, host-side breakdown, input ops). */
 #include "cmd.h"
-#include "../analyzers/analyzers.h"
+#include "analyzers/input_pipeline.h"
+#include "analyzers/prepare/prepare.h"
+#include "analyzers/unread_stats.h"
+#include "formats/model/result.h"
 
 static struct xp_result *analyze(const struct xp_prep *p)
 {

@@ -1,6 +1,10 @@
 /* cmd_kernel_stats.c - `xpstat kernel-stats`: GPU Kernel Stats, one row per kernel-op pair with the Tensor Core summary. */
 #include "cmd.h"
-#include "../analyzers/analyzers.h"
+#include "analyzers/db/kernel_db.h"
+#include "analyzers/kernel_stats.h"
+#include "analyzers/unread_stats.h"
+#include "formats/model/capture.h"
+#include "formats/model/result.h"
 
 #include <string.h>
 

@@ -1,6 +1,11 @@
 /* cmd_memory.c - `xpstat memory`: the Memory Profile of every allocator (peak, fragmentation, breakdown at the peak, timeline). */
 #include "cmd.h"
-#include "../analyzers/analyzers.h"
+#include "analyzers/memory/memory.h"
+#include "analyzers/memory/profile.h"
+#include "analyzers/prepare/prepare.h"
+#include "analyzers/unread_stats.h"
+#include "formats/model/capture.h"
+#include "formats/model/result.h"
 
 #include <string.h>
 

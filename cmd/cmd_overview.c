@@ -1,6 +1,9 @@
 /* cmd_overview.c - `xpstat overview`: the Overview page (step-time breakdown, precision, top ops, environment, recommendation). */
 #include "cmd.h"
-#include "../analyzers/analyzers.h"
+#include "analyzers/overview.h"
+#include "analyzers/prepare/prepare.h"
+#include "analyzers/unread_stats.h"
+#include "formats/model/result.h"
 
 enum { OPT_TOP = 1 };
 

@@ -1,6 +1,7 @@
 /* cmd_pod.c - `xpstat pod`: the Pod Viewer, every host's step breakdown side by side. */
 #include "cmd.h"
-#include "../analyzers/analyzers.h"
+#include "analyzers/pod.h"
+#include "analyzers/unread_stats.h"
 
 static int pod_run(struct xp_ctx *ctx)
 {

@@ -1,6 +1,6 @@
 /* cmd_report.c - `xpstat report`: every analysis from one decode and one preparation, as text, one JSON document or a CSV directory. */
 #include "gate.h"
-#include "../formats/out_report.h"
+#include "formats/out/out_report.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,9 @@
 /* cmd_runs.c - `xpstat runs`: the runs and hosts under a TensorBoard logdir. */
 #include "cmd.h"
-#include "../analyzers/analyzers.h"
-#include "../formats/input.h"
+#include "analyzers/runs.h"
+#include "formats/core/xperr.h"
+#include "formats/in/input.h"
+#include "formats/model/result.h"
 
 static int runs_run(struct xp_ctx *ctx)
 {

@@ -1,6 +1,7 @@
 /* cmd_steps.c - `xpstat steps`: one row per step with its step time and every category. */
 #include "cmd.h"
-#include "../analyzers/analyzers.h"
+#include "analyzers/steps.h"
+#include "analyzers/unread_stats.h"
 
 static int steps_run(struct xp_ctx *ctx)
 {

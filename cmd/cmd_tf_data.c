@@ -1,6 +1,9 @@
 /* cmd_tf_data.c - `xpstat tf-data`: tf.data bottleneck analysis (slowest pipeline call, critical path, bottleneck iterator, suggestion). */
 #include "cmd.h"
-#include "../analyzers/analyzers.h"
+#include "analyzers/tf_data.h"
+#include "analyzers/unread_stats.h"
+#include "formats/model/capture.h"
+#include "formats/model/result.h"
 
 static int tf_data_run(struct xp_ctx *ctx)
 {

@@ -1,6 +1,9 @@
 /* cmd_tf_stats.c - `xpstat tf-stats`: TensorFlow Stats, per-op total and self time on the devices and the hosts. */
 #include "cmd.h"
-#include "../analyzers/analyzers.h"
+#include "analyzers/tf_stats.h"
+#include "analyzers/unread_stats.h"
+#include "formats/model/capture.h"
+#include "formats/model/result.h"
 
 #include <string.h>
 

@@ -1,10 +1,10 @@
 /* common.c - what every command shares: loading captures, writing results, parsing option values. */
 #include "cmd.h"
-#include "../analyzers/prepare.h"
-#include "../formats/input.h"
-#include "../formats/out.h"
-#include "../formats/xplane_read.h"
-#include "../formats/trace_json.h"
+#include "analyzers/prepare/prepare.h"
+#include "formats/in/input.h"
+#include "formats/out/out.h"
+#include "formats/in/xplane_read.h"
+#include "formats/in/trace_json.h"
 
 #include <errno.h>
 #include <regex.h>

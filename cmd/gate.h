@@ -5,7 +5,12 @@
 #include <stdio.h>
 
 #include "cmd.h"
-#include "../analyzers/analyzers.h"
+#include "analyzers/check.h"
+#include "analyzers/compare.h"
+#include "analyzers/report.h"
+#include "analyzers/unread_stats.h"
+#include "formats/model/report.h"
+#include "formats/out/out.h"
 
 /* PATHS as a report: one saved xpstat JSON document (any command's, or a
  * report), or captures read with xp_load and prepared once, then every

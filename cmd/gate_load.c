@@ -1,8 +1,8 @@
 /* gate_load.c - loading a path as a report (a saved JSON document or captures, prepared once) and parsing limits, for report, check and compare. */
 #include "gate.h"
-#include "../formats/input.h"
-#include "../formats/out.h"
-#include "../formats/report_read.h"
+#include "formats/in/input.h"
+#include "formats/out/out.h"
+#include "formats/in/report_read.h"
 
 #include <ctype.h>
 #include <errno.h>

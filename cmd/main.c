@@ -1,7 +1,7 @@
 /* main.c - global options, the command table, help text and the mapping to exit statuses. */
 #include "cmd.h"
 #include "config.h"
-#include "../formats/work.h"
+#include "formats/core/work.h"
 
 #include <getopt.h>
 #include <locale.h>

@@ -1,5 +1,5 @@
 /* pullcat.c - bench helper: decompress a file with the project's pull reader and discard the bytes (the "decompression alone" floor). */
-#include "input.h"
+#include "formats/in/input.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* fuzz_decompress.c - libFuzzer target: sniffing and bounded gzip/zstd decompression of arbitrary bytes. */
-#include "input.h"
+#include "formats/in/input.h"
 
 #include <stdlib.h>
 #include <string.h>

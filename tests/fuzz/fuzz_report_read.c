@@ -1,6 +1,6 @@
 /* fuzz_report_read.c - libFuzzer target: saved xpstat JSON documents (check and compare baselines) read back from arbitrary bytes, then written out again in every format. */
-#include "out.h"
-#include "report_read.h"
+#include "formats/out/out.h"
+#include "formats/in/report_read.h"
 
 #include <stdio.h>
 #include <stdlib.h>

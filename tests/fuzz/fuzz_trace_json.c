@@ -1,6 +1,6 @@
 /* fuzz_trace_json.c - libFuzzer target: the trace JSON reader on arbitrary bytes, checked against cJSON, the model's invariants, and itself with a lexer thread and tiny windows. */
-#include "input.h"
-#include "trace_json.h"
+#include "formats/in/input.h"
+#include "formats/in/trace_json.h"
 
 #include <stdlib.h>
 #include <string.h>

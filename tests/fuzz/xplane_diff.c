@@ -1,7 +1,7 @@
 /* xplane_diff.c - differential check: the hand-written XSpace walker must decode exactly what protobuf-c decodes. */
 #include "xplane_diff.h"
 
-#include "formats/xplane_read.h"
+#include "formats/in/xplane_read.h"
 #include "xplane.pb-c.h"
 
 #include <stdarg.h>

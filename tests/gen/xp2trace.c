@@ -1,7 +1,7 @@
 /* xp2trace.c - test tool: export an XSpace (*.xplane.pb[.gz|.zst]) as TF-style trace JSON (spec xplane-format §6.1), read with the project's own reader. */
-#include "input.h"
-#include "xalloc.h"
-#include "xplane_read.h"
+#include "formats/in/input.h"
+#include "formats/core/xalloc.h"
+#include "formats/in/xplane_read.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* test_input.c - unit tests of capture discovery (runs, hosts, file choice) and bounded decompression. */
-#include "input.h"
+#include "formats/in/input.h"
 #include "tests/tmpdir.h"
 
 #include <errno.h>

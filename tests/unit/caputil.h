@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "formats/capture.h"
+#include "formats/model/capture.h"
 #include "xsbuild.h"
 
 /* Index of the plane called `name` in host h, or -1. */

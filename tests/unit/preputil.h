@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "analyzers/prepare.h"
+#include "analyzers/prepare/prepare.h"
 #include "caputil.h"
 #include "check.h"
 #include "xsbuild.h"

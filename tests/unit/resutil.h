@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "analyzers/result.h"
+#include "formats/model/result.h"
 
 static inline const struct xp_cell *res_sum(const struct xp_result *r, const char *key)
 {

@@ -1,7 +1,7 @@
 /* test_align.c - multi-host step alignment: spec Appendix A16 (two hosts, one combined step) and A17 (step intersection). */
 #include "check.h"
 #include "xsbuild.h"
-#include "analyzers/prepare.h"
+#include "analyzers/prepare/prepare.h"
 
 #include <stdlib.h>
 

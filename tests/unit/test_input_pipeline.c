@@ -1,7 +1,13 @@
 /* test_input_pipeline.c - the Input Pipeline Analyzer on the spec's worked examples (D2, A3/D3) and built runs (exact numbers). */
 #include <math.h>
 
-#include "analyzers/analyzers.h"
+#include "analyzers/db/hostdb.h"
+#include "analyzers/db/opdb.h"
+#include "analyzers/input_pipeline.h"
+#include "analyzers/overview.h"
+#include "analyzers/prepare/prepare.h"
+#include "formats/model/capture.h"
+#include "formats/model/result.h"
 #include "check.h"
 #include "ipbuild.h"
 #include "preputil.h"

@@ -2,7 +2,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzers/analyzers.h"
+#include "analyzers/db/kernel_db.h"
+#include "analyzers/db/kernel_details.h"
+#include "analyzers/kernel_stats.h"
+#include "formats/model/capture.h"
+#include "formats/model/result.h"
 #include "check.h"
 #include "xsbuild.h"
 

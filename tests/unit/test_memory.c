@@ -1,7 +1,11 @@
 /* test_memory.c - the memory profile on the spec's worked examples (A10, D4) and hand-built captures: fragmentation, breakdown, time order, odd input. */
 #include <stdlib.h>
 
-#include "analyzers/analyzers.h"
+#include "analyzers/memory/memory.h"
+#include "analyzers/memory/profile.h"
+#include "analyzers/prepare/prepare.h"
+#include "formats/model/capture.h"
+#include "formats/model/result.h"
 #include "check.h"
 #include "xsbuild.h"
 

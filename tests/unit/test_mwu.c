@@ -1,5 +1,6 @@
 /* test_mwu.c - the one-sided Mann-Whitney U test against hand-computed values: exact distribution, ties, normal approximation, symmetry. */
-#include "analyzers/gate.h"
+#include "analyzers/db/metrics.h"
+#include "analyzers/db/mwu.h"
 #include "check.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

@@ -1,7 +1,10 @@
 /* test_tf_data.c - tf.data bottleneck analysis on the spec's worked example A18 and on built pipelines (exact numbers). */
 #include <math.h>
 
-#include "analyzers/analyzers.h"
+#include "analyzers/db/tfdata.h"
+#include "analyzers/tf_data.h"
+#include "formats/model/capture.h"
+#include "formats/model/result.h"
 #include "check.h"
 #include "ipbuild.h"
 #include "resutil.h"

@@ -3,9 +3,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzers/analyzers.h"
+#include "analyzers/db/hostdb.h"
+#include "analyzers/db/opdb.h"
+#include "analyzers/db/perfenv.h"
+#include "analyzers/tf_stats.h"
+#include "formats/model/capture.h"
+#include "formats/model/result.h"
+#include "formats/out/out.h"
 #include "check.h"
-#include "formats/out.h"
+#include "formats/out/out.h"
 #include "xsbuild.h"
 
 #define NS 1000     /* ps per ns */

@@ -1,7 +1,7 @@
 /* test_tfop.c - TF-op name parsing (spec analyzers §0.2), memcpy kinds (DESIGN §8, spec §7.2) and memcpy bytes. */
 #include <string.h>
 
-#include "analyzers/prepare.h"
+#include "analyzers/prepare/prepare.h"
 #include "check.h"
 
 struct tfop_case {

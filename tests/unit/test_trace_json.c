@@ -1,9 +1,9 @@
 /* test_trace_json.c - the trace JSON reader on small hand-written documents: exact times, phases, args, Kineto and TF mapping, bad input. */
 #include "check.h"
 #include "tests/tmpdir.h"
-#include "formats/capture.h"
-#include "formats/input.h"
-#include "formats/trace_json.h"
+#include "formats/model/capture.h"
+#include "formats/in/input.h"
+#include "formats/in/trace_json.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -7,8 +7,8 @@
 #include "caputil.h"
 #include "check.h"
 #include "xsbuild.h"
-#include "../../formats/xplane_read.h"
-#include "../../formats/xperr.h"
+#include "formats/in/xplane_read.h"
+#include "formats/core/xperr.h"
 
 /* Value of stat `name` on event (p, l, i) of host 0. */
 static bool event_stat(const struct xp_capture *c, int p, int l, uint64_t i, const char *name, struct xp_value *v)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/xplane_read.h"
+#include "formats/in/xplane_read.h"
 #include "xplane.pb-c.h"
 
 typedef Tensorflow__Profiler__XSpace XSpace;

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "formats/capture.h"
+#include "formats/model/capture.h"
 
 /*
  * Usage:

@@ -1,6 +1,6 @@
 /* test_writers.c - unit tests of typed results and the text, CSV and JSON writers (exact bytes). */
-#include "analyzers/result.h"
-#include "formats/out.h"
+#include "formats/model/result.h"
+#include "formats/out/out.h"
 #include "tests/tmpdir.h"
 
 #include <cjson/cJSON.h>

@@ -1,0 +1,578 @@
+/* opdb.c - the device op-metrics database (spec analyzers §3.2-§3.4): per-GPU-plane op rows, IDLE, and its TF-level form. */
+#include "opdb.h"
+#include "formats/core/hash.h"
+#include "analyzers/prepare/prepare.h"
+#include "formats/model/capture.h"
+#include "formats/core/xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Rows are found through a small open-addressing index keyed by a string
+ * that says what kind of row it is (TF op, XLA op, IDLE) and its name, so a
+ * TF op and an HLO op that happen to share a name never merge. Per plane,
+ * two caches map the interned annotation of an event to its row - (tf_op,
+ * kernel name) and (hlo_op, hlo_module) - because parsing names and
+ * building keys for every kernel of a large capture would dominate the pass.
+ */
+
+struct xp_op_index {
+	size_t cap;         /* power of two */
+	size_t *slot;       /* row index + 1; 0 = empty */
+};
+
+static void oom(void)
+{
+	fputs("xpstat: out of memory\n", stderr);
+	abort();
+}
+
+static char *xstrndup(const char *s, size_t n)
+{
+	char *p = malloc(n + 1);
+	if (!p)
+		oom();
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+static char *xstrdup_or_null(const char *s)
+{
+	return s ? xstrndup(s, strlen(s)) : NULL;
+}
+
+/* Rows with the same kind, module and name are one row. */
+static uint64_t row_hash(enum xp_op_kind kind, const char *module, const char *name)
+{
+	uint64_t h = XP_HASH_SEED;
+	unsigned char k = (unsigned char)kind;
+	h = xp_hash_bytes(h, &k, 1);
+	if (module)
+		h = xp_hash_bytes(h, module, strlen(module) + 1);
+	return xp_hash_bytes(h, name, strlen(name));
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return !strcmp(a, b);
+}
+
+static bool row_is(const struct xp_op_row *r, enum xp_op_kind kind, const char *module, const char *name)
+{
+	return r->kind == kind && same_str(r->module, module) && !strcmp(r->name, name);
+}
+
+static void index_put(struct xp_op_index *ix, const struct xp_op_db *db, size_t row)
+{
+	const struct xp_op_row *r = &db->rows[row];
+	size_t mask = ix->cap - 1, i = (size_t)row_hash(r->kind, r->module, r->name) & mask;
+	while (ix->slot[i])
+		i = (i + 1) & mask;
+	ix->slot[i] = row + 1;
+}
+
+static void index_rebuild(struct xp_op_db *db)
+{
+	struct xp_op_index *ix = db->index;
+	size_t cap = 64;
+	while (cap < db->n * 2 + 2)
+		cap *= 2;
+	free(ix->slot);
+	ix->cap = cap;
+	ix->slot = xcalloc(cap, sizeof *ix->slot);
+	for (size_t i = 0; i < db->n; i++)
+		index_put(ix, db, i);
+}
+
+static struct xp_op_db *db_new(void)
+{
+	struct xp_op_db *db = xcalloc(1, sizeof *db);
+	db->index = xcalloc(1, sizeof *db->index);
+	index_rebuild(db);
+	return db;
+}
+
+/* Index of the row (kind, module, name), or (size_t)-1. */
+static size_t db_find(const struct xp_op_db *db, enum xp_op_kind kind, const char *module, const char *name)
+{
+	const struct xp_op_index *ix = db->index;
+	size_t mask = ix->cap - 1, i = (size_t)row_hash(kind, module, name) & mask;
+	for (; ix->slot[i]; i = (i + 1) & mask)
+		if (row_is(&db->rows[ix->slot[i] - 1], kind, module, name))
+			return ix->slot[i] - 1;
+	return (size_t)-1;
+}
+
+/* The row (kind, module, name), created empty when new; *created says which. */
+static size_t db_get(struct xp_op_db *db, enum xp_op_kind kind, const char *module, const char *name, bool *created)
+{
+	size_t row = db_find(db, kind, module, name);
+	*created = row == (size_t)-1;
+	if (!*created)
+		return row;
+	if (db->n == db->cap) {
+		db->cap = db->cap ? db->cap * 2 : 32;
+		db->rows = realloc(db->rows, db->cap * sizeof *db->rows);
+		if (!db->rows)
+			oom();
+	}
+	row = db->n++;
+	memset(&db->rows[row], 0, sizeof db->rows[row]);
+	db->rows[row].kind = kind;
+	db->rows[row].module = xstrdup_or_null(module);
+	db->rows[row].name = xstrndup(name, strlen(name));
+	if (db->index->cap < db->n * 2 + 2)
+		index_rebuild(db);
+	else
+		index_put(db->index, db, row);
+	return row;
+}
+
+void xp_op_db_free(struct xp_op_db *db)
+{
+	if (!db)
+		return;
+	for (size_t i = 0; i < db->n; i++) {
+		free(db->rows[i].name);
+		free(db->rows[i].module);
+		free(db->rows[i].category);
+		free(db->rows[i].provenance);
+	}
+	free(db->rows);
+	free(db->index->slot);
+	free(db->index);
+	free(db);
+}
+
+/* --- one GPU plane (spec §3.2) ----------------------------------------------- */
+
+struct plane_ids {
+	uint32_t tf_op, level0, hlo_op, hlo_module, is_eager, flops, bytes;
+	uint32_t correlation_id;
+};
+
+/* Cache of (interned string, second key) -> row: (tf_op, event metadata) for TF ops, (hlo_op, hlo_module) for XLA ops. */
+struct row_cache {
+	size_t cap, n;
+	struct cache_slot {
+		uintptr_t a, b;     /* a: an interned string (equal pointers mean equal strings); 0 = empty */
+		size_t row;
+	} *slot;
+};
+
+static size_t cache_pos(const struct row_cache *k, uintptr_t a, uintptr_t b)
+{
+	uint64_t h = xp_hash_bytes(XP_HASH_SEED, &a, sizeof a);
+	h = xp_hash_bytes(h, &b, sizeof b);
+	size_t i = (size_t)h & (k->cap - 1);
+	while (k->slot[i].a && !(k->slot[i].a == a && k->slot[i].b == b))
+		i = (i + 1) & (k->cap - 1);
+	return i;
+}
+
+static void cache_grow(struct row_cache *k)
+{
+	struct row_cache old = *k;
+	k->cap = old.cap ? old.cap * 2 : 256;
+	k->slot = xcalloc(k->cap, sizeof *k->slot);
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.slot[i].a)
+			k->slot[cache_pos(k, old.slot[i].a, old.slot[i].b)] = old.slot[i];
+	free(old.slot);
+}
+
+/* The cache slot of (a, b), empty (a == 0) when it is new. */
+static struct cache_slot *cache_get(struct row_cache *k, uintptr_t a, uintptr_t b)
+{
+	if (k->n * 2 >= k->cap)
+		cache_grow(k);
+	return &k->slot[cache_pos(k, a, b)];
+}
+
+static void cache_set(struct row_cache *k, struct cache_slot *s, uintptr_t a, uintptr_t b, size_t row)
+{
+	*s = (struct cache_slot){a, b, row};
+	k->n++;
+}
+
+struct plane_pass {
+	const struct xp_capture *c;
+	const struct xp_plane *p;
+	const struct xp_op_db_opts *o;
+	struct plane_ids ids;
+	struct xp_op_db *db;
+	struct row_cache tf_cache, xla_cache;
+	int64_t first_ps, last_ps;
+	bool any;
+};
+
+/* A non-empty string stat of the event (event stats first, then its metadata's). */
+static bool event_text(const struct plane_pass *pp, const struct xp_line *l, uint64_t i, uint32_t sid,
+		       struct xp_value *v)
+{
+	return sid && xp_event_find(pp->c, pp->p, l, i, sid, v) &&
+	       (v->kind == XP_STAT_STR || v->kind == XP_STAT_BLOBSTR) && v->len > 0;
+}
+
+static uint64_t event_uint(const struct plane_pass *pp, const struct xp_line *l, uint64_t i, uint32_t sid)
+{
+	struct xp_value v;
+	int64_t n;
+	if (!sid || !xp_event_find(pp->c, pp->p, l, i, sid, &v))
+		return 0;
+	if (xp_value_int(&v, &n))
+		return n > 0 ? (uint64_t)n : 0;
+	if (v.kind == XP_STAT_F64 && v.d > 0 && v.d < 1.8e19)
+		return (uint64_t)v.d;
+	return 0;
+}
+
+static void add_time(struct xp_op_row *r, int64_t dur)
+{
+	r->occurrences++;
+	r->time_ps += dur;
+	r->self_ps += dur;     /* device ops do not nest: self time = duration */
+}
+
+/* The HLO op name is the last "::" component of the hlo_op stat. */
+static const char *hlo_name(const char *s, size_t len, size_t *out_len)
+{
+	const char *start = s;
+	for (size_t i = 0; i + 1 < len; i++)
+		if (s[i] == ':' && s[i + 1] == ':')
+			start = s + i + 2;
+	*out_len = len - (size_t)(start - s);
+	return start;
+}
+
+/*
+ * An XLA op (JAX, or TF with XLA). xprof keys it by the HLO instruction found
+ * in the module's HLO proto and drops the event when that proto is absent,
+ * which is the case for every capture we have seen: JAX users would then see
+ * none of their device time. So xpstat keys the row by hlo_module and the
+ * HLO op name instead, with the op name's prefix before '.' ("fusion" for
+ * "fusion.12") as the category. --compat=xprof drops them as xprof does.
+ */
+static size_t xla_row(struct plane_pass *pp, const struct xp_value *hlo, const struct xp_value *mod)
+{
+	size_t nlen;
+	const char *name = hlo_name(hlo->s, hlo->len, &nlen);
+	char *op = xstrndup(name, nlen);
+	char *module = mod ? xstrndup(mod->s, mod->len) : xstrndup("", 0);
+	bool created;
+	size_t row = db_get(pp->db, XP_OPK_XLA, module, op, &created);
+	if (created) {
+		const char *dot = strchr(op, '.');
+		pp->db->rows[row].category = xstrndup(op, dot ? (size_t)(dot - op) : strlen(op));
+	}
+	free(op);
+	free(module);
+	return row;
+}
+
+static void add_xla_event(struct plane_pass *pp, const struct xp_line *l, uint64_t i, const struct xp_value *hlo)
+{
+	if (pp->o && pp->o->xprof_compat) {
+		pp->db->n_dropped_xla++;
+		return;
+	}
+	struct xp_value mv;
+	bool has_mod = event_text(pp, l, i, pp->ids.hlo_module, &mv);
+	size_t row;
+	if (hlo->kind == XP_STAT_STR && (!has_mod || mv.kind == XP_STAT_STR)) {
+		uintptr_t a = (uintptr_t)hlo->s, b = has_mod ? (uintptr_t)mv.s : 0;
+		struct cache_slot *s = cache_get(&pp->xla_cache, a, b);
+		if (!s->a)
+			cache_set(&pp->xla_cache, s, a, b, xla_row(pp, hlo, has_mod ? &mv : NULL));
+		row = s->row;
+	} else {
+		row = xla_row(pp, hlo, has_mod ? &mv : NULL);
+	}
+	struct xp_op_row *r = &pp->db->rows[row];
+	add_time(r, l->dur_ps[i]);
+	r->flops += event_uint(pp, l, i, pp->ids.flops);
+	r->bytes_accessed += event_uint(pp, l, i, pp->ids.bytes);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Without an is_eager stat: the kernel ran eagerly when its host launch (same correlation_id) is one of
+ * o->eager_launches (the host's eager marking, spec §0.3); never without that list. */
+static bool eager_launch(const struct plane_pass *pp, const struct xp_line *l, uint64_t i)
+{
+	struct xp_value v;
+	if (!pp->o || !pp->o->n_eager_launches || !pp->ids.correlation_id ||
+	    !xp_event_find(pp->c, pp->p, l, i, pp->ids.correlation_id, &v) ||
+	    (v.kind != XP_STAT_I64 && v.kind != XP_STAT_U64))
+		return false;
+	int64_t corr = (int64_t)v.u;
+	return bsearch(&corr, pp->o->eager_launches, pp->o->n_eager_launches, sizeof corr, cmp_i64) != NULL;
+}
+
+/* Row "<tf op name>/<kernel name>" of a TF-annotated device event, created when new. */
+static size_t tf_row(struct plane_pass *pp, const struct xp_line *l, uint64_t i, const struct xp_value *tf)
+{
+	struct xp_tfop t;
+	xp_parse_tf_op(tf->s, tf->len, &t);
+	const char *kernel = xp_str(pp->c, xp_event_name(pp->p, l, i));
+	size_t klen = strlen(kernel);
+	char *name = xcalloc(t.name_len + klen + 2, 1);
+	memcpy(name, t.name, t.name_len);
+	name[t.name_len] = '/';
+	memcpy(name + t.name_len + 1, kernel, klen);
+	bool created;
+	size_t row = db_get(pp->db, XP_OPK_TF, NULL, name, &created);
+	free(name);
+	struct xp_op_row *r = &pp->db->rows[row];
+	if (created) {
+		r->category = t.type_len ? xstrndup(t.type, t.type_len) : xstrndup("unknown", 7);
+		r->provenance = xstrndup(tf->s, tf->len);
+		struct xp_value ev;
+		int64_t eager = 0;
+		/* The builder keeps the eager flag of the op's first occurrence. */
+		bool stat = pp->ids.is_eager && xp_event_find(pp->c, pp->p, l, i, pp->ids.is_eager, &ev) &&
+			    xp_value_int(&ev, &eager);
+		r->is_eager = stat ? eager != 0 : eager_launch(pp, l, i);
+	}
+	return row;
+}
+
+static void add_tf_event(struct plane_pass *pp, const struct xp_line *l, uint64_t i, const struct xp_value *tf)
+{
+	size_t row;
+	if (tf->kind != XP_STAT_STR) {
+		row = tf_row(pp, l, i, tf);
+	} else {
+		uintptr_t a = (uintptr_t)tf->s, b = l->meta[i];
+		struct cache_slot *s = cache_get(&pp->tf_cache, a, b);
+		if (!s->a)
+			cache_set(&pp->tf_cache, s, a, b, tf_row(pp, l, i, tf));
+		row = s->row;
+	}
+	add_time(&pp->db->rows[row], l->dur_ps[i]);
+}
+
+static void plane_event(struct plane_pass *pp, const struct xp_line *l, uint64_t i)
+{
+	int64_t s = l->start_ps[i], e = xp_event_end(l, i);
+	if (!pp->any || s < pp->first_ps)
+		pp->first_ps = s;
+	if (!pp->any || e > pp->last_ps)
+		pp->last_ps = e;
+	pp->any = true;
+	struct xp_value v;
+	/* The hlo_op test comes first, as in xprof: JAX kernels also carry tf_op "XlaModule:". */
+	if (event_text(pp, l, i, pp->ids.hlo_op, &v))
+		add_xla_event(pp, l, i, &v);
+	else if (event_text(pp, l, i, pp->ids.tf_op, &v) || event_text(pp, l, i, pp->ids.level0, &v))
+		add_tf_event(pp, l, i, &v);
+	/* Anything else (un-annotated kernels, memcpys) only widens the span: it becomes IDLE. */
+}
+
+/* Append the IDLE row and the totals of one plane's database (spec §3.1 step 4). */
+static void finish_plane(struct plane_pass *pp)
+{
+	struct xp_op_db *db = pp->db;
+	int64_t op = 0;
+	for (size_t i = 0; i < db->n; i++)
+		op += db->rows[i].self_ps;
+	int64_t span = pp->any ? pp->last_ps - pp->first_ps : 0;
+	db->total_op_time_ps = op;
+	db->total_time_ps = span > op ? span : op;
+	bool created;
+	size_t row = db_get(db, XP_OPK_IDLE, NULL, "IDLE", &created);
+	db->rows[row].category = xstrndup("IDLE", 4);
+	db->rows[row].time_ps = db->rows[row].self_ps = db->total_time_ps - op;
+	for (size_t i = 0; i < db->n; i++)
+		db->rows[i].num_cores = 1;
+	db->n_planes = 1;
+}
+
+static struct xp_op_db *plane_db(const struct xp_capture *c, const struct xp_plane *p, const struct xp_op_db_opts *o)
+{
+	struct plane_pass pp = {.c = c, .p = p, .o = o, .db = db_new()};
+	pp.ids = (struct plane_ids){
+		xp_plane_stat_id(c, p, "tf_op"), xp_plane_stat_id(c, p, "level 0"),
+		xp_plane_stat_id(c, p, "hlo_op"), xp_plane_stat_id(c, p, "hlo_module"),
+		xp_plane_stat_id(c, p, "is_eager"), xp_plane_stat_id(c, p, "flops"),
+		xp_plane_stat_id(c, p, "bytes_accessed"), xp_plane_stat_id(c, p, "correlation_id"),
+	};
+	for (uint32_t k = 0; k < p->n_lines; k++) {
+		const struct xp_line *l = &p->lines[k];
+		if (l->derived)
+			continue;
+		for (uint64_t i = 0; i < l->n_events; i++)
+			plane_event(&pp, l, i);
+	}
+	finish_plane(&pp);
+	free(pp.tf_cache.slot);
+	free(pp.xla_cache.slot);
+	return pp.db;
+}
+
+/* --- combining (spec §3.4) ----------------------------------------------------- */
+
+/* Copy a text field into a row where it is still empty: metadata comes from the first non-empty. */
+static void fill_text(char **dst, const char *src)
+{
+	if ((!*dst || !**dst) && src && *src) {
+		free(*dst);
+		*dst = xstrndup(src, strlen(src));
+	}
+}
+
+void xp_op_db_merge(struct xp_op_db *into, const struct xp_op_db *from)
+{
+	for (size_t i = 0; i < from->n; i++) {
+		const struct xp_op_row *s = &from->rows[i];
+		bool created;
+		size_t row = db_get(into, s->kind, s->module, s->name, &created);
+		struct xp_op_row *d = &into->rows[row];
+		fill_text(&d->category, s->category);
+		fill_text(&d->provenance, s->provenance);
+		d->occurrences += s->occurrences;
+		d->time_ps += s->time_ps;
+		d->self_ps += s->self_ps;
+		d->flops += s->flops;
+		d->bytes_accessed += s->bytes_accessed;
+		d->is_eager |= s->is_eager;
+		d->num_cores += s->num_cores;
+	}
+	into->total_time_ps += from->total_time_ps;
+	into->total_op_time_ps += from->total_op_time_ps;
+	into->n_planes += from->n_planes;
+	into->n_dropped_xla += from->n_dropped_xla;
+}
+
+struct xp_op_db *xp_op_db_empty(void)
+{
+	return db_new();
+}
+
+struct xp_op_db *xp_op_db_device(const struct xp_capture *c, const struct xp_host *h, const struct xp_op_db_opts *o)
+{
+	struct xp_op_db *db = db_new();
+	for (uint32_t i = 0; i < h->n_planes; i++) {
+		if (h->planes[i].kind != XP_PLANE_GPU)
+			continue;
+		struct xp_op_db *one = plane_db(c, &h->planes[i], o);
+		xp_op_db_merge(db, one);
+		xp_op_db_free(one);
+	}
+	return db;
+}
+
+/* --- the TF-level database (spec §3.3) ------------------------------------------- */
+
+/* Where a device row lands at TF level: kind, module, name and category (name/category malloc'd). */
+static void tf_level_key(const struct xp_op_row *r, enum xp_op_kind *kind, char **name, char **category)
+{
+	*kind = r->kind;
+	if (r->kind == XP_OPK_IDLE || r->kind == XP_OPK_XLA) {
+		/* XLA rows have no TF op: they keep their HLO name and category. */
+		*name = xstrndup(r->name, strlen(r->name));
+		*category = xstrdup_or_null(r->category);
+		return;
+	}
+	if (!r->provenance || !*r->provenance) {
+		*name = xstrndup(r->name, strlen(r->name));
+		*category = xstrndup("Unknown", 7);
+		return;
+	}
+	struct xp_tfop t;
+	xp_parse_tf_op(r->provenance, strlen(r->provenance), &t);
+	*name = xstrndup(t.name, t.name_len);
+	*category = t.type_len ? xstrndup(t.type, t.type_len) : xstrndup("Unknown", 7);
+}
+
+static void tf_level_add(struct xp_op_db *tf, const struct xp_op_row *r)
+{
+	enum xp_op_kind kind;
+	char *name, *category;
+	tf_level_key(r, &kind, &name, &category);
+	bool created;
+	size_t row = db_get(tf, kind, r->module, name, &created);
+	struct xp_op_row *d = &tf->rows[row];
+	if (created) {
+		d->category = category;
+		d->provenance = xstrdup_or_null(r->provenance);
+		category = NULL;
+	}
+	/* The kernels of one TF op run once per op execution: count executions, not kernels. */
+	if (r->occurrences > d->occurrences)
+		d->occurrences = r->occurrences;
+	d->time_ps += r->time_ps;
+	d->self_ps += r->self_ps;
+	d->flops += r->flops;
+	d->bytes_accessed += r->bytes_accessed;
+	d->is_eager = r->is_eager;
+	if (r->num_cores > d->num_cores)
+		d->num_cores = r->num_cores;
+	free(name);
+	free(category);
+}
+
+struct xp_op_db *xp_op_db_tf_level(const struct xp_op_db *dev, bool with_idle)
+{
+	struct xp_op_db *tf = db_new();
+	for (size_t i = 0; i < dev->n; i++) {
+		if (dev->rows[i].kind == XP_OPK_IDLE && !with_idle)
+			continue;
+		tf_level_add(tf, &dev->rows[i]);
+	}
+	tf->total_op_time_ps = dev->total_op_time_ps;
+	tf->total_time_ps = with_idle ? dev->total_time_ps : dev->total_op_time_ps;
+	tf->n_planes = dev->n_planes;
+	tf->n_dropped_xla = dev->n_dropped_xla;
+	return tf;
+}
+
+/* --- ordering ---------------------------------------------------------------------- */
+
+static int cmp_opt_str(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+/* Self time descending, then name ascending (spec §3.5); module and kind make it total. */
+static int cmp_rows(const void *pa, const void *pb)
+{
+	const struct xp_op_row *a = pa, *b = pb;
+	if (a->self_ps != b->self_ps)
+		return a->self_ps > b->self_ps ? -1 : 1;
+	int d = strcmp(a->name, b->name);
+	if (d)
+		return d;
+	d = cmp_opt_str(a->module, b->module);
+	if (d)
+		return d;
+	return (int)a->kind - (int)b->kind;
+}
+
+void xp_op_db_sort(struct xp_op_db *db)
+{
+	if (db->n > 1)
+		qsort(db->rows, db->n, sizeof *db->rows, cmp_rows);
+	index_rebuild(db);
+}
+
+const struct xp_op_row *xp_op_db_find(const struct xp_op_db *db, enum xp_op_kind kind, const char *module,
+				      const char *name)
+{
+	size_t row = db_find(db, kind, module, name);
+	return row == (size_t)-1 ? NULL : &db->rows[row];
+}
+
+size_t xp_op_db_row(struct xp_op_db *db, enum xp_op_kind kind, const char *module, const char *name, bool *created)
+{
+	return db_get(db, kind, module, name, created);
+}

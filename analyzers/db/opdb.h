@@ -1,0 +1,67 @@
+/* opdb.h - the device op-metrics database (spec analyzers §3.2-§3.4): one row per op, per host or merged. */
+#ifndef XPSTAT_OPDB_H
+#define XPSTAT_OPDB_H
+
+#include "analyzers/prepare/prepare.h"
+
+/* --- device op-metrics database (spec analyzers §3.2-§3.4), opdb.c --- */
+
+enum xp_op_kind {
+	XP_OPK_TF = 0,  /* an event annotated with tf_op (or TF 2.4's "level 0") */
+	XP_OPK_XLA,     /* an XLA op: hlo_op + hlo_module (kept, where xprof drops them) */
+	XP_OPK_IDLE,    /* device time covered by no op */
+	XP_OPK_STAGE    /* host: an input-pipeline stage op (_ipl_stage_id); module holds the stage id in decimal */
+};
+
+struct xp_op_row {
+	char *name;         /* op level: "<TF op>/<kernel>" or the HLO op; TF level: the TF op or HLO op */
+	char *module;       /* XLA rows: the HLO module; NULL otherwise */
+	char *category;     /* TF op type, HLO category ("fusion"), "IDLE", "Unknown"/"unknown" */
+	char *provenance;   /* TF rows: the full tf_op text ("scope/op:Type"); NULL otherwise */
+	enum xp_op_kind kind;
+	uint64_t occurrences;
+	int64_t time_ps;    /* total time */
+	int64_t self_ps;    /* device ops do not nest: equal to time_ps */
+	uint64_t flops;     /* from the event's flops stat (XLA); 0 for TF ops */
+	uint64_t bytes_accessed;
+	bool is_eager;
+	uint32_t num_cores; /* device planes the op ran on */
+};
+
+struct xp_op_index;
+
+struct xp_op_db {
+	size_t n, cap;
+	struct xp_op_row *rows;     /* insertion order until xp_op_db_sort */
+	int64_t total_time_ps;      /* Σ over planes of max(op time, event span); includes IDLE */
+	int64_t total_op_time_ps;   /* Σ self time of the non-IDLE rows */
+	uint32_t n_planes;          /* GPU planes read */
+	uint64_t n_dropped_xla;     /* XLA events dropped (--compat=xprof) */
+	struct xp_op_index *index;  /* private */
+};
+
+struct xp_op_db_opts {
+	bool xprof_compat;          /* drop XLA events as xprof does without HLO protos */
+	/* Sorted correlation ids of launches by eagerly run ops (xp_eager_launches): a TF-annotated kernel
+	 * without an is_eager stat is eager when its correlation_id is one of them. */
+	const int64_t *eager_launches;
+	size_t n_eager_launches;
+};
+
+/* Device op DB of one host: every GPU plane, combined; one IDLE row. */
+struct xp_op_db *xp_op_db_device(const struct xp_capture *c, const struct xp_host *h, const struct xp_op_db_opts *o);
+/* TF-level form (spec §3.3): rows merged by TF op, occurrences = max. */
+struct xp_op_db *xp_op_db_tf_level(const struct xp_op_db *dev, bool with_idle);
+/* An empty DB, to merge hosts into. */
+struct xp_op_db *xp_op_db_empty(void);
+/* Add FROM's rows and totals to INTO (spec §3.4: sums, eager OR). */
+void xp_op_db_merge(struct xp_op_db *into, const struct xp_op_db *from);
+/* Self time descending, then name, module ascending. */
+void xp_op_db_sort(struct xp_op_db *db);
+const struct xp_op_row *xp_op_db_find(const struct xp_op_db *db, enum xp_op_kind kind, const char *module,
+				      const char *name);
+/* Index of the row (kind, module, name), created empty when new (*created says so). */
+size_t xp_op_db_row(struct xp_op_db *db, enum xp_op_kind kind, const char *module, const char *name, bool *created);
+void xp_op_db_free(struct xp_op_db *db);
+
+#endif

@@ -1,0 +1,270 @@
+/* steptime.c - step-time helpers the analyses share: totals, statistics, aligned views, diagnostics, and one row per step (the step-time graph as a table). */
+#include "steptime.h"
+#include "formats/core/xalloc.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- totals and summary statistics --------------------------------------------- */
+
+void xp_step_totals(const struct xp_step_db *db, struct xp_step_totals *t)
+{
+	memset(t, 0, sizeof *t);
+	t->n = db->n;
+	for (size_t i = 0; i < db->n; i++) {
+		const struct xp_step *s = &db->steps[i];
+		t->step_ps += s->duration_ps;
+		for (int c = 0; c < XP_N_STEP_CATS; c++)
+			t->cat_ps[c] += xp_step_cat_ps(s->type_ps, (enum xp_step_cat)c);
+		t->wait_input_ps += s->type_ps[XP_ET_HOST_WAIT_INPUT];
+		t->host_to_device_ps += s->type_ps[XP_ET_HOST_TO_DEVICE] + s->type_ps[XP_ET_DEVICE_WAIT_HOST];
+	}
+}
+
+/* Average, min and max exactly in integer ps; σ through the shared summary (spec §1.5). */
+void xp_dur_stat(const int64_t *v, size_t n, struct xp_dur_stat *o)
+{
+	memset(o, 0, sizeof *o);
+	o->n = n;
+	if (!n)
+		return;
+	double *ms = xcalloc(n, sizeof *ms);
+	int64_t sum = 0;
+	o->min_ps = o->max_ps = v[0];
+	for (size_t i = 0; i < n; i++) {
+		sum += v[i];
+		ms[i] = (double)v[i] / 1e9;
+		if (v[i] < o->min_ps)
+			o->min_ps = v[i];
+		if (v[i] > o->max_ps)
+			o->max_ps = v[i];
+	}
+	/* Round half up; step times are never negative. */
+	o->avg_ps = (sum + (int64_t)(n / 2)) / (int64_t)n;
+	struct xp_summary_stat s;
+	xp_summarize_ms(ms, n, &s);
+	o->sdv_ps = isfinite(s.sdv) && s.sdv > 0 ? (int64_t)llround(s.sdv * 1e9) : 0;
+	free(ms);
+}
+
+static int64_t step_value(const struct xp_step *s, enum xp_step_cat cat)
+{
+	return cat == XP_N_STEP_CATS ? s->duration_ps : xp_step_cat_ps(s->type_ps, cat);
+}
+
+void xp_step_stat(const struct xp_step_db *db, enum xp_step_cat cat, struct xp_dur_stat *out)
+{
+	int64_t *v = xcalloc(db->n, sizeof *v);
+	for (size_t i = 0; i < db->n; i++)
+		v[i] = step_value(&db->steps[i], cat);
+	xp_dur_stat(v, db->n, out);
+	free(v);
+}
+
+struct xp_step_db xp_step_view(const struct xp_step_db *db, const struct xp_step_align *a, uint32_t h)
+{
+	struct xp_step_db v = *db;
+	if (!a)
+		return v;
+	if (h >= a->n_hosts || a->first[h] < 0 || (size_t)a->first[h] + a->n > db->n) {
+		v.n = 0;
+		return v;
+	}
+	v.steps += a->first[h];
+	v.n = a->n;
+	return v;
+}
+
+void xp_align_or_die(const struct xp_prep *p, struct xp_step_align *a)
+{
+	if (xp_align_steps(p, a)) {
+		fputs("xpstat: out of memory\n", stderr);
+		abort();
+	}
+}
+
+const char *xp_step_source_name(enum xp_step_source s)
+{
+	switch (s) {
+	case XP_STEPS_GROUPED: return "grouped";
+	case XP_STEPS_PREGROUPED: return "pre-grouped";
+	case XP_STEPS_MARKER_REGEX: return "step-marker";
+	case XP_STEPS_NONE: break;
+	}
+	return "none";
+}
+
+/* Three significant digits in the largest unit that keeps the value at or above 1, as text output does. */
+void xp_format_duration(int64_t ps, char *buf, size_t n)
+{
+	static const char *const unit[] = {"ps", "ns", "us", "ms", "s"};
+	double v = (double)(ps < 0 ? -ps : ps);
+	int u = 0;
+	while (v >= 999.5 && u < 4) {
+		v /= 1000;
+		u++;
+	}
+	int decimals = u == 0 || v >= 99.95 ? 0 : v >= 9.995 ? 1 : 2;
+	snprintf(buf, n, "%s%.*f %s", ps < 0 ? "-" : "", decimals, v, unit[u]);
+}
+
+/* --- diagnostics ------------------------------------------------------------------- */
+
+#define STEP_HINT \
+	"mark each training step: in TensorFlow wrap it in tf.profiler.experimental.Trace('train', " \
+	"step_num=i, _r=1), in JAX in jax.profiler.StepTraceAnnotation('train', step_num=i); for this " \
+	"capture, --step-marker REGEX makes each host event whose name matches one step (e.g. " \
+	"--step-marker '^jit_train_step$')"
+
+static void no_steps_diag(struct xp_result *r, const struct xp_prep *p, const struct xp_prep_host *ph)
+{
+	const char *host = ph->host->name;
+	const struct xp_step_db *db = &ph->steps;
+	if (p->opts.step_marker && db->n_dropped) {
+		xp_result_diag(r, XP_SEV_WARNING, "no_step_markers", host,
+			       "match only the event that spans one whole step: nested matches (PjitFunction(train_step) "
+			       "around jit_train_step) cut it short, so anchor the expression, e.g. '^jit_train_step$'",
+			       "No step marker observed and hence the step time is unknown: the %" PRIu64 " host events "
+			       "that --step-marker '%s' matched make no step with %s compute time",
+			       db->n_dropped, p->opts.step_marker, db->has_device ? "device" : "host");
+		return;
+	}
+	if (p->opts.step_marker) {
+		xp_result_diag(r, XP_SEV_WARNING, "no_step_markers", host,
+			       "check the expression (POSIX extended, found anywhere in the name) against the host event "
+			       "names that the trace viewer shows",
+			       "No step marker observed and hence the step time is unknown: --step-marker '%s' matched "
+			       "no host event",
+			       p->opts.step_marker);
+		return;
+	}
+	/* The reference's text, word for word, so that it can be searched for. */
+	xp_result_diag(r, XP_SEV_WARNING, "no_step_markers", host, STEP_HINT,
+		       "No step marker observed and hence the step time is unknown. This may happen if (1) training "
+		       "steps are not instrumented (e.g., if you are not using Keras) or (2) the profiling duration "
+		       "is shorter than the step time. For (1), you need to add step instrumentation; for (2), you "
+		       "may try to profile longer.");
+}
+
+void xp_step_diags(struct xp_result *r, const struct xp_prep *p, uint32_t host)
+{
+	const struct xp_prep_host *ph = &p->hosts[host];
+	const struct xp_step_db *db = &ph->steps;
+	const char *name = ph->host->name;
+	if (db->tpu) {
+		xp_result_diag(r, XP_SEV_WARNING, "tpu_unsupported", name,
+			       "xpstat info, memory and tf-stats read TPU captures where the data allows; TensorBoard's "
+			       "Profiler shows the TPU step breakdown",
+			       "TPU capture: the TPU step-time breakdown is not supported yet");
+		return;
+	}
+	if (db->grouping_skipped_loops)
+		xp_result_diag(r, XP_SEV_WARNING, "grouping_skipped", name,
+			       "use --step-marker REGEX to name the host event of one step",
+			       "the capture has TF loop ops (WhileOp-EvalCond, WhileOp-StartBody, ForOp, ParallelForOp "
+			       "or ForeverOp): events are not grouped into steps, as the TensorFlow Profiler does");
+	if (!db->n)
+		no_steps_diag(r, p, ph);
+	if (db->n_dropped && (db->n || !p->opts.step_marker))
+		xp_result_diag(r, XP_SEV_INFO, "steps_dropped", name,
+			       "usually the first or last step, cut by the profiling window; profile a few more steps",
+			       "%" PRIu64 " step%s dropped: %s", db->n_dropped, db->n_dropped == 1 ? "" : "s",
+			       db->has_device ? "no device compute time in the step" : "no host compute time in the step");
+}
+
+void xp_align_diags(struct xp_result *r, const struct xp_prep *p, const struct xp_step_align *a)
+{
+	if (p->n_hosts < 2 || !a->empty_intersect)
+		return;
+	/* The reference's text, word for word. */
+	xp_result_diag(r, XP_SEV_WARNING, "empty_intersection", NULL,
+		       "compare the hosts' steps with xpstat pod (--table steps); profile every host in the same window "
+		       "and make sure each host marks its steps",
+		       "Although there are steps observed on some host(s), the intersection of the steps over all hosts "
+		       "is empty (because the differences among individual host's step sequences are too big). "
+		       "Consequently, the overall step time is unknown.");
+}
+
+/* --- the steps table ------------------------------------------------------------------ */
+
+/* Short text headers; CSV/JSON keys come from xp_step_cat_key. */
+static const char *const cat_header[XP_N_STEP_CATS] = {
+	"Compute", "Dev-to-dev", "Collectives", "Host compute", "Launch", "Input", "Output", "Compile", "Others",
+};
+
+struct step_cols {
+	size_t host, combined, step, name, start, time, cat[XP_N_STEP_CATS], wait_input, h2d, input_pct;
+};
+
+static void step_columns(struct xp_table *t, struct step_cols *sc, bool one_host, const int64_t *cat_total)
+{
+	char key[64];
+	sc->host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, one_host ? XP_COL_TEXT_HIDDEN : 0);
+	sc->combined = xp_table_col(t, "combined_step", "Aligned", XP_T_INT, XP_U_NONE, one_host ? XP_COL_TEXT_HIDDEN : 0);
+	sc->step = xp_table_col(t, "step", "Id", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	sc->name = xp_table_col(t, "step_name", "Step", XP_T_STR, XP_U_NONE, 0);
+	sc->start = xp_table_col(t, "start_ms", "Start", XP_T_DUR, XP_U_MS, 0);
+	sc->time = xp_table_col(t, "step_time_ms", "Step time", XP_T_DUR, XP_U_MS, 0);
+	for (int c = 0; c < XP_N_STEP_CATS; c++) {
+		snprintf(key, sizeof key, "%s_ms", xp_step_cat_key((enum xp_step_cat)c));
+		/* Categories that are zero in every step only widen the text. */
+		sc->cat[c] = xp_table_col(t, key, cat_header[c], XP_T_DUR, XP_U_MS, cat_total[c] ? 0 : XP_COL_TEXT_HIDDEN);
+	}
+	sc->wait_input = xp_table_col(t, "host_wait_input_ms", "Wait input", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN);
+	sc->h2d = xp_table_col(t, "host_to_device_ms", "Host to device", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN);
+	sc->input_pct = xp_table_col(t, "input_pct", "Input %", XP_T_PCT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+}
+
+/* COMBINED: the step's index among the steps common to all hosts, -1 when it is not one of them. */
+static void step_row(struct xp_table *t, const struct step_cols *sc, const char *host, const struct xp_step *s,
+		     long combined)
+{
+	size_t row = xp_table_row(t);
+	char num[32];
+	xp_set_str(t, row, sc->host, host);
+	if (combined >= 0)
+		xp_set_int(t, row, sc->combined, combined);
+	xp_set_int(t, row, sc->step, s->id);
+	snprintf(num, sizeof num, "%" PRId64, s->id);
+	xp_set_str(t, row, sc->name, s->name && *s->name ? s->name : num);
+	xp_set_dur(t, row, sc->start, s->begin_ps);
+	xp_set_dur(t, row, sc->time, s->duration_ps);
+	for (int c = 0; c < XP_N_STEP_CATS; c++)
+		xp_set_dur(t, row, sc->cat[c], xp_step_cat_ps(s->type_ps, (enum xp_step_cat)c));
+	xp_set_dur(t, row, sc->wait_input, s->type_ps[XP_ET_HOST_WAIT_INPUT]);
+	xp_set_dur(t, row, sc->h2d, s->type_ps[XP_ET_HOST_TO_DEVICE] + s->type_ps[XP_ET_DEVICE_WAIT_HOST]);
+	int64_t input = xp_step_cat_ps(s->type_ps, XP_SC_INPUT);
+	xp_set_pct(t, row, sc->input_pct, s->duration_ps > 0 ? 100.0 * (double)input / (double)s->duration_ps : 0);
+}
+
+/* Index of host H's step I among the combined steps, or -1. */
+static long combined_index(const struct xp_step_align *a, uint32_t h, size_t i)
+{
+	if (!a || h >= a->n_hosts || a->first[h] < 0 || i < (size_t)a->first[h] || i - (size_t)a->first[h] >= a->n)
+		return -1;
+	return (long)(i - (size_t)a->first[h]);
+}
+
+struct xp_table *xp_steps_add_table(struct xp_result *r, const struct xp_prep *p, const struct xp_step_align *a,
+				    const char *name, const char *title)
+{
+	int64_t cat_total[XP_N_STEP_CATS] = {0};
+	for (uint32_t h = 0; h < p->n_hosts; h++) {
+		struct xp_step_totals t;
+		xp_step_totals(&p->hosts[h].steps, &t);
+		for (int c = 0; c < XP_N_STEP_CATS; c++)
+			cat_total[c] += t.cat_ps[c];
+	}
+	struct xp_table *t = xp_result_add_table(r, name, title);
+	struct step_cols sc;
+	step_columns(t, &sc, p->n_hosts <= 1, cat_total);
+	for (uint32_t h = 0; h < p->n_hosts; h++) {
+		const struct xp_step_db *db = &p->hosts[h].steps;
+		for (size_t i = 0; i < db->n; i++)
+			step_row(t, &sc, p->hosts[h].host->name, &db->steps[i], combined_index(a, h, i));
+	}
+	return t;
+}

@@ -1,0 +1,408 @@
+/* memory.c - the `memory` command: the memory profile (profile.c) as a result: verdict, summary, the allocators, breakdown and timeline tables, diagnostics. */
+#include "memory.h"
+#include "analyzers/db/steptime.h"
+#include "profile.h"
+#include "analyzers/prepare/prepare.h"
+#include "formats/model/result.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void fmt_bytes(int64_t v, char *buf, size_t n)
+{
+	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	double x = v < 0 ? -(double)v : (double)v;
+	int u = 0;
+	while (x >= 1024 && u < 6) {
+		x /= 1024;
+		u++;
+	}
+	if (!u)
+		snprintf(buf, n, "%s%.0f B", v < 0 ? "-" : "", x);
+	else
+		snprintf(buf, n, "%s%.*f %s", v < 0 ? "-" : "", x < 100 ? 1 : 0, x, unit[u]);
+}
+
+/* fragmentation x 100 as the decimal a reader expects: 0.072 gives 7.2, not
+ * 7.199999999999999. The shortest decimal of the fraction, exponent + 2. */
+static double frag_pct(double f)
+{
+	char buf[40];
+	if (!isfinite(f) || f == 0)
+		return f * 100.0;
+	for (int prec = 0; prec <= 16; prec++) {
+		snprintf(buf, sizeof buf, "%.*e", prec, f);
+		if (strtod(buf, NULL) == f)
+			break;
+	}
+	char *e = strchr(buf, 'e');
+	if (!e)
+		return f * 100.0;
+	long exp = strtol(e + 1, NULL, 10);
+	snprintf(e, sizeof buf - (size_t)(e - buf), "e%ld", exp + 2);
+	return strtod(buf, NULL);
+}
+
+static double pct_of(int64_t part, int64_t whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
+}
+
+static const char *host_name(const struct mem *m, const struct mem_alc *a)
+{
+	return m->p->hosts[a->host].host->name;
+}
+
+static void set_str(struct xp_table *t, size_t row, size_t col, struct mem_str s)
+{
+	xp_set_strn(t, row, col, s.s ? s.s : "", s.s ? s.len : 0);
+}
+
+/* --- allocators ---------------------------------------------------------------------- */
+
+struct acols {
+	size_t host, id, name, alloc, dealloc, events, cap, life, peak, peak_pct, peak_t, step, stack, heap, free_b,
+		frag, first, last, unmatched, unfreed, missing;
+};
+
+static void allocator_columns(struct xp_table *t, struct acols *c)
+{
+	c->host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, 0);
+	c->id = xp_table_col(t, "allocator", "Allocator", XP_T_STR, XP_U_NONE, 0);
+	c->name = xp_table_col(t, "allocator_name", "Name", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	c->alloc = xp_table_col(t, "allocations", "Allocs", XP_T_INT, XP_U_NONE, 0);
+	c->dealloc = xp_table_col(t, "deallocations", "Deallocs", XP_T_INT, XP_U_NONE, 0);
+	c->events = xp_table_col(t, "memory_events", "Events", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	c->cap = xp_table_col(t, "memory_capacity_bytes", "Capacity", XP_T_BYTES, XP_U_NONE, 0);
+	c->life = xp_table_col(t, "peak_heap_lifetime_bytes", "Lifetime peak", XP_T_BYTES, XP_U_NONE, 0);
+	c->peak = xp_table_col(t, "peak_usage_bytes", "Peak usage", XP_T_BYTES, XP_U_NONE, 0);
+	c->peak_pct = xp_table_col(t, "peak_usage_pct", "of cap.", XP_T_PCT, XP_U_NONE, 0);
+	c->peak_t = xp_table_col(t, "peak_time_ms", "At", XP_T_DUR, XP_U_MS, 0);
+	c->step = xp_table_col(t, "peak_step", "Step", XP_T_INT, XP_U_NONE, 0);
+	c->stack = xp_table_col(t, "stack_bytes", "Stack", XP_T_BYTES, XP_U_NONE, 0);
+	c->heap = xp_table_col(t, "heap_bytes", "Heap", XP_T_BYTES, XP_U_NONE, 0);
+	c->free_b = xp_table_col(t, "free_bytes", "Free", XP_T_BYTES, XP_U_NONE, 0);
+	c->frag = xp_table_col(t, "fragmentation_pct", "Frag.", XP_T_PCT, XP_U_NONE, 0);
+	c->first = xp_table_col(t, "first_event_ms", "First", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN);
+	c->last = xp_table_col(t, "last_event_ms", "Last", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN);
+	c->unmatched = xp_table_col(t, "unmatched_deallocations", "Unmatched", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	c->unfreed = xp_table_col(t, "unfreed_allocations", "Unfreed", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	c->missing = xp_table_col(t, "events_missing_stats", "Missing", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+}
+
+static void allocator_row(struct xp_table *t, const struct acols *c, const struct mem *m, const struct mem_alc *a)
+{
+	size_t r = xp_table_row(t);
+	xp_set_str(t, r, c->host, host_name(m, a));
+	xp_set_str(t, r, c->id, a->id);
+	if (a->name)
+		xp_set_str(t, r, c->name, a->name);
+	xp_set_int(t, r, c->alloc, (int64_t)a->n_alloc);
+	xp_set_int(t, r, c->dealloc, (int64_t)a->n_dealloc);
+	xp_set_int(t, r, c->events, (int64_t)a->n);
+	if (a->has_lifetime)
+		xp_set_bytes(t, r, c->life, a->lifetime_peak);
+	xp_set_dur(t, r, c->first, a->first_t);
+	xp_set_dur(t, r, c->last, a->last_t);
+	xp_set_int(t, r, c->unmatched, (int64_t)a->n_unmatched);
+	xp_set_int(t, r, c->unfreed, (int64_t)a->pending.n);
+	xp_set_int(t, r, c->missing, (int64_t)a->n_missing);
+	if (!a->has_peak)
+		return;     /* no event with stack+heap >= 0: the peak cells stay empty */
+	xp_set_bytes(t, r, c->cap, a->capacity);
+	xp_set_bytes(t, r, c->peak, a->peak);
+	if (a->capacity > 0)
+		xp_set_pct(t, r, c->peak_pct, pct_of(a->peak, a->capacity));
+	xp_set_dur(t, r, c->peak_t, a->peak_t);
+	xp_set_int(t, r, c->step, a->peak_step);
+	xp_set_bytes(t, r, c->stack, a->stack);
+	xp_set_bytes(t, r, c->heap, a->heap);
+	xp_set_bytes(t, r, c->free_b, a->free_b);
+	xp_set_pct(t, r, c->frag, frag_pct(a->frag));
+}
+
+/* --- breakdown ------------------------------------------------------------------------ */
+
+struct bcols {
+	size_t host, id, op, bytes, req, occ, region, dtype, shape, step;
+};
+
+static void breakdown_columns(struct xp_table *t, struct bcols *c)
+{
+	c->host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, 0);
+	c->id = xp_table_col(t, "allocator", "Allocator", XP_T_STR, XP_U_NONE, 0);
+	c->op = xp_table_col(t, "op_name", "Op name", XP_T_STR, XP_U_NONE, 0);
+	c->bytes = xp_table_col(t, "allocation_bytes", "Allocation", XP_T_BYTES, XP_U_NONE, 0);
+	c->req = xp_table_col(t, "requested_bytes", "Requested", XP_T_BYTES, XP_U_NONE, 0);
+	c->occ = xp_table_col(t, "occurrences", "Occurrences", XP_T_INT, XP_U_NONE, 0);
+	c->region = xp_table_col(t, "region_type", "Region", XP_T_STR, XP_U_NONE, 0);
+	c->dtype = xp_table_col(t, "data_type", "Data type", XP_T_STR, XP_U_NONE, 0);
+	c->shape = xp_table_col(t, "shape", "Shape", XP_T_STR, XP_U_NONE, 0);
+	c->step = xp_table_col(t, "step", "Step", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+}
+
+static void breakdown_add(struct xp_table *t, const struct bcols *c, const struct mem *m, const struct mem_alc *a)
+{
+	if (!a->has_peak)
+		return;
+	struct mem_row *rows;
+	size_t n = xp_mem_breakdown(&m->hosts[a->host], a, &rows);
+	for (size_t i = 0; i < n; i++) {
+		const struct mem_row *b = &rows[i];
+		size_t r = xp_table_row(t);
+		xp_set_str(t, r, c->host, host_name(m, a));
+		xp_set_str(t, r, c->id, a->id);
+		set_str(t, r, c->op, b->op);
+		xp_set_bytes(t, r, c->bytes, b->bytes);
+		xp_set_bytes(t, r, c->req, b->req);
+		xp_set_int(t, r, c->occ, (int64_t)b->occ);
+		set_str(t, r, c->region, b->region);
+		xp_set_str(t, r, c->dtype, b->dtype);
+		set_str(t, r, c->shape, b->shape);
+		xp_set_int(t, r, c->step, a->peak_step);
+	}
+	free(rows);
+}
+
+/* --- timeline ---------------------------------------------------------------------------- */
+
+struct tcols {
+	size_t host, id, index, time, act, use, stack, heap, free_b, frag, req, bytes, op, step, region, dtype, shape,
+		addr;
+};
+
+static void timeline_columns(struct xp_table *t, struct tcols *c)
+{
+	c->host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, 0);
+	c->id = xp_table_col(t, "allocator", "Allocator", XP_T_STR, XP_U_NONE, 0);
+	c->index = xp_table_col(t, "event_index", "Event", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	c->time = xp_table_col(t, "time_ms", "Time", XP_T_DUR, XP_U_MS, 0);
+	c->act = xp_table_col(t, "activity", "Activity", XP_T_STR, XP_U_NONE, 0);
+	c->use = xp_table_col(t, "in_use_bytes", "In use", XP_T_BYTES, XP_U_NONE, 0);
+	c->stack = xp_table_col(t, "stack_bytes", "Stack", XP_T_BYTES, XP_U_NONE, 0);
+	c->heap = xp_table_col(t, "heap_bytes", "Heap", XP_T_BYTES, XP_U_NONE, 0);
+	c->free_b = xp_table_col(t, "free_bytes", "Free", XP_T_BYTES, XP_U_NONE, 0);
+	c->frag = xp_table_col(t, "fragmentation_pct", "Frag.", XP_T_PCT, XP_U_NONE, 0);
+	c->req = xp_table_col(t, "requested_bytes", "Requested", XP_T_BYTES, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	c->bytes = xp_table_col(t, "allocation_bytes", "Size", XP_T_BYTES, XP_U_NONE, 0);
+	c->op = xp_table_col(t, "op_name", "Op name", XP_T_STR, XP_U_NONE, 0);
+	c->step = xp_table_col(t, "step", "Step", XP_T_INT, XP_U_NONE, 0);
+	c->region = xp_table_col(t, "region_type", "Region", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	c->dtype = xp_table_col(t, "data_type", "Data type", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	c->shape = xp_table_col(t, "shape", "Shape", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	c->addr = xp_table_col(t, "address", "Address", XP_T_ID, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+}
+
+static void timeline_row(struct xp_table *t, const struct tcols *c, const struct mem *m, const struct mem_alc *a,
+			 const struct mem_point *pt)
+{
+	const struct mem_host *mh = &m->hosts[a->host];
+	struct mem_ev e, meta;
+	char dt[48];
+	xp_mem_decode(mh, pt->ev, &e);
+	const struct mem_ev *md = &e;
+	if (pt->meta.line != pt->ev.line || pt->meta.ev != pt->ev.ev) {
+		xp_mem_decode(mh, pt->meta, &meta);
+		md = &meta;
+		if (!(e.have & MEM_H_BYTES))
+			xp_mem_inherit_size(mh, pt->meta, &e);
+	}
+	size_t r = xp_table_row(t);
+	xp_set_str(t, r, c->host, host_name(m, a));
+	xp_set_str(t, r, c->id, a->id);
+	xp_set_int(t, r, c->index, (int64_t)pt->index);
+	xp_set_dur(t, r, c->time, e.t);
+	xp_set_str(t, r, c->act, e.act == MEM_ACT_ALLOC ? "allocation" : "deallocation");
+	xp_set_bytes(t, r, c->use, xp_mem_sat_add(e.stack, e.heap));
+	xp_set_bytes(t, r, c->stack, e.stack);
+	xp_set_bytes(t, r, c->heap, e.heap);
+	xp_set_bytes(t, r, c->free_b, e.free_b);
+	xp_set_pct(t, r, c->frag, frag_pct(e.frag));
+	xp_set_bytes(t, r, c->req, e.req);
+	xp_set_bytes(t, r, c->bytes, e.bytes);
+	set_str(t, r, c->op, md->op);
+	xp_set_int(t, r, c->step, pt->step);
+	set_str(t, r, c->region, md->region);
+	xp_set_str(t, r, c->dtype, xp_memory_dtype_name(md->dtype, dt, sizeof dt));
+	set_str(t, r, c->shape, md->shape);
+	xp_set_id(t, r, c->addr, (int64_t)e.addr);
+}
+
+/* --- verdict, summary, diagnostics -------------------------------------------------------- */
+
+/* The selected allocator with the largest peak usage (ties: first in output order). */
+static const struct mem_alc *top_allocator(const struct mem *m)
+{
+	const struct mem_alc *top = NULL;
+	for (size_t i = 0; i < m->n_alcs; i++) {
+		const struct mem_alc *a = m->sorted[i];
+		if (a->selected && a->has_peak && (!top || a->peak > top->peak))
+			top = a;
+	}
+	return top;
+}
+
+static void set_verdict(struct xp_result *r, const struct mem *m)
+{
+	const struct mem_alc *a = top_allocator(m);
+	size_t n = m->n_selected;
+	if (!n) {
+		xp_result_set_verdict(r, "No memory events: the capture has no MemoryAllocation or MemoryDeallocation events");
+		return;
+	}
+	if (!a) {
+		xp_result_set_verdict(r, "%zu allocator%s, none with a peak (stack + heap is negative in every event)", n,
+				      n == 1 ? "" : "s");
+		return;
+	}
+	char peak[32], cap[32], at[32], where[160] = "", pct[64] = "";
+	fmt_bytes(a->peak, peak, sizeof peak);
+	fmt_bytes(a->capacity, cap, sizeof cap);
+	xp_format_duration(a->peak_t, at, sizeof at);
+	if (m->p->n_hosts > 1)
+		snprintf(where, sizeof where, " on %s", host_name(m, a));
+	if (a->capacity > 0)
+		snprintf(pct, sizeof pct, " (%.1f%% of %s)", pct_of(a->peak, a->capacity), cap);
+	if (n == 1)
+		xp_result_set_verdict(r, "Allocator %s%s peaks at %s%s at %s, step %" PRId32 "; fragmentation %.1f%%",
+				      a->id, where, peak, pct, at, a->peak_step, frag_pct(a->frag));
+	else
+		xp_result_set_verdict(r, "%zu allocators on %" PRIu32 " host%s; highest peak: %s%s at %s%s at %s, step %" PRId32,
+				      n, m->hosts_with, m->hosts_with == 1 ? "" : "s", a->id, where, peak, pct, at,
+				      a->peak_step);
+}
+
+static void add_summary(struct xp_result *r, const struct mem *m)
+{
+	uint64_t ev = 0, al = 0, de = 0, un = 0, uf = 0, mi = 0;
+	for (size_t i = 0; i < m->n_alcs; i++) {
+		const struct mem_alc *a = m->alcs[i];
+		if (!a->selected)
+			continue;
+		ev += a->n;
+		al += a->n_alloc;
+		de += a->n_dealloc;
+		un += a->n_unmatched;
+		uf += a->pending.n;
+		mi += a->n_missing;
+	}
+	xp_sum_int(r, "hosts", "Hosts", m->p->n_hosts);
+	xp_sum_int(r, "hosts_with_memory_events", "Hosts with memory events", m->hosts_with);
+	xp_sum_int(r, "allocators", "Allocators", (int64_t)m->n_selected);
+	xp_sum_int(r, "memory_events", "Memory events", (int64_t)ev);
+	xp_sum_int(r, "allocations", "Allocations", (int64_t)al);
+	xp_sum_int(r, "deallocations", "Deallocations", (int64_t)de);
+	xp_sum_int(r, "unmatched_deallocations", "Deallocations without allocation", (int64_t)un);
+	xp_sum_int(r, "unfreed_allocations", "Allocations never freed", (int64_t)uf);
+	xp_sum_int(r, "events_missing_stats", "Events missing stats", (int64_t)mi);
+}
+
+static void alc_diags(struct xp_result *r, const struct mem *m, const struct mem_alc *a)
+{
+	const char *host = host_name(m, a);
+	if (a->n_missing)
+		xp_result_diag(r, XP_SEV_WARNING, "memory_stats_missing", host,
+			       "such events count as 0 bytes at address 0, as in the reference",
+			       "%s: %" PRIu64 " of %" PRIu64 " memory events lack the allocator, bytes_allocated, addr "
+			       "or (allocations) allocation_bytes stat", a->id, a->n_missing, a->n);
+	if (a->n_unmatched)
+		xp_result_diag(r, XP_SEV_INFO, "unmatched_deallocations", host, NULL,
+			       "%s: %" PRIu64 " deallocation%s without an allocation in the profile (allocated before "
+			       "it started)", a->id, a->n_unmatched, a->n_unmatched == 1 ? "" : "s");
+	if (a->pending.n)
+		xp_result_diag(r, XP_SEV_INFO, "unfreed_allocations", host, NULL,
+			       "%s: %zu allocation%s not freed by the end of the profile", a->id, a->pending.n,
+			       a->pending.n == 1 ? "" : "s");
+}
+
+static void add_diags(struct xp_result *r, const struct mem *m)
+{
+	if (!m->n_events) {
+		xp_result_diag(r, XP_SEV_WARNING, "no_memory_events", NULL,
+			       "TensorFlow records them at host_tracer_level 2 or more (the default); JAX and PJRT "
+			       "allocators on GPU and TPU record them too",
+			       "no MemoryAllocation or MemoryDeallocation events on any host plane");
+		return;
+	}
+	for (size_t i = 0; i < m->n_alcs; i++)
+		if (m->sorted[i]->selected)
+			alc_diags(r, m, m->sorted[i]);
+}
+
+/* An unknown --allocator: an error diagnostic that the command turns into a usage error. */
+static void unknown_allocator(struct xp_result *r, const struct mem *m)
+{
+	size_t len = 0, cap = 256;
+	char *list = malloc(cap);
+	if (!list)
+		abort();
+	list[0] = 0;
+	for (size_t i = 0; i < m->n_alcs; i++) {
+		const struct mem_alc *a = m->sorted[i];
+		size_t need = strlen(a->id) + (a->name ? strlen(a->name) : 0) + 8;
+		while (len + need >= cap) {
+			list = realloc(list, cap *= 2);
+			if (!list)
+				abort();
+		}
+		len += (size_t)snprintf(list + len, cap - len, "%s%s", i ? ", " : "", a->id);
+		if (a->name && strcmp(a->name, a->id))
+			len += (size_t)snprintf(list + len, cap - len, " (%s)", a->name);
+	}
+	if (m->n_alcs)
+		xp_result_diag(r, XP_SEV_ERROR, "unknown_allocator", NULL, NULL, "no allocator '%s'; allocators: %s",
+			       m->o.allocator, list);
+	else
+		xp_result_diag(r, XP_SEV_ERROR, "unknown_allocator", NULL, NULL,
+			       "no allocator '%s': the capture has no memory events", m->o.allocator);
+	free(list);
+}
+
+static void mem_result(struct xp_result *r, const struct mem *m)
+{
+	if (m->o.allocator && !m->n_selected)
+		unknown_allocator(r, m);
+	set_verdict(r, m);
+	add_summary(r, m);
+	struct xp_table *at = xp_result_add_table(r, "allocators", "Allocators (at each allocator's peak)");
+	struct acols ac;
+	allocator_columns(at, &ac);
+	for (size_t i = 0; i < m->n_alcs; i++)
+		if (m->sorted[i]->selected)
+			allocator_row(at, &ac, m, m->sorted[i]);
+	r->primary = 0;
+	if (m->o.breakdown) {
+		struct xp_table *bt = xp_result_add_table(r, "breakdown", "Memory breakdown at the peak");
+		struct bcols bc;
+		breakdown_columns(bt, &bc);
+		for (size_t i = 0; i < m->n_alcs; i++)
+			if (m->sorted[i]->selected)
+				breakdown_add(bt, &bc, m, m->sorted[i]);
+		r->primary = r->n_tables - 1;
+	}
+	if (m->o.timeline) {
+		struct xp_table *tt = xp_result_add_table(r, "timeline", "Memory timeline");
+		struct tcols tc;
+		timeline_columns(tt, &tc);
+		for (size_t i = 0; i < m->n_alcs; i++) {
+			const struct mem_alc *a = m->sorted[i];
+			for (size_t k = 0; a->selected && k < a->n_pts; k++)
+				timeline_row(tt, &tc, m, a, &a->pts[k]);
+		}
+		r->primary = r->n_tables - 1;
+	}
+	add_diags(r, m);
+}
+
+struct xp_result *xp_analyze_memory(const struct xp_prep *p, const struct xp_memory_opts *o)
+{
+	struct xp_result *r = xp_result_new("memory");
+	struct mem m;
+	xp_mem_profile(&m, p, o);
+	mem_result(r, &m);
+	xp_mem_profile_free(&m);
+	return r;
+}

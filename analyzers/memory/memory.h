@@ -1,0 +1,13 @@
+/* memory.h - the `memory` command's analysis: the Memory Profile (spec analyzers §5). */
+#ifndef XPSTAT_MEMORY_H
+#define XPSTAT_MEMORY_H
+
+#include "profile.h"
+#include "formats/model/result.h"
+
+/* The Memory Profile (spec analyzers §5) of every allocator of every host, in
+ * absolute time order (DESIGN §8). An unknown opts->allocator gives an error
+ * diagnostic with code "unknown_allocator" and no rows. */
+struct xp_result *xp_analyze_memory(const struct xp_prep *p, const struct xp_memory_opts *o);
+
+#endif

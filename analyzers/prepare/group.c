@@ -1,0 +1,1078 @@
+/* group.c - event grouping into steps (the EventForest of spec xplane-format §4), or reading the ids of pre-grouped captures. */
+#include "group.h"
+#include "formats/core/xalloc.h"
+#include "formats/core/sort.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Every event of every non-derived line is a node, numbered line by line.
+ * Edges run parent -> child: time nesting on a line, producer/consumer
+ * contexts, ExecutorState::Process -> IteratorGetNext by (id, iter_num), and
+ * a host launch -> device kernel by correlation_id. Roots (stat _r, or named
+ * TraceContext, or TF loop iterations) spread their group id breadth-first to
+ * every node below them that has none yet. Arrays are 32-bit per node so a
+ * capture of tens of millions of events stays within a few hundred MB.
+ */
+
+enum name_kind {
+	NK_OTHER = 0, NK_TRACE_CONTEXT, NK_FUNCTION_RUN, NK_SESSION_RUN, NK_RUN_GRAPH, NK_EXECUTOR_PROCESS,
+	NK_GET_NEXT, NK_CAPTURED_FUNCTION, NK_LOOP_OP
+};
+
+enum stat_role {
+	SR_NONE = 0, SR_ROOT, SR_ASYNC, SR_PT, SR_P, SR_CT, SR_C, SR_CORR, SR_ID, SR_ITER, SR_STEP_NUM, SR_GRAPH_TYPE,
+	SR_GROUP_ID, SR_STEP_NAME
+};
+
+/* --- small growable vectors ------------------------------------------------ */
+
+struct u32vec {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+static void u32_push(struct u32vec *a, uint32_t x)
+{
+	if (a->n == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 64;
+		a->v = xrealloc(a->v, a->cap * sizeof *a->v);
+	}
+	a->v[a->n++] = x;
+}
+
+struct keyed {
+	uint64_t a, b;      /* key */
+	uint32_t node;
+	uint32_t flag;      /* producer 1 / consumer 0; or iteration */
+};
+
+struct keyvec {
+	struct keyed *v;
+	size_t n, cap;
+};
+
+static void key_push(struct keyvec *a, uint64_t ka, uint64_t kb, uint32_t node, uint32_t flag)
+{
+	if (a->n == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 64;
+		a->v = xrealloc(a->v, a->cap * sizeof *a->v);
+	}
+	a->v[a->n++] = (struct keyed){ka, kb, node, flag};
+}
+
+/* qsort with an empty array is undefined when the pointer is NULL. */
+static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+/* Keys are unique (the node is part of them), so the order is total. */
+static inline bool keyed_less(const struct keyed *a, const struct keyed *b)
+{
+	if (a->a != b->a)
+		return a->a < b->a;
+	if (a->b != b->b)
+		return a->b < b->b;
+	if (a->flag != b->flag)
+		return a->flag < b->flag;
+	return a->node < b->node;
+}
+
+XP_DEFINE_SORT(sort_keyed, struct keyed, keyed_less)
+
+/* --- correlation_id -> node (open addressing; the last insert wins) -------- */
+
+struct corr_map {
+	uint64_t *keys;
+	uint32_t *vals;         /* node + 1; 0 = empty */
+	size_t cap, n;
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 31;
+	x *= 0x7fb5d329728ea185ull;
+	x ^= x >> 27;
+	return x;
+}
+
+static void corr_put(struct corr_map *m, uint64_t key, uint32_t node);
+
+static void corr_grow(struct corr_map *m)
+{
+	struct corr_map old = *m;
+	m->cap = old.cap ? old.cap * 2 : 1024;
+	m->keys = xcalloc(m->cap, sizeof *m->keys);
+	m->vals = xcalloc(m->cap, sizeof *m->vals);
+	m->n = 0;
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.vals[i])
+			corr_put(m, old.keys[i], old.vals[i] - 1);
+	free(old.keys);
+	free(old.vals);
+}
+
+static void corr_put(struct corr_map *m, uint64_t key, uint32_t node)
+{
+	if (2 * (m->n + 1) > m->cap)
+		corr_grow(m);
+	size_t j = mix(key) & (m->cap - 1);
+	while (m->vals[j] && m->keys[j] != key)
+		j = (j + 1) & (m->cap - 1);
+	if (!m->vals[j])
+		m->n++;
+	m->keys[j] = key;
+	m->vals[j] = node + 1;
+}
+
+static bool corr_get(const struct corr_map *m, uint64_t key, uint32_t *node)
+{
+	if (!m->cap)
+		return false;
+	size_t j = mix(key) & (m->cap - 1);
+	while (m->vals[j]) {
+		if (m->keys[j] == key) {
+			*node = m->vals[j] - 1;
+			return true;
+		}
+		j = (j + 1) & (m->cap - 1);
+	}
+	return false;
+}
+
+/* --- the forest -------------------------------------------------------------- */
+
+struct fline {
+	uint32_t plane, line;
+	uint32_t base;          /* first node */
+	uint32_t *order;        /* sorted permutation for unsorted lines, else NULL */
+};
+
+struct root {
+	uint32_t node;
+	int64_t level;
+	int64_t start;
+};
+
+struct forest {
+	const struct xp_capture *c;
+	const struct xp_host *h;
+	struct fline *lines;
+	uint32_t n_lines;
+	uint32_t n;
+	int32_t *gid;
+	int32_t *nest_parent;
+	struct u32vec ex_from, ex_to;   /* extra (non-nesting) edges */
+	uint32_t *cofs, *cidx;          /* children over all edges */
+	uint32_t *pofs, *pidx;          /* parents over extra edges */
+	struct root *roots;
+	size_t n_roots, cap_roots;
+	struct keyvec contexts, iters, getnexts;
+	struct corr_map launches;       /* correlation_id -> last host launch node */
+	struct u32vec launch_nodes;     /* host launches in node order ... */
+	uint64_t *launch_corr;          /* ... and their ids, indexed after the scan */
+	struct u32vec exec_nodes;       /* device events with a correlation_id ... */
+	uint64_t *exec_corr;            /* ... and their ids */
+	struct u32vec captured_ids_nodes;
+	uint64_t *captured_ids;
+	size_t n_captured;
+	uint8_t *named_root;    /* bit per node: a root with a group name */
+	uint8_t **mkind;        /* per plane: name kind of each event metadata */
+	uint8_t **srole;        /* per plane: role of each stat metadata */
+	bool loop_ops;
+};
+
+static const struct fline *line_of(const struct forest *f, uint32_t node, uint32_t *idx)
+{
+	uint32_t lo = 0, hi = f->n_lines;
+	while (hi - lo > 1) {
+		uint32_t mid = (lo + hi) / 2;
+		if (f->lines[mid].base <= node)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*idx = node - f->lines[lo].base;
+	return &f->lines[lo];
+}
+
+static uint8_t classify_name(const char *n)
+{
+	if (!strcmp(n, "TraceContext"))
+		return NK_TRACE_CONTEXT;
+	if (!strcmp(n, "FunctionRun"))
+		return NK_FUNCTION_RUN;
+	if (!strcmp(n, "SessionRun"))
+		return NK_SESSION_RUN;
+	if (!strcmp(n, "RunGraph"))
+		return NK_RUN_GRAPH;
+	if (!strcmp(n, "ExecutorState::Process"))
+		return NK_EXECUTOR_PROCESS;
+	if (!strcmp(n, "IteratorGetNextOp::DoCompute") || !strcmp(n, "IteratorGetNextAsOptionalOp::DoCompute"))
+		return NK_GET_NEXT;
+	if (!strncmp(n, "InstantiatedCapturedFunction::Run", 33))
+		return NK_CAPTURED_FUNCTION;
+	if (!strcmp(n, "WhileOp-EvalCond") || !strcmp(n, "WhileOp-StartBody") || !strcmp(n, "ForOp") ||
+	    !strcmp(n, "ParallelForOp") || !strcmp(n, "ForeverOp"))
+		return NK_LOOP_OP;
+	return NK_OTHER;
+}
+
+static uint8_t classify_stat(const char *n)
+{
+	static const struct {
+		const char *name;
+		uint8_t role;
+	} roles[] = {
+		{"_r", SR_ROOT}, {"_a", SR_ASYNC}, {"_pt", SR_PT}, {"_p", SR_P}, {"_ct", SR_CT}, {"_c", SR_C},
+		{"correlation_id", SR_CORR}, {"id", SR_ID}, {"iter_num", SR_ITER}, {"step_num", SR_STEP_NUM},
+		{"graph_type", SR_GRAPH_TYPE}, {"group_id", SR_GROUP_ID}, {"step_name", SR_STEP_NAME},
+	};
+	for (size_t i = 0; i < sizeof roles / sizeof *roles; i++)
+		if (!strcmp(n, roles[i].name))
+			return roles[i].role;
+	return SR_NONE;
+}
+
+static void classify_planes(struct forest *f)
+{
+	const struct xp_host *h = f->h;
+	f->mkind = xcalloc(h->n_planes, sizeof *f->mkind);
+	f->srole = xcalloc(h->n_planes, sizeof *f->srole);
+	for (uint32_t p = 0; p < h->n_planes; p++) {
+		const struct xp_plane *pl = &h->planes[p];
+		f->mkind[p] = xcalloc(pl->n_emeta, 1);
+		f->srole[p] = xcalloc(pl->n_smeta, 1);
+		for (uint32_t m = 1; m < pl->n_emeta; m++) {
+			f->mkind[p][m] = classify_name(xp_str(f->c, pl->emeta[m].name));
+			f->loop_ops |= f->mkind[p][m] == NK_LOOP_OP;
+		}
+		for (uint32_t s = 1; s < pl->n_smeta; s++)
+			if ((f->srole[p][s] = classify_stat(xp_str(f->c, pl->smeta[s].name))))
+				xp_stat_must_be_loaded(f->c, pl, s);
+	}
+}
+
+static int cmp_order(const void *x, const void *y, void *arg)
+{
+	const struct xp_line *l = arg;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	if (l->start_ps[a] != l->start_ps[b])
+		return l->start_ps[a] < l->start_ps[b] ? -1 : 1;
+	if (l->dur_ps[a] != l->dur_ps[b])
+		return l->dur_ps[a] > l->dur_ps[b] ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+uint32_t *xp_line_sorted_order(const struct xp_line *l)
+{
+	if (!l->unsorted)
+		return NULL;
+	uint32_t *o = xmalloc(l->n_events * sizeof *o);
+	for (uint64_t i = 0; i < l->n_events; i++)
+		o[i] = (uint32_t)i;
+	qsort_r(o, l->n_events, sizeof *o, cmp_order, (void *)l);
+	return o;
+}
+
+static void index_lines(struct forest *f)
+{
+	const struct xp_host *h = f->h;
+	uint32_t n = 0;
+	for (uint32_t p = 0; p < h->n_planes; p++)
+		n += h->planes[p].n_lines;
+	f->lines = xcalloc(n, sizeof *f->lines);
+	uint64_t nodes = 0;
+	for (uint32_t p = 0; p < h->n_planes; p++)
+		for (uint32_t k = 0; k < h->planes[p].n_lines; k++) {
+			const struct xp_line *l = &h->planes[p].lines[k];
+			if (l->derived)
+				continue;
+			f->lines[f->n_lines++] = (struct fline){p, k, (uint32_t)nodes, xp_line_sorted_order(l)};
+			nodes += l->n_events;
+		}
+	if (nodes >= INT32_MAX) {
+		fputs("xpstat: too many events in one host to group (more than 2^31)\n", stderr);
+		exit(4);
+	}
+	f->n = (uint32_t)nodes;
+}
+
+/* Stats of one event that grouping cares about. */
+struct evstats {
+	bool async, has_root, has_corr, has_id, has_iter;
+	uint8_t has_p, has_c;   /* bit 1: id seen, bit 2: type seen */
+	int64_t root, pt, ct, id, iter;
+	uint64_t p, c, corr;
+};
+
+static void read_stats(const struct forest *f, uint32_t plane, const struct xp_line *l, uint64_t i,
+		       struct evstats *s)
+{
+	memset(s, 0, sizeof *s);
+	struct xp_stat_view v = xp_event_stats(l, i);
+	const uint8_t *role = f->srole[plane];
+	for (uint32_t k = 0; k < v.n; k++) {
+		unsigned kind = xp_stat_kind(v.keys[k]);
+		if (kind != XP_STAT_I64 && kind != XP_STAT_U64)
+			continue;
+		uint64_t val = xp_view_val(&v, k);
+		switch (role[xp_stat_meta(v.keys[k])]) {
+		case SR_ROOT: s->has_root = true; s->root = (int64_t)val; break;
+		case SR_ASYNC: s->async = val != 0; break;
+		case SR_PT: s->pt = (int64_t)val; s->has_p |= 2; break;
+		case SR_P: s->p = val; s->has_p |= 1; break;
+		case SR_CT: s->ct = (int64_t)val; s->has_c |= 2; break;
+		case SR_C: s->c = val; s->has_c |= 1; break;
+		case SR_CORR: s->has_corr = true; s->corr = val; break;
+		case SR_ID: s->has_id = true; s->id = (int64_t)val; break;
+		case SR_ITER: s->has_iter = true; s->iter = (int64_t)val; break;
+		default: break;
+		}
+	}
+}
+
+static void add_root(struct forest *f, uint32_t node, int64_t level, int64_t start)
+{
+	if (f->n_roots == f->cap_roots) {
+		f->cap_roots = f->cap_roots ? f->cap_roots * 2 : 64;
+		f->roots = xrealloc(f->roots, f->cap_roots * sizeof *f->roots);
+	}
+	f->roots[f->n_roots++] = (struct root){node, level, start};
+}
+
+/* Pass over every event: nesting parents and the keyed lists for links. */
+static void scan_events(struct forest *f)
+{
+	const struct xp_host *h = f->h;
+	f->nest_parent = xmalloc((size_t)f->n * sizeof *f->nest_parent);
+	uint32_t *stack = NULL;
+	size_t cap = 0;
+	for (uint32_t li = 0; li < f->n_lines; li++) {
+		const struct fline *fl = &f->lines[li];
+		const struct xp_plane *pl = &h->planes[fl->plane];
+		const struct xp_line *l = &pl->lines[fl->line];
+		bool host_cpu = pl->kind == XP_PLANE_HOST_CPU;
+		size_t depth = 0;
+		for (uint64_t k = 0; k < l->n_events; k++) {
+			uint32_t i = fl->order ? fl->order[k] : (uint32_t)k;
+			uint32_t node = fl->base + i;
+			int64_t b = l->start_ps[i], e = b + l->dur_ps[i];
+			struct evstats s;
+			read_stats(f, fl->plane, l, i, &s);
+			f->nest_parent[node] = -1;
+			if (!s.async) {
+				while (depth) {
+					uint32_t top = stack[depth - 1] - fl->base;
+					if (l->start_ps[top] <= b && e <= l->start_ps[top] + l->dur_ps[top])
+						break;
+					depth--;
+				}
+				if (depth)
+					f->nest_parent[node] = (int32_t)stack[depth - 1];
+				if (depth == cap) {
+					cap = cap ? cap * 2 : 256;
+					stack = xrealloc(stack, cap * sizeof *stack);
+				}
+				stack[depth++] = node;
+			}
+			uint8_t nk = f->mkind[fl->plane][l->meta[i]];
+			int64_t level = s.has_root ? s.root : nk == NK_TRACE_CONTEXT ? 1 : 0;
+			if (level >= 1)
+				add_root(f, node, level, b);
+			if (s.has_p == 3)
+				key_push(&f->contexts, (uint64_t)s.pt, s.p, node, 1);
+			if (s.has_c == 3)
+				key_push(&f->contexts, (uint64_t)s.ct, s.c, node, 0);
+			if (s.has_corr && host_cpu) {
+				if (f->launch_nodes.n == f->launch_nodes.cap)
+					f->launch_corr = xrealloc(f->launch_corr, (f->launch_nodes.cap ? f->launch_nodes.cap * 2 : 64) *
+									      sizeof *f->launch_corr);
+				f->launch_corr[f->launch_nodes.n] = s.corr;
+				u32_push(&f->launch_nodes, node);
+			} else if (s.has_corr) {
+				if (f->exec_nodes.n == f->exec_nodes.cap)
+					f->exec_corr = xrealloc(f->exec_corr, (f->exec_nodes.cap ? f->exec_nodes.cap * 2 : 64) *
+									      sizeof *f->exec_corr);
+				f->exec_corr[f->exec_nodes.n] = s.corr;
+				u32_push(&f->exec_nodes, node);
+			}
+			if (nk == NK_EXECUTOR_PROCESS && s.has_id && s.has_iter)
+				key_push(&f->iters, (uint64_t)s.id, (uint64_t)s.iter, node, 1);
+			if (nk == NK_GET_NEXT && s.has_id && s.has_iter)
+				key_push(&f->getnexts, (uint64_t)s.id, (uint64_t)s.iter, node, 0);
+			if (nk == NK_CAPTURED_FUNCTION && s.has_id)
+				key_push(&f->getnexts, (uint64_t)s.id, 0, node, 2); /* tf.data ids, flag 2 */
+		}
+	}
+	free(stack);
+}
+
+static void add_edge(struct forest *f, uint32_t from, uint32_t to)
+{
+	if (from == to)
+		return;
+	u32_push(&f->ex_from, from);
+	u32_push(&f->ex_to, to);
+}
+
+/* Producer -> consumer contexts; a bucket with >= 64 of each is skipped. */
+static void link_contexts(struct forest *f)
+{
+	struct keyvec *kv = &f->contexts;
+	sort_keyed(kv->v, kv->n);
+	for (size_t i = 0; i < kv->n;) {
+		size_t j = i;
+		while (j < kv->n && kv->v[j].a == kv->v[i].a && kv->v[j].b == kv->v[i].b)
+			j++;
+		size_t nc = 0;
+		while (i + nc < j && kv->v[i + nc].flag == 0)
+			nc++;
+		size_t np = j - i - nc;
+		if (!(np >= 64 && nc >= 64))
+			for (size_t p = i + nc; p < j; p++)
+				for (size_t c = i; c < i + nc; c++)
+					add_edge(f, kv->v[p].node, kv->v[c].node);
+		i = j;
+	}
+}
+
+/* Host launch -> device kernel on equal correlation_id; the last launch wins.
+ * CUPTI numbers correlations densely, so a direct table usually does; the
+ * hash map, sized once, covers the rest. */
+static void link_correlations(struct forest *f)
+{
+	size_t n = f->launch_nodes.n;
+	if (!n || !f->exec_nodes.n)
+		return;
+	uint64_t lo = f->launch_corr[0], hi = lo;
+	for (size_t k = 1; k < n; k++) {
+		if (f->launch_corr[k] < lo)
+			lo = f->launch_corr[k];
+		if (f->launch_corr[k] > hi)
+			hi = f->launch_corr[k];
+	}
+	if (hi - lo < 4 * (uint64_t)n + 1024) {
+		uint32_t *direct = xcalloc(hi - lo + 1, sizeof *direct);
+		for (size_t k = 0; k < n; k++)
+			direct[f->launch_corr[k] - lo] = f->launch_nodes.v[k] + 1;
+		for (size_t k = 0; k < f->exec_nodes.n; k++) {
+			uint64_t c = f->exec_corr[k];
+			if (c >= lo && c <= hi && direct[c - lo])
+				add_edge(f, direct[c - lo] - 1, f->exec_nodes.v[k]);
+		}
+		free(direct);
+		return;
+	}
+	f->launches.cap = 1024;
+	while (f->launches.cap < 2 * n + 2)
+		f->launches.cap *= 2;
+	f->launches.keys = xcalloc(f->launches.cap, sizeof *f->launches.keys);
+	f->launches.vals = xcalloc(f->launches.cap, sizeof *f->launches.vals);
+	for (size_t k = 0; k < n; k++)
+		corr_put(&f->launches, f->launch_corr[k], f->launch_nodes.v[k]);
+	for (size_t k = 0; k < f->exec_nodes.n; k++) {
+		uint32_t launch;
+		if (corr_get(&f->launches, f->exec_corr[k], &launch))
+			add_edge(f, launch, f->exec_nodes.v[k]);
+	}
+}
+
+static bool same_key(const struct keyed *x, const struct keyed *y)
+{
+	return x->a == y->a && x->b == y->b;
+}
+
+/* ExecutorState::Process -> IteratorGetNext on (id, iter_num): the last
+ * producer of a key (the largest node) links to each of its consumers. The
+ * iterations (sorted in place; loop_roots reuses the order) and the
+ * consumers are sorted apart and walked together, not sorted as one list. */
+static void link_iterators(struct forest *f)
+{
+	struct keyvec *it = &f->iters, cons = {0};
+	sort_keyed(it->v, it->n);
+	for (size_t i = 0; i < f->getnexts.n; i++)
+		if (f->getnexts.v[i].flag == 0)
+			key_push(&cons, f->getnexts.v[i].a, f->getnexts.v[i].b, f->getnexts.v[i].node, 0);
+	sort_keyed(cons.v, cons.n);
+	size_t p = 0;
+	for (size_t c = 0; c < cons.n;) {
+		const struct keyed *k = &cons.v[c];
+		size_t ce = c;
+		while (ce < cons.n && same_key(&cons.v[ce], k))
+			ce++;
+		while (p < it->n && (it->v[p].a < k->a || (it->v[p].a == k->a && it->v[p].b < k->b)))
+			p++;
+		size_t pe = p;
+		while (pe < it->n && same_key(&it->v[pe], k))
+			pe++;
+		if (pe > p)
+			for (size_t x = c; x < ce; x++)
+				add_edge(f, it->v[pe - 1].node, cons.v[x].node);
+		p = pe;
+		c = ce;
+	}
+	free(cons.v);
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return (a > b) - (a < b);
+}
+
+static void collect_tfdata_ids(struct forest *f)
+{
+	f->captured_ids = xmalloc((f->getnexts.n + 1) * sizeof *f->captured_ids);
+	for (size_t i = 0; i < f->getnexts.n; i++)
+		if (f->getnexts.v[i].flag == 2)
+			f->captured_ids[f->n_captured++] = f->getnexts.v[i].a;
+	sort(f->captured_ids, f->n_captured, sizeof *f->captured_ids, cmp_u64);
+}
+
+static bool is_tfdata_id(const struct forest *f, uint64_t id)
+{
+	return f->n_captured && bsearch(&id, f->captured_ids, f->n_captured, sizeof id, cmp_u64);
+}
+
+/* CSR of children (nesting and extra edges) and of parents (extra edges).
+ * Counts go to ofs[v + 2] so that filling through ofs[v + 1] leaves ofs[v]
+ * at v's first entry: no second N-sized array of fill positions. */
+static void build_csr(struct forest *f)
+{
+	size_t n = f->n;
+	uint32_t *cofs = xcalloc(n + 2, sizeof *cofs), *pofs = xcalloc(n + 2, sizeof *pofs);
+	for (uint32_t v = 0; v < f->n; v++)
+		if (f->nest_parent[v] >= 0)
+			cofs[f->nest_parent[v] + 2]++;
+	for (size_t e = 0; e < f->ex_from.n; e++) {
+		cofs[f->ex_from.v[e] + 2]++;
+		pofs[f->ex_to.v[e] + 2]++;
+	}
+	for (size_t v = 2; v < n + 2; v++) {
+		cofs[v] += cofs[v - 1];
+		pofs[v] += pofs[v - 1];
+	}
+	f->cidx = xmalloc((size_t)cofs[n + 1] * sizeof *f->cidx + 1);
+	f->pidx = xmalloc((size_t)pofs[n + 1] * sizeof *f->pidx + 1);
+	for (uint32_t v = 0; v < f->n; v++)
+		if (f->nest_parent[v] >= 0)
+			f->cidx[cofs[f->nest_parent[v] + 1]++] = v;
+	for (size_t e = 0; e < f->ex_from.n; e++) {
+		f->cidx[cofs[f->ex_from.v[e] + 1]++] = f->ex_to.v[e];
+		f->pidx[pofs[f->ex_to.v[e] + 1]++] = f->ex_from.v[e];
+	}
+	f->cofs = cofs;
+	f->pofs = pofs;
+}
+
+/* --- roots and assignment ------------------------------------------------------ */
+
+static inline bool root_less(const struct root *a, const struct root *b)
+{
+	if (a->level != b->level)
+		return a->level > b->level;
+	if (a->start != b->start)
+		return a->start < b->start;
+	return a->node < b->node;
+}
+
+XP_DEFINE_SORT(sort_roots, struct root, root_less)
+
+static int64_t node_int(const struct forest *f, uint32_t node, uint8_t want, bool *found)
+{
+	uint32_t i;
+	const struct fline *fl = line_of(f, node, &i);
+	const struct xp_line *l = &f->h->planes[fl->plane].lines[fl->line];
+	struct xp_stat_view v = xp_event_stats(l, i);
+	*found = false;
+	int64_t out = 0;
+	for (uint32_t k = 0; k < v.n; k++) {
+		unsigned kind = xp_stat_kind(v.keys[k]);
+		if ((kind == XP_STAT_I64 || kind == XP_STAT_U64) && f->srole[fl->plane][xp_stat_meta(v.keys[k])] == want) {
+			out = (int64_t)xp_view_val(&v, k);
+			*found = true;
+		}
+	}
+	return out;
+}
+
+/* Visit node and its ancestors breadth-first (parents: nesting and extra
+ * edges); fn returns true to stop. Bounded by a visited set. */
+typedef bool (*visit_fn)(struct forest *f, uint32_t node, void *arg);
+
+static bool walk_ancestors(struct forest *f, uint32_t start, bool include_self, visit_fn fn, void *arg)
+{
+	struct u32vec queue = {0}, seen = {0};
+	bool stop = false;
+	u32_push(&queue, start);
+	u32_push(&seen, start);
+	for (size_t qi = 0; qi < queue.n && !stop; qi++) {
+		uint32_t v = queue.v[qi];
+		if ((v != start || include_self) && fn(f, v, arg)) {
+			stop = true;
+			break;
+		}
+		uint32_t parents[1];
+		size_t np = 0;
+		if (f->nest_parent[v] >= 0)
+			parents[np++] = (uint32_t)f->nest_parent[v];
+		for (size_t k = 0; k < np + (f->pofs[v + 1] - f->pofs[v]); k++) {
+			uint32_t p = k < np ? parents[k] : f->pidx[f->pofs[v] + (k - np)];
+			bool dup = false;
+			for (size_t s = 0; s < seen.n && !dup; s++)
+				dup = seen.v[s] == p;
+			if (!dup && seen.n < 4096) {
+				u32_push(&seen, p);
+				u32_push(&queue, p);
+			}
+		}
+	}
+	free(queue.v);
+	free(seen.v);
+	return stop;
+}
+
+struct level_arg {
+	int64_t level;
+	const int64_t *root_level;  /* per node: level if a root, else 0 (sparse via roots) */
+};
+
+static int64_t root_level_of(struct forest *f, uint32_t node)
+{
+	/* roots are sorted by node in a copy for this lookup */
+	bool found;
+	int64_t r = node_int(f, node, SR_ROOT, &found);
+	if (found)
+		return r;
+	uint32_t i;
+	const struct fline *fl = line_of(f, node, &i);
+	const struct xp_line *l = &f->h->planes[fl->plane].lines[fl->line];
+	return f->mkind[fl->plane][l->meta[i]] == NK_TRACE_CONTEXT ? 1 : 0;
+}
+
+static bool same_level_root(struct forest *f, uint32_t node, void *arg)
+{
+	struct level_arg *a = arg;
+	return root_level_of(f, node) == a->level;
+}
+
+static void spread(struct forest *f, uint32_t root, int32_t g)
+{
+	struct u32vec queue = {0};
+	f->gid[root] = g;
+	u32_push(&queue, root);
+	for (size_t qi = 0; qi < queue.n; qi++) {
+		uint32_t v = queue.v[qi];
+		for (uint32_t k = f->cofs[v]; k < f->cofs[v + 1]; k++) {
+			uint32_t c = f->cidx[k];
+			if (f->gid[c] >= 0)
+				continue; /* already in a group: do not descend */
+			f->gid[c] = g;
+			u32_push(&queue, c);
+		}
+	}
+	free(queue.v);
+}
+
+struct name_arg {
+	bool found_graph, found_iter, found_step;
+	int64_t iter, step;
+	const char *graph;
+	uint32_t graph_len;
+};
+
+static bool find_name_parts(struct forest *f, uint32_t node, void *arg)
+{
+	struct name_arg *a = arg;
+	uint32_t i;
+	const struct fline *fl = line_of(f, node, &i);
+	const struct xp_plane *pl = &f->h->planes[fl->plane];
+	const struct xp_line *l = &pl->lines[fl->line];
+	struct xp_stat_view v = xp_event_stats(l, i);
+	for (uint32_t k = 0; k < v.n; k++) {
+		uint8_t role = f->srole[fl->plane][xp_stat_meta(v.keys[k])];
+		unsigned kind = xp_stat_kind(v.keys[k]);
+		bool is_int = kind == XP_STAT_I64 || kind == XP_STAT_U64;
+		if (role == SR_ITER && is_int && !a->found_iter) {
+			a->found_iter = true;
+			a->iter = (int64_t)xp_view_val(&v, k);
+		} else if (role == SR_STEP_NUM && is_int && !a->found_step) {
+			a->found_step = true;
+			a->step = (int64_t)xp_view_val(&v, k);
+		} else if (role == SR_GRAPH_TYPE && !a->found_graph && (kind == XP_STAT_STR || kind == XP_STAT_BLOBSTR)) {
+			struct xp_value val;
+			if (xp_view_find(f->c, v, xp_stat_meta(v.keys[k]), &val)) {
+				a->found_graph = true;
+				a->graph = val.s;
+				a->graph_len = val.len;
+			}
+		}
+	}
+	return false;
+}
+
+static char *group_name(struct forest *f, uint32_t root, int32_t g)
+{
+	struct name_arg a = {0};
+	walk_ancestors(f, root, true, find_name_parts, &a);
+	uint32_t i;
+	const struct fline *fl = line_of(f, root, &i);
+	const struct xp_plane *pl = &f->h->planes[fl->plane];
+	const struct xp_line *l = &pl->lines[fl->line];
+	uint8_t nk = f->mkind[fl->plane][l->meta[i]];
+	bool implicit = nk == NK_FUNCTION_RUN || nk == NK_SESSION_RUN || nk == NK_RUN_GRAPH || nk == NK_EXECUTOR_PROCESS;
+	if (implicit)
+		return NULL;
+	int64_t num = a.found_iter ? a.iter : a.found_step ? a.step : g;
+	const char *prefix = a.found_graph ? a.graph : xp_str(f->c, xp_event_name(pl, l, i));
+	size_t plen = a.found_graph ? a.graph_len : strlen(prefix);
+	char *s = xmalloc(plen + 32);
+	memcpy(s, prefix, plen);
+	snprintf(s + plen, 32, " %" PRId64, num);
+	/* "ProfilerStep#7" already carries its number: no "ProfilerStep#7 7". */
+	const char *hash = memrchr(prefix, '#', plen);
+	if (hash && !strcmp(hash + 1, s + plen + 1))
+		s[plen] = 0;
+	return s;
+}
+
+/* TF while loops (spec §4 step 6): each (id, iter_num) of ExecutorState::Process is a root. */
+static bool loop_roots(struct forest *f)
+{
+	struct keyvec *kv = &f->iters;   /* sorted by link_iterators */
+	size_t n_before = f->n_roots;
+	for (size_t i = 0; i < kv->n;) {
+		size_t j = i;
+		bool beyond_zero = false;
+		while (j < kv->n && kv->v[j].a == kv->v[i].a) {
+			beyond_zero |= kv->v[j].b != 0;
+			j++;
+		}
+		if (beyond_zero && !is_tfdata_id(f, kv->v[i].a)) {
+			for (size_t s = i; s < j;) {
+				size_t e = s;
+				uint32_t first = kv->v[s].node;
+				int64_t first_start = INT64_MAX;
+				while (e < j && kv->v[e].b == kv->v[s].b) {
+					uint32_t li;
+					const struct fline *fl = line_of(f, kv->v[e].node, &li);
+					int64_t st = f->h->planes[fl->plane].lines[fl->line].start_ps[li];
+					if (st < first_start) {
+						first_start = st;
+						first = kv->v[e].node;
+					}
+					e++;
+				}
+				for (size_t k = s; k < e; k++)
+					add_edge(f, first, kv->v[k].node);
+				add_root(f, first, 1, first_start);
+				s = e;
+			}
+		}
+		i = j;
+	}
+	if (f->n_roots == n_before)
+		return false;
+	/* Only the loop roots count (drop the ones found by _r / TraceContext). */
+	memmove(f->roots, f->roots + n_before, (f->n_roots - n_before) * sizeof *f->roots);
+	f->n_roots -= n_before;
+	return true;
+}
+
+static void assign_groups(struct forest *f, struct xp_prep_host *ph)
+{
+	sort_roots(f->roots, f->n_roots);
+	char **names = xcalloc(f->n_roots + 1, sizeof *names);
+	int32_t next = 0;
+	for (size_t r = 0; r < f->n_roots; r++) {
+		uint32_t node = f->roots[r].node;
+		if (f->gid[node] >= 0)
+			continue;
+		bool found;
+		int64_t id = node_int(f, node, SR_ID, &found);
+		if (found && is_tfdata_id(f, (uint64_t)id))
+			continue;
+		struct level_arg la = {f->roots[r].level, NULL};
+		if (walk_ancestors(f, node, false, same_level_root, &la))
+			continue;
+		spread(f, node, next);
+		names[next] = group_name(f, node, next);
+		if (names[next] && f->named_root)
+			f->named_root[node >> 3] |= (uint8_t)(1u << (node & 7));
+		next++;
+	}
+	ph->n_groups = (uint32_t)next;
+	ph->group_names = names;
+}
+
+/* --- pre-grouped captures ------------------------------------------------------- */
+
+/* Remember the text of stat k of v (a step_name, ref or inline string) for group g. */
+static void keep_name(struct forest *f, struct xp_stat_view v, uint32_t k, int32_t g, char ***names, size_t *cap,
+		      struct u32vec *groups)
+{
+	struct xp_value val;
+	if (!xp_view_find(f->c, v, xp_stat_meta(v.keys[k]), &val) || (val.kind != XP_STAT_STR && val.kind != XP_STAT_BLOBSTR))
+		return;
+	if (groups->n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		*names = xrealloc(*names, *cap * sizeof **names);
+	}
+	/* blob strings are not NUL-terminated: copy exactly val.len bytes */
+	char *name = xmalloc((size_t)val.len + 1);
+	if (val.len)
+		memcpy(name, val.s, val.len);
+	name[val.len] = 0;
+	(*names)[groups->n] = name;
+	u32_push(groups, (uint32_t)g);
+}
+
+static void read_pregrouped(struct forest *f, struct xp_prep_host *ph)
+{
+	int32_t max = -1;
+	struct u32vec name_groups = {0};
+	char **names = NULL;
+	size_t cap_names = 0;
+	for (uint32_t li = 0; li < f->n_lines; li++) {
+		const struct fline *fl = &f->lines[li];
+		const struct xp_line *l = &f->h->planes[fl->plane].lines[fl->line];
+		const uint8_t *role = f->srole[fl->plane];
+		bool plane_names = false;
+		for (uint32_t s = 1; s < f->h->planes[fl->plane].n_smeta; s++)
+			plane_names |= role[s] == SR_STEP_NAME;
+		for (uint64_t i = 0; i < l->n_events; i++) {
+			struct xp_stat_view v = xp_event_stats(l, i);
+			int32_t g = -1;
+			uint32_t name = 0;
+			/* From the last stat back, as the last valid group id and the last step name count: TF
+			 * appends group_id to an event's stats, so the scan usually stops at once. */
+			for (uint32_t k = v.n; k-- > 0;) {
+				uint8_t rl = role[xp_stat_meta(v.keys[k])];
+				unsigned kind = xp_stat_kind(v.keys[k]);
+				if (g < 0 && rl == SR_GROUP_ID && (kind == XP_STAT_I64 || kind == XP_STAT_U64) &&
+				    (int64_t)xp_view_val(&v, k) >= 0 && (int64_t)xp_view_val(&v, k) < INT32_MAX)
+					g = (int32_t)xp_view_val(&v, k);
+				else if (!name && rl == SR_STEP_NAME)
+					name = k + 1;
+				if (g >= 0 && (name || !plane_names))
+					break;
+			}
+			f->gid[fl->base + i] = g;
+			if (g > max)
+				max = g;
+			if (g >= 0 && name)
+				keep_name(f, v, name - 1, g, &names, &cap_names, &name_groups);
+		}
+	}
+	/* Step names often sit only on the derived Steps lines of the devices. */
+	for (uint32_t p = 0; p < f->h->n_planes; p++) {
+		const struct xp_plane *pl = &f->h->planes[p];
+		for (uint32_t k = 0; k < pl->n_lines; k++) {
+			const struct xp_line *l = &pl->lines[k];
+			if (!l->derived)
+				continue;
+			for (uint64_t i = 0; i < l->n_events; i++) {
+				struct xp_stat_view v = xp_event_stats(l, i);
+				int64_t g = -1;
+				uint32_t name = 0;
+				for (uint32_t s = 0; s < v.n; s++) {
+					uint8_t rl = f->srole[p][xp_stat_meta(v.keys[s])];
+					unsigned kind = xp_stat_kind(v.keys[s]);
+					if (rl == SR_GROUP_ID && (kind == XP_STAT_I64 || kind == XP_STAT_U64))
+						g = (int64_t)xp_view_val(&v, s);
+					else if (rl == SR_STEP_NAME)
+						name = s + 1;
+				}
+				if (g >= 0 && g < INT32_MAX && name) {
+					if (g > max)
+						max = (int32_t)g;
+					keep_name(f, v, name - 1, (int32_t)g, &names, &cap_names, &name_groups);
+				}
+			}
+		}
+	}
+	ph->n_groups = (uint32_t)(max + 1);
+	ph->group_names = xcalloc(ph->n_groups + 1, sizeof *ph->group_names);
+	for (size_t k = 0; k < name_groups.n; k++) {
+		if (!ph->group_names[name_groups.v[k]])
+			ph->group_names[name_groups.v[k]] = names[k];
+		else
+			free(names[k]);
+	}
+	free(names);
+	free(name_groups.v);
+}
+
+/* --- device events without a group (spec §0.3 GPU post-steps (a)) ------------- */
+
+static void inherit_device_groups(struct forest *f)
+{
+	for (uint32_t p = 0; p < f->h->n_planes; p++) {
+		if (f->h->planes[p].kind != XP_PLANE_GPU)
+			continue;
+		struct xp_time_merge m;
+		xp_time_merge_init(&m, f->h, p, f->lines, f->n_lines);
+		int32_t last = -1;
+		uint32_t li;
+		uint64_t i;
+		while (xp_time_merge_next(&m, &li, &i)) {
+			int32_t *g = &f->gid[f->lines[li].base + i];
+			if (*g >= 0)
+				last = *g;
+			else
+				*g = last;
+		}
+		xp_time_merge_free(&m);
+	}
+}
+
+/* --- time-ordered walk over the lines of one plane ------------------------------ */
+
+void xp_time_merge_init(struct xp_time_merge *m, const struct xp_host *h, uint32_t plane, const void *flines,
+			uint32_t n_flines)
+{
+	const struct fline *fl = flines;
+	memset(m, 0, sizeof *m);
+	m->h = h;
+	m->idx = xmalloc((n_flines + 1) * sizeof *m->idx);
+	m->pos = xcalloc(n_flines + 1, sizeof *m->pos);
+	m->order = xcalloc(n_flines + 1, sizeof *m->order);
+	m->lines = xcalloc(n_flines + 1, sizeof *m->lines);
+	for (uint32_t k = 0; k < n_flines; k++)
+		if (fl[k].plane == plane) {
+			m->idx[m->n] = k;
+			m->lines[m->n] = &h->planes[plane].lines[fl[k].line];
+			m->order[m->n] = fl[k].order;
+			m->n++;
+		}
+}
+
+bool xp_time_merge_next(struct xp_time_merge *m, uint32_t *fline, uint64_t *event)
+{
+	int best = -1;
+	int64_t best_start = 0;
+	for (uint32_t k = 0; k < m->n; k++) {
+		const struct xp_line *l = m->lines[k];
+		if (m->pos[k] >= l->n_events)
+			continue;
+		uint64_t i = m->order[k] ? m->order[k][m->pos[k]] : m->pos[k];
+		if (best < 0 || l->start_ps[i] < best_start) {
+			best = (int)k;
+			best_start = l->start_ps[i];
+		}
+	}
+	if (best < 0)
+		return false;
+	uint64_t pos = m->pos[best]++;
+	*fline = m->idx[best];
+	*event = m->order[best] ? m->order[best][pos] : pos;
+	return true;
+}
+
+void xp_time_merge_free(struct xp_time_merge *m)
+{
+	free(m->idx);
+	free(m->pos);
+	free(m->order);
+	free(m->lines);
+}
+
+/* --- entry point ------------------------------------------------------------------ */
+
+static void free_forest(struct forest *f)
+{
+	free(f->nest_parent);
+	free(f->ex_from.v);
+	free(f->ex_to.v);
+	free(f->cofs);
+	free(f->cidx);
+	free(f->pofs);
+	free(f->pidx);
+	free(f->roots);
+	free(f->contexts.v);
+	free(f->launches.keys);
+	free(f->launches.vals);
+	free(f->launch_nodes.v);
+	free(f->launch_corr);
+	free(f->exec_nodes.v);
+	free(f->exec_corr);
+	free(f->iters.v);
+	free(f->getnexts.v);
+	free(f->captured_ids);
+	for (uint32_t p = 0; p < f->h->n_planes; p++) {
+		free(f->mkind[p]);
+		free(f->srole[p]);
+	}
+	free(f->mkind);
+	free(f->srole);
+}
+
+void xp_group_host(const struct xp_capture *c, struct xp_prep_host *ph, bool index_only, struct xp_group_out *out)
+{
+	struct forest f = {.c = c, .h = ph->host};
+	classify_planes(&f);
+	index_lines(&f);
+	f.gid = xmalloc(((size_t)f.n + 1) * sizeof *f.gid);
+	xp_prefault(f.gid, ((size_t)f.n + 1) * sizeof *f.gid);
+	for (uint32_t v = 0; v < f.n; v++)
+		f.gid[v] = -1;
+	out->loop_ops = f.loop_ops;
+	if (index_only) {
+		out->source = XP_STEPS_NONE;
+	} else if (ph->host->pre_grouped) {
+		read_pregrouped(&f, ph);
+		out->source = XP_STEPS_PREGROUPED;
+	} else if (!f.loop_ops) {
+		scan_events(&f);
+		link_contexts(&f);
+		link_correlations(&f);
+		link_iterators(&f);
+		collect_tfdata_ids(&f);
+		loop_roots(&f);
+		build_csr(&f);
+		f.named_root = xcalloc(((size_t)f.n + 7) / 8, 1);
+		assign_groups(&f, ph);
+		if (ph->n_groups)
+			inherit_device_groups(&f);
+		out->source = ph->n_groups ? XP_STEPS_GROUPED : XP_STEPS_NONE;
+	}
+	/* Hand the per-line ids and the line index to the step database. */
+	out->gid = f.gid;
+	out->n_nodes = f.n;
+	out->flines = f.lines;
+	out->n_flines = f.n_lines;
+	out->named_root = f.named_root;
+	f.lines = NULL;
+	free_forest(&f);
+}
+
+void xp_group_out_free(struct xp_group_out *g)
+{
+	struct fline *fl = g->flines;
+	for (uint32_t k = 0; k < g->n_flines; k++)
+		free(fl[k].order);
+	free(g->flines);
+	free(g->gid);
+	free(g->named_root);
+	memset(g, 0, sizeof *g);
+}
+
+uint32_t xp_group_fline_plane(const struct xp_group_out *g, uint32_t k, uint32_t *line, uint32_t *base)
+{
+	const struct fline *fl = g->flines;
+	*line = fl[k].line;
+	*base = fl[k].base;
+	return fl[k].plane;
+}
+
+const uint32_t *xp_group_fline_order(const struct xp_group_out *g, uint32_t k)
+{
+	const struct fline *fl = g->flines;
+	return fl[k].order;
+}

@@ -1,0 +1,95 @@
+/* prepare.c - the shared preparation of every host: grouping, then the step database; reused by every analyzer. */
+#include "prepare.h"
+#include "group.h"
+#include "formats/core/xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Point each non-derived line's group array into the grouping output, which keeps using it for the
+ * step database; the host owns it from here. */
+static void attach_groups(struct xp_prep_host *ph, const struct xp_group_out *g)
+{
+	const struct xp_host *h = ph->host;
+	ph->planes = xcalloc(h->n_planes, sizeof *ph->planes);
+	for (uint32_t p = 0; p < h->n_planes; p++)
+		ph->planes[p].lines = xcalloc(h->planes[p].n_lines, sizeof *ph->planes[p].lines);
+	for (uint32_t k = 0; k < g->n_flines; k++) {
+		uint32_t line, base;
+		uint32_t plane = xp_group_fline_plane(g, k, &line, &base);
+		ph->planes[plane].lines[line].group = g->gid + base;
+	}
+	ph->group_ids = g->gid;
+}
+
+static void group_out_free(struct xp_group_out *g)
+{
+	g->gid = NULL; /* the host's (attach_groups) */
+	xp_group_out_free(g);
+}
+
+static int step_db(const struct xp_capture *c, struct xp_prep_host *ph, const struct xp_prep_opts *o,
+		   struct xp_group_out *g, char *errmsg, size_t errlen)
+{
+	int rc = 0;
+	if (o->step_marker)
+		rc = xp_stepdb_from_marker(c, ph, o, g, errmsg, errlen);
+	else
+		xp_stepdb_from_groups(c, ph, o, g);
+	group_out_free(g);
+	return rc;
+}
+
+struct xp_prep *xp_prepare(const struct xp_capture *c, const struct xp_prep_opts *o, char *errmsg, size_t errlen)
+{
+	struct xp_prep *p = xcalloc(1, sizeof *p);
+	p->cap = c;
+	if (o)
+		p->opts = *o;
+	p->n_hosts = c->n_hosts;
+	p->hosts = xcalloc(c->n_hosts, sizeof *p->hosts);
+	/* Every host's groups, then every host's step database: group ids are final before the latter. */
+	struct xp_group_out *g = xcalloc(c->n_hosts + 1, sizeof *g);
+	for (uint32_t h = 0; h < c->n_hosts; h++) {
+		p->hosts[h].host = &c->hosts[h];
+		xp_group_host(c, &p->hosts[h], p->opts.step_marker != NULL, &g[h]);
+		attach_groups(&p->hosts[h], &g[h]);
+	}
+	if (p->opts.groups_ready && !p->opts.step_marker)
+		p->opts.groups_ready(p, p->opts.groups_arg);
+	int rc = 0;
+	for (uint32_t h = 0; h < c->n_hosts; h++)
+		if (rc)
+			group_out_free(&g[h]);
+		else
+			rc = step_db(c, &p->hosts[h], &p->opts, &g[h], errmsg, errlen);
+	free(g);
+	if (rc) {
+		xp_prep_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void xp_prep_free(struct xp_prep *p)
+{
+	if (!p)
+		return;
+	for (uint32_t h = 0; h < p->n_hosts; h++) {
+		struct xp_prep_host *ph = &p->hosts[h];
+		if (ph->planes)
+			for (uint32_t k = 0; k < ph->host->n_planes; k++)
+				free(ph->planes[k].lines);
+		free(ph->planes);
+		for (uint32_t g = 0; g < ph->n_groups; g++)
+			free(ph->group_names[g]);
+		free(ph->group_names);
+		for (size_t s = 0; s < ph->steps.n; s++)
+			free(ph->steps.steps[s].name);
+		free(ph->steps.steps);
+		free(ph->group_ids);
+	}
+	free(p->hosts);
+	free(p);
+}

@@ -1,0 +1,738 @@
+/* stepdb.c - the step database: step events typed and clipped to step markers, overlaps resolved by priority (spec §1.2-§1.6). */
+#include "group.h"
+#include "formats/core/xalloc.h"
+#include "formats/core/sort.h"
+
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* qsort with an empty array is undefined when the pointer is NULL. */
+static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+/* A typed span of one step (packed: there can be tens of millions). */
+struct __attribute__((packed)) typed {
+	int64_t begin, end;
+	uint32_t step;
+	uint8_t type;
+};
+
+struct span {
+	int64_t begin, end;
+	bool set;
+};
+
+struct builder {
+	const struct xp_capture *c;
+	const struct xp_host *h;
+	const struct xp_prep_opts *o;
+	uint32_t n_steps;               /* step slots (group ids or marker ordinals) */
+	/* Typed spans are gathered in one pass over the events, then moved
+	 * in place into one slice per step (group_by_step). */
+	size_t *first;                  /* per step + 1: start of its slice */
+	struct typed *ev;
+	size_t n_ev, cap_ev;
+	struct span *host_marker, *dev_marker;
+	bool *on_device;
+	uint64_t (*xfer_count)[3], (*xfer_bytes)[3];
+	int64_t (*xfer_ps)[3];
+	char **names;                   /* borrowed */
+	uint8_t **hcls, **dcls;         /* per plane: name classes of its event metadata */
+	bool every_host_step;           /* trace JSON: host steps count without device work */
+};
+
+/* Name classes, decided once per event metadata instead of once per event. */
+enum { HC_MARKER = 1, HC_SKIP = 2, HC_H2D = 4, HC_H2H = 8, HC_PROCESS = 16, HC_GETNEXT = 32 };
+enum { DC_COMPUTE32 = 0, DC_H2D, DC_D2H, DC_D2D, DC_NCCL, DC_COMPUTE16 };
+
+static void push_typed(struct builder *b, uint32_t step, enum xp_event_type t, int64_t begin, int64_t end)
+{
+	if (b->n_ev == b->cap_ev) {
+		b->cap_ev = b->cap_ev ? b->cap_ev * 2 : 4096;
+		b->ev = xrealloc(b->ev, b->cap_ev * sizeof *b->ev);
+	}
+	b->ev[b->n_ev++] = (struct typed){begin, end, step, (uint8_t)t};
+	b->first[step + 1]++;
+}
+
+/* After the pass: slice offsets from the counts, then a stable counting sort
+ * into a second array. Each line's spans come in time order, so the writes
+ * run through the slices as a few sequential streams; an in-place
+ * permutation was cheaper in memory but missed the cache on every move. One
+ * pass over the events instead of a counting pass and a filling pass. */
+static void group_by_step(struct builder *b)
+{
+	for (uint32_t s = 0; s < b->n_steps; s++)
+		b->first[s + 1] += b->first[s];
+	size_t *next = xmalloc(((size_t)b->n_steps + 1) * sizeof *next);
+	memcpy(next, b->first, ((size_t)b->n_steps + 1) * sizeof *next);
+	struct typed *out = xmalloc(b->n_ev * sizeof *out + 1);
+	for (size_t k = 0; k < b->n_ev; k++)
+		out[next[b->ev[k].step]++] = b->ev[k];
+	free(b->ev);
+	b->ev = out;
+	free(next);
+}
+
+static void longest(struct span *s, int64_t begin, int64_t end)
+{
+	if (!s->set || end - begin > s->end - s->begin) {
+		s->begin = begin;
+		s->end = end;
+		s->set = true;
+	}
+}
+
+/* --- per-plane stat lookups ------------------------------------------------ */
+
+struct plane_ids {
+	uint32_t corr, shape, memcpy_details, group_id, step_name, ipl_stage_name, pt, p, ct, c;
+};
+
+static struct plane_ids plane_ids(const struct xp_capture *c, const struct xp_plane *p)
+{
+	struct plane_ids s = {
+		xp_plane_stat_id(c, p, "correlation_id"), xp_plane_stat_id(c, p, "shape"),
+		xp_plane_stat_id(c, p, "memcpy_details"), xp_plane_stat_id(c, p, "group_id"),
+		xp_plane_stat_id(c, p, "step_name"), xp_plane_stat_id(c, p, "_ipl_stage_name"),
+		xp_plane_stat_id(c, p, "_pt"), xp_plane_stat_id(c, p, "_p"), xp_plane_stat_id(c, p, "_ct"),
+		xp_plane_stat_id(c, p, "_c"),
+	};
+	return s;
+}
+
+static bool has_stat(struct xp_stat_view v, uint32_t sid)
+{
+	if (!sid)
+		return false;
+	for (uint32_t k = 0; k < v.n; k++)
+		if (xp_stat_meta(v.keys[k]) == sid && xp_stat_kind(v.keys[k]) != XP_STAT_NONE)
+			return true;
+	return false;
+}
+
+static bool starts_ci(const char *s, const char *pre)
+{
+	for (; *pre; s++, pre++)
+		if (!*s || ((*s | 0x20) != (*pre | 0x20)))
+			return false;
+	return true;
+}
+
+/* --- device events (spec §1.2) ------------------------------------------------ */
+
+static uint8_t device_class(const char *name, size_t len, bool xprof_compat)
+{
+	switch (xp_memcpy_kind(name, len, xprof_compat)) {
+	case XP_OP_MEMCPY_H2D: return DC_H2D;
+	case XP_OP_MEMCPY_D2H: return DC_D2H;
+	case XP_OP_MEMCPY_D2D: return DC_D2D;
+	default: break;
+	}
+	if (starts_ci(name, "nccl"))
+		return DC_NCCL;
+	return strstr(name, "half") || strstr(name, "fp16") ? DC_COMPUTE16 : DC_COMPUTE32;
+}
+
+static enum xp_event_type device_type(const struct builder *b, uint32_t plane, const struct xp_line *l,
+				      uint64_t i, const struct plane_ids *ids, enum xp_op_cat *memcpy_kind)
+{
+	uint8_t dc = b->dcls[plane][l->meta[i]];
+	*memcpy_kind = XP_OP_UNKNOWN;
+	switch (dc) {
+	case DC_H2D: *memcpy_kind = XP_OP_MEMCPY_H2D; return XP_ET_HOST_TO_DEVICE;
+	case DC_D2H: *memcpy_kind = XP_OP_MEMCPY_D2H; return XP_ET_DEVICE_TO_HOST;
+	case DC_D2D: *memcpy_kind = XP_OP_MEMCPY_D2D; return XP_ET_DEVICE_TO_DEVICE;
+	case DC_NCCL: return XP_ET_DEVICE_COLLECTIVES;
+	default: break;
+	}
+	struct xp_value shape;
+	if (ids->shape && xp_view_find(b->c, xp_event_stats(l, i), ids->shape, &shape) && shape.len &&
+	    (shape.kind == XP_STAT_STR || shape.kind == XP_STAT_BLOBSTR))
+		return memmem(shape.s, shape.len, "half", 4) ? XP_ET_DEVICE_COMPUTE_16 : XP_ET_DEVICE_COMPUTE_32;
+	return dc == DC_COMPUTE16 ? XP_ET_DEVICE_COMPUTE_16 : XP_ET_DEVICE_COMPUTE_32;
+}
+
+static void record_transfer(struct builder *b, uint32_t step, enum xp_op_cat kind, const struct xp_plane *p,
+			    const struct xp_line *l, uint64_t i, const struct plane_ids *ids)
+{
+	int k = kind == XP_OP_MEMCPY_H2D ? 0 : kind == XP_OP_MEMCPY_D2H ? 1 : 2;
+	struct xp_value v;
+	b->xfer_count[step][k]++;
+	b->xfer_ps[step][k] += l->dur_ps[i];
+	if (xp_event_find(b->c, p, l, i, ids->memcpy_details, &v) && (v.kind == XP_STAT_STR || v.kind == XP_STAT_BLOBSTR))
+		b->xfer_bytes[step][k] += xp_memcpy_bytes(v.s, v.len);
+}
+
+/* Markers of one GPU plane: its Steps line if the capture has one, else runs
+ * of equal group ids in time order (spec §0.3 (b)). */
+static void plane_markers(struct builder *b, const struct xp_group_out *g, uint32_t plane, struct span *m)
+{
+	const struct xp_plane *p = &b->h->planes[plane];
+	struct plane_ids ids = plane_ids(b->c, p);
+	bool steps_line = false;
+	for (uint32_t k = 0; k < p->n_lines; k++) {
+		const struct xp_line *l = &p->lines[k];
+		if (!l->derived || strcmp(xp_str(b->c, l->name), "Steps"))
+			continue;
+		steps_line = true;
+		for (uint64_t i = 0; i < l->n_events; i++) {
+			struct xp_value v;
+			int64_t gid;
+			if (xp_event_find(b->c, p, l, i, ids.group_id, &v) && xp_value_int(&v, &gid) && gid >= 0 &&
+			    (uint64_t)gid < b->n_steps)
+				longest(&m[gid], l->start_ps[i], xp_event_end(l, i));
+		}
+	}
+	if (steps_line)
+		return;
+	struct xp_time_merge tm;
+	xp_time_merge_init(&tm, b->h, plane, g->flines, g->n_flines);
+	uint32_t fl;
+	uint64_t i;
+	int32_t cur = -1;
+	int64_t begin = 0, end = 0;
+	while (xp_time_merge_next(&tm, &fl, &i)) {
+		uint32_t line, base;
+		xp_group_fline_plane(g, fl, &line, &base);
+		const struct xp_line *l = &p->lines[line];
+		int32_t gid = g->gid[base + i];
+		if (gid != cur) {
+			if (cur >= 0)
+				longest(&m[cur], begin, end);
+			cur = gid;
+			begin = l->start_ps[i];
+			end = xp_event_end(l, i);
+		} else if (xp_event_end(l, i) > end) {
+			end = xp_event_end(l, i);
+		}
+	}
+	if (cur >= 0)
+		longest(&m[cur], begin, end);
+	xp_time_merge_free(&tm);
+}
+
+static void device_plane_events(struct builder *b, const struct xp_group_out *g, uint32_t plane)
+{
+	const struct xp_plane *p = &b->h->planes[plane];
+	struct plane_ids ids = plane_ids(b->c, p);
+	struct span *m = xcalloc(b->n_steps, sizeof *m);
+	plane_markers(b, g, plane, m);
+	for (uint32_t k = 0; k < g->n_flines; k++) {
+		uint32_t line, base;
+		if (xp_group_fline_plane(g, k, &line, &base) != plane)
+			continue;
+		const struct xp_line *l = &p->lines[line];
+		for (uint64_t i = 0; i < l->n_events; i++) {
+			int32_t gid = g->gid[base + i];
+			/* only events with both correlation_id and group_id count (spec §7 item 10) */
+			if (gid < 0 || !m[gid].set || !has_stat(xp_event_stats(l, i), ids.corr))
+				continue;
+			enum xp_op_cat kind;
+			enum xp_event_type t = device_type(b, plane, l, i, &ids, &kind);
+			push_typed(b, (uint32_t)gid, t, l->start_ps[i], xp_event_end(l, i));
+			if (kind != XP_OP_UNKNOWN)
+				record_transfer(b, (uint32_t)gid, kind, p, l, i, &ids);
+		}
+	}
+	for (uint32_t s = 0; s < b->n_steps; s++)
+		if (m[s].set) {
+			longest(&b->dev_marker[s], m[s].begin, m[s].end);
+			b->on_device[s] = true;
+		}
+	free(m);
+}
+
+/* --- host events (spec §1.3, DESIGN §8) ------------------------------------------- */
+
+static bool explicit_marker(const char *name)
+{
+	return (!strncmp(name, "train", 5) || !strncmp(name, "test", 4) || !strncmp(name, "TraceContext", 12)) &&
+	       !strchr(name, '/');
+}
+
+static bool not_real_compute(const char *name)
+{
+	return !strncmp(name, "EagerExecute", 12) || !strncmp(name, "EagerLocalExecute", 17) ||
+	       !strncmp(name, "EagerKernelExecute", 18) || !strncmp(name, "FunctionRun", 11);
+}
+
+static uint8_t host_class(const char *name, size_t len)
+{
+	uint8_t c = 0;
+	struct xp_tfop op;
+	if (explicit_marker(name))
+		c |= HC_MARKER;
+	if (not_real_compute(name))
+		c |= HC_SKIP;
+	xp_parse_tf_op(name, len, &op);
+	if ((op.cat == XP_OP_TF && op.type_len >= 13 && !memcmp(op.type, "InfeedEnqueue", 13)) ||
+	    op.cat == XP_OP_MEMCPY_H2D)
+		c |= HC_H2D;
+	if (op.cat == XP_OP_MEMCPY_H2H)
+		c |= HC_H2H;
+	if (starts_ci(name, "ExecutorState::Process"))
+		c |= HC_PROCESS;
+	if (starts_ci(name, "IteratorGetNext"))
+		c |= HC_GETNEXT;
+	return c;
+}
+
+static enum xp_event_type host_type(uint8_t cls, struct xp_stat_view v, const struct plane_ids *ids,
+				    bool has_device, bool root_stage)
+{
+	if (cls & HC_H2D)
+		return XP_ET_HOST_TO_DEVICE;
+	if (cls & HC_H2H)
+		return XP_ET_HOST_TO_HOST;
+	if (has_device && ((cls & HC_PROCESS) || has_stat(v, ids->corr)))
+		return XP_ET_HOST_PREPARE;
+	if ((cls & HC_GETNEXT) || root_stage)
+		return XP_ET_HOST_WAIT_INPUT;
+	return XP_ET_HOST_COMPUTE;
+}
+
+/* Input-pipeline stages: root stages count as input (spec §1.3). The
+ * producer-context half of "descendant" is approximated by nesting only. */
+static bool is_stage(const struct builder *b, struct xp_stat_view v, const struct plane_ids *ids)
+{
+	struct xp_value s;
+	return xp_view_find(b->c, v, ids->ipl_stage_name, &s) && s.len > 0;
+}
+
+/* Spans already pushed on one line, innermost last. An event inside a span
+ * of the same step whose type (or an enclosing one) ranks at least as high
+ * cannot change the priority sweep, so it is left out: nested host events
+ * are most of a capture's events. */
+struct cover_entry {
+	int64_t begin, end;
+	int32_t gid;
+	uint8_t max_type;   /* highest type of this span and the ones enclosing it */
+};
+
+struct cover {
+	struct cover_entry *v;
+	size_t n, cap;
+};
+
+static bool covered(struct cover *c, int32_t gid, enum xp_event_type t, int64_t b, int64_t e)
+{
+	while (c->n && !(c->v[c->n - 1].begin <= b && e <= c->v[c->n - 1].end))
+		c->n--;
+	uint8_t enclosing = 0;
+	if (c->n && c->v[c->n - 1].gid == gid) {
+		enclosing = c->v[c->n - 1].max_type;
+		if (enclosing >= t)
+			return true;
+	} else if (c->n) {
+		c->n = 0; /* another step: start over */
+	}
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 64;
+		c->v = xrealloc(c->v, c->cap * sizeof *c->v);
+	}
+	c->v[c->n++] = (struct cover_entry){b, e, gid, (uint8_t)(t > enclosing ? t : enclosing)};
+	return false;
+}
+
+static void host_line_events(struct builder *b, const struct xp_group_out *g, uint32_t fl, bool has_device)
+{
+	uint32_t line, base;
+	uint32_t plane = xp_group_fline_plane(g, fl, &line, &base);
+	const struct xp_plane *p = &b->h->planes[plane];
+	const struct xp_line *l = &p->lines[line];
+	const uint32_t *order = xp_group_fline_order(g, fl);
+	struct plane_ids ids = plane_ids(b->c, p);
+	int64_t stage_end = INT64_MIN; /* end of the enclosing root stage on this line */
+	struct cover cov = {0};
+	for (uint64_t k = 0; k < l->n_events; k++) {
+		uint64_t i = order ? order[k] : k;
+		int32_t gid = g->gid[base + i];
+		struct xp_stat_view v = xp_event_stats(l, i);
+		bool inside_stage = l->start_ps[i] < stage_end;
+		bool root_stage = false;
+		if (!inside_stage && ids.ipl_stage_name && is_stage(b, v, &ids)) {
+			root_stage = true;
+			stage_end = xp_event_end(l, i);
+		}
+		if (gid < 0 || (uint32_t)gid >= b->n_steps || (has_device && !b->on_device[gid] && !b->every_host_step))
+			continue;
+		uint8_t cls = b->hcls[plane][l->meta[i]];
+		int64_t s = l->start_ps[i], e = xp_event_end(l, i);
+		if ((cls & HC_MARKER) || has_stat(v, ids.step_name) || xp_group_named_root(g, base + (uint32_t)i)) {
+			longest(&b->host_marker[gid], s, e);
+			continue;
+		}
+		if (cls & HC_SKIP)
+			continue;
+		enum xp_event_type t = host_type(cls, v, &ids, has_device, root_stage);
+		if (!covered(&cov, gid, t, s, e))
+			push_typed(b, (uint32_t)gid, t, s, e);
+	}
+	free(cov.v);
+}
+
+/* --- overlap resolution and the per-step breakdown (spec §1.4) ---------------- */
+
+struct boundary {
+	int64_t t;
+	uint8_t type;
+	uint8_t is_start;
+};
+
+static inline bool bd_less(const struct boundary *a, const struct boundary *b)
+{
+	if (a->t != b->t)
+		return a->t < b->t;
+	if (a->is_start != b->is_start)
+		return !a->is_start; /* ends first */
+	return a->type > b->type;    /* higher priority first */
+}
+
+XP_DEFINE_SORT(sort_boundaries, struct boundary, bd_less)
+
+/* Sweep the typed spans of one step into non-overlapping segments; add each
+ * segment's overlap with [sb, se) to type_ps, and every segment to prec. */
+static void sweep(const struct typed *ev, size_t n, int64_t sb, int64_t se, int64_t type_ps[XP_N_EVENT_TYPES],
+		  bool present[XP_N_EVENT_TYPES], int64_t *c16, int64_t *c32)
+{
+	struct boundary *bd = xmalloc(2 * n * sizeof *bd);
+	for (size_t i = 0; i < n; i++) {
+		bd[2 * i] = (struct boundary){ev[i].begin, ev[i].type, 1};
+		bd[2 * i + 1] = (struct boundary){ev[i].end, ev[i].type, 0};
+	}
+	sort_boundaries(bd, 2 * n);
+	/* Signed: a zero-length event's end sorts before its start, so its
+	 * count dips to -1 and comes back to 0. */
+	int32_t count[XP_N_EVENT_TYPES] = {0};
+	for (size_t i = 0; i + 1 < 2 * n; i++) {
+		count[bd[i].type] += bd[i].is_start ? 1 : -1;
+		int cur = XP_N_EVENT_TYPES - 1;
+		while (cur > 0 && count[cur] <= 0)
+			cur--;
+		int64_t a = bd[i].t, b = bd[i + 1].t;
+		present[cur] = true;
+		if (cur == XP_ET_DEVICE_COMPUTE_16)
+			*c16 += b - a;
+		else if (cur == XP_ET_DEVICE_COMPUTE_32)
+			*c32 += b - a;
+		int64_t lo = a > sb ? a : sb, hi = b < se ? b : se;
+		if (hi > lo)
+			type_ps[cur] += hi - lo;
+
+	}
+	free(bd);
+}
+
+static char *step_name(const struct builder *b, uint32_t s)
+{
+	if (b->names && b->names[s])
+		return strdup(b->names[s]);
+	char buf[32];
+	snprintf(buf, sizeof buf, "%u", s);
+	return strdup(buf);
+}
+
+/* keep_all: --step-marker steps are steps by definition (DESIGN §8), with
+ * or without compute inside. */
+static void finish_steps(struct builder *b, struct xp_step_db *db, bool has_device, bool keep_all)
+{
+	db->steps = xcalloc(b->n_steps, sizeof *db->steps);
+	for (uint32_t s = 0; s < b->n_steps; s++) {
+		size_t first = b->first[s], e = b->first[s + 1];
+		const struct span *hm = &b->host_marker[s], *dm = &b->dev_marker[s];
+		struct span st = *dm;
+		if (!dm->set || (hm->set && hm->begin <= dm->begin && dm->end <= hm->end))
+			st = *hm;
+		if (!st.set)
+			continue;
+		struct xp_step *out = &db->steps[db->n];
+		memset(out, 0, sizeof *out);
+		bool present[XP_N_EVENT_TYPES] = {0};
+		sweep(b->ev + first, e - first, st.begin, st.end, out->type_ps, present, &db->compute16_ps, &db->compute32_ps);
+		bool well_formed = has_device ? (present[XP_ET_DEVICE_COMPUTE_16] || present[XP_ET_DEVICE_COMPUTE_32])
+					      : present[XP_ET_HOST_COMPUTE];
+		if ((!well_formed && !keep_all) || st.end < st.begin || (st.end == st.begin && !keep_all)) {
+			db->n_dropped++;
+			continue;
+		}
+		out->id = s;
+		out->begin_ps = st.begin;
+		out->duration_ps = st.end - st.begin;
+		int64_t sum = 0;
+		for (int t = 0; t < XP_N_EVENT_TYPES; t++)
+			sum += out->type_ps[t];
+		if (sum < out->duration_ps)
+			out->type_ps[XP_ET_UNKNOWN] += out->duration_ps - sum;
+		for (int k = 0; k < 3; k++) {
+			out->transfer_count[k] = b->xfer_count[s][k];
+			out->transfer_bytes[k] = b->xfer_bytes[s][k];
+			out->transfer_ps[k] = b->xfer_ps[s][k];
+		}
+		out->name = step_name(b, s);
+		db->n++;
+	}
+}
+
+static void builder_init(struct builder *b, const struct xp_capture *c, const struct xp_host *h,
+			 const struct xp_prep_opts *o, uint32_t n_steps, char **names)
+{
+	memset(b, 0, sizeof *b);
+	b->c = c;
+	b->h = h;
+	b->o = o;
+	b->n_steps = n_steps;
+	b->names = names;
+	b->first = xcalloc((size_t)n_steps + 1, sizeof *b->first);
+	b->hcls = xcalloc(h->n_planes, sizeof *b->hcls);
+	b->dcls = xcalloc(h->n_planes, sizeof *b->dcls);
+	for (uint32_t p = 0; p < h->n_planes; p++) {
+		const struct xp_plane *pl = &h->planes[p];
+		b->hcls[p] = xcalloc(pl->n_emeta, 1);
+		b->dcls[p] = xcalloc(pl->n_emeta, 1);
+		for (uint32_t m = 0; m < pl->n_emeta; m++) {
+			const char *name = xp_str(c, pl->emeta[m].name);
+			size_t len = xp_strlen(c, pl->emeta[m].name);
+			b->hcls[p][m] = host_class(name, len);
+			b->dcls[p][m] = device_class(name, len, o->xprof_compat);
+		}
+	}
+	b->host_marker = xcalloc(n_steps, sizeof *b->host_marker);
+	b->dev_marker = xcalloc(n_steps, sizeof *b->dev_marker);
+	b->on_device = xcalloc(n_steps, sizeof *b->on_device);
+	b->xfer_count = xcalloc(n_steps, sizeof *b->xfer_count);
+	b->xfer_bytes = xcalloc(n_steps, sizeof *b->xfer_bytes);
+	b->xfer_ps = xcalloc(n_steps, sizeof *b->xfer_ps);
+}
+
+static void builder_free(struct builder *b)
+{
+	for (uint32_t p = 0; p < b->h->n_planes; p++) {
+		free(b->hcls[p]);
+		free(b->dcls[p]);
+	}
+	free(b->hcls);
+	free(b->dcls);
+	free(b->ev);
+	free(b->first);
+	free(b->host_marker);
+	free(b->dev_marker);
+	free(b->on_device);
+	free(b->xfer_count);
+	free(b->xfer_bytes);
+	free(b->xfer_ps);
+}
+
+static bool plane_has_events(const struct xp_plane *p)
+{
+	for (uint32_t k = 0; k < p->n_lines; k++)
+		if (p->lines[k].n_events && !p->lines[k].derived)
+			return true;
+	return false;
+}
+
+static void detect_devices(const struct xp_host *h, struct xp_step_db *db)
+{
+	for (uint32_t p = 0; p < h->n_planes; p++) {
+		db->tpu |= h->planes[p].kind == XP_PLANE_TPU;
+		db->has_device |= h->planes[p].kind == XP_PLANE_GPU && plane_has_events(&h->planes[p]);
+	}
+}
+
+static void collect_grouped(struct builder *b, const struct xp_group_out *g, bool has_device)
+{
+	const struct xp_host *h = b->h;
+	for (uint32_t p = 0; p < h->n_planes; p++)
+		if (h->planes[p].kind == XP_PLANE_GPU && has_device)
+			device_plane_events(b, g, p);
+	bool host_events = !has_device || !b->o->xprof_compat;
+	for (uint32_t k = 0; host_events && k < g->n_flines; k++) {
+		uint32_t line, base;
+		if (h->planes[xp_group_fline_plane(g, k, &line, &base)].kind == XP_PLANE_HOST_CPU)
+			host_line_events(b, g, k, has_device);
+	}
+}
+
+void xp_stepdb_from_groups(const struct xp_capture *c, struct xp_prep_host *ph, const struct xp_prep_opts *o,
+			   const struct xp_group_out *g)
+{
+	struct xp_step_db *db = &ph->steps;
+	detect_devices(ph->host, db);
+	db->source = g->source;
+	db->grouping_skipped_loops = g->loop_ops;
+	if (db->tpu || !ph->n_groups || o->groups_only)
+		return;
+	struct builder b;
+	/* Current xprof names GPU steps from the device Steps line, which only
+	 * pre-grouped captures carry; otherwise the step number is the name. */
+	bool device_names_only = o->xprof_compat && db->has_device && g->source != XP_STEPS_PREGROUPED;
+	builder_init(&b, c, ph->host, o, ph->n_groups, device_names_only ? NULL : ph->group_names);
+	b.every_host_step = ph->host->format == XP_FMT_TRACE_JSON;
+	collect_grouped(&b, g, db->has_device);
+	group_by_step(&b);
+
+	/* PyTorch traces: one step per ProfilerStep#N (DESIGN §8), also one
+	 * that ran no device work (a warm-up step, say). */
+	finish_steps(&b, db, db->has_device, ph->host->format == XP_FMT_TRACE_JSON);
+	builder_free(&b);
+}
+
+/* --- --step-marker: every matching host event is one step ------------------------ */
+
+struct marker {
+	int64_t begin, end;
+	uint32_t fline;
+	uint64_t event;
+};
+
+static int cmp_marker(const void *x, const void *y)
+{
+	const struct marker *a = x, *b = y;
+	if (a->begin != b->begin)
+		return a->begin < b->begin ? -1 : 1;
+	if (a->end != b->end)
+		return a->end > b->end ? -1 : 1; /* the enclosing one first */
+	if (a->fline != b->fline)
+		return a->fline < b->fline ? -1 : 1;
+	return (a->event > b->event) - (a->event < b->event);
+}
+
+static struct marker *find_markers(const struct xp_capture *c, const struct xp_host *h, const struct xp_group_out *g,
+				   regex_t *re, size_t *n)
+{
+	struct marker *m = NULL;
+	size_t cap = 0;
+	*n = 0;
+	for (uint32_t k = 0; k < g->n_flines; k++) {
+		uint32_t line, base;
+		const struct xp_plane *p = &h->planes[xp_group_fline_plane(g, k, &line, &base)];
+		if (p->kind != XP_PLANE_HOST_CPU)
+			continue;
+		const struct xp_line *l = &p->lines[line];
+		/* Match each metadata name once, not each event. */
+		int8_t *hit = xcalloc(p->n_emeta, 1);
+		for (uint32_t e = 1; e < p->n_emeta; e++)
+			hit[e] = regexec(re, xp_str(c, p->emeta[e].name), 0, NULL, 0) == 0;
+		for (uint64_t i = 0; i < l->n_events; i++) {
+			if (!hit[l->meta[i]])
+				continue;
+			if (*n == cap) {
+				cap = cap ? cap * 2 : 64;
+				m = xrealloc(m, cap * sizeof *m);
+			}
+			m[(*n)++] = (struct marker){l->start_ps[i], xp_event_end(l, i), k, i};
+		}
+		free(hit);
+	}
+	sort(m, *n, sizeof *m, cmp_marker);
+	/* A match inside another match (PjitFunction(train_step) holding
+	 * jit_train_step, say) is part of that step, not a step of its own. */
+	size_t kept = 0;
+	int64_t reach = INT64_MIN;
+	for (size_t i = 0; i < *n; i++) {
+		if (kept && m[i].end <= reach)
+			continue;
+		if (m[i].end > reach)
+			reach = m[i].end;
+		m[kept++] = m[i];
+	}
+	*n = kept;
+	return m;
+}
+
+/* The step whose span holds t: the last marker starting at or before t. */
+static int64_t step_at(const struct marker *m, size_t n, int64_t t)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (m[mid].begin <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || t >= m[lo - 1].end)
+		return -1;
+	return (int64_t)(lo - 1);
+}
+
+static void marker_events(struct builder *b, const struct xp_group_out *g, const struct marker *m, size_t n,
+			  bool has_device)
+{
+	for (uint32_t k = 0; k < g->n_flines; k++) {
+		uint32_t line, base;
+		const struct xp_plane *p = &b->h->planes[xp_group_fline_plane(g, k, &line, &base)];
+		const struct xp_line *l = &p->lines[line];
+		struct plane_ids ids = plane_ids(b->c, p);
+		bool host = p->kind == XP_PLANE_HOST_CPU;
+		if (!host && p->kind != XP_PLANE_GPU)
+			continue;
+		if (host && has_device && b->o->xprof_compat)
+			continue;
+		for (uint64_t i = 0; i < l->n_events; i++) {
+			int64_t s = step_at(m, n, l->start_ps[i]);
+			if (s < 0 || (m[s].fline == k && m[s].event == i))
+				continue;
+			enum xp_event_type t;
+			uint32_t plane = (uint32_t)(p - b->h->planes);
+			if (host) {
+				uint8_t cls = b->hcls[plane][l->meta[i]];
+				if (cls & HC_SKIP)
+					continue;
+				t = host_type(cls, xp_event_stats(l, i), &ids, has_device, false);
+			} else {
+				enum xp_op_cat kind;
+				t = device_type(b, plane, l, i, &ids, &kind);
+				if (kind != XP_OP_UNKNOWN)
+					record_transfer(b, (uint32_t)s, kind, p, l, i, &ids);
+			}
+			push_typed(b, (uint32_t)s, t, l->start_ps[i], xp_event_end(l, i));
+		}
+	}
+}
+
+int xp_stepdb_from_marker(const struct xp_capture *c, struct xp_prep_host *ph, const struct xp_prep_opts *o,
+			  const struct xp_group_out *g, char *errmsg, size_t errlen)
+{
+	struct xp_step_db *db = &ph->steps;
+	regex_t re;
+	int rc = regcomp(&re, o->step_marker, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		char buf[256];
+		regerror(rc, &re, buf, sizeof buf);
+		snprintf(errmsg, errlen, "--step-marker '%s': %s", o->step_marker, buf);
+		return -1;
+	}
+	detect_devices(ph->host, db);
+	db->source = XP_STEPS_MARKER_REGEX;
+	size_t n;
+	struct marker *m = find_markers(c, ph->host, g, &re, &n);
+	regfree(&re);
+	if (n > UINT32_MAX - 1)
+		n = UINT32_MAX - 1;
+	char **names = xcalloc(n + 1, sizeof *names);
+	for (size_t s = 0; s < n; s++) {
+		uint32_t line, base;
+		const struct xp_plane *p = &ph->host->planes[xp_group_fline_plane(g, m[s].fline, &line, &base)];
+		const char *nm = xp_str(c, xp_event_name(p, &p->lines[line], m[s].event));
+		names[s] = xmalloc(strlen(nm) + 24);
+		sprintf(names[s], "%s %zu", nm, s);
+	}
+	ph->n_groups = (uint32_t)n;
+	ph->group_names = names;
+	struct builder b;
+	builder_init(&b, c, ph->host, o, (uint32_t)n, names);
+	for (size_t s = 0; s < n; s++)
+		longest(&b.host_marker[s], m[s].begin, m[s].end);
+	marker_events(&b, g, m, n, db->has_device);
+	group_by_step(&b);
+	finish_steps(&b, db, db->has_device, true);
+	builder_free(&b);
+	free(m);
+	return 0;
+}

@@ -1,0 +1,104 @@
+/* input.h - finding capture files under a path, and loading one into memory (mmap or decompressed). */
+#ifndef XPSTAT_INPUT_H
+#define XPSTAT_INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#include "formats/model/capture.h"
+#include "formats/core/xperr.h"
+
+/* Bytes of one input file, decompressed if it was gzip or zstd (sniffed by magic). */
+struct xp_buf {
+	const uint8_t *data;
+	uint64_t len;
+	enum xp_compression comp;
+	uint64_t file_bytes;
+	void *map;              /* mmap of the file when not compressed */
+	size_t map_len;
+	uint8_t *owned;         /* decompressed buffer */
+};
+
+enum xp_compression xp_sniff(const uint8_t *p, size_t n);
+const char *xp_compression_name(enum xp_compression c);
+/* Decompress gzip or zstd into a malloc'd buffer, refusing output over max_out
+ * bytes (a bomb) with a clear error. */
+int xp_decompress(const char *path, const uint8_t *in, size_t n, enum xp_compression comp,
+		  uint64_t max_out, uint8_t **out, uint64_t *out_len, struct xp_err *err);
+/* Open PATH: mmap it, or decompress it when compressed. */
+int xp_buf_open(const char *path, uint64_t max_bytes, struct xp_buf *b, struct xp_err *err);
+void xp_buf_close(struct xp_buf *b);
+/* Physical memory of the machine, the default --max-input-bytes. */
+uint64_t xp_physical_memory(void);
+
+/* A pull reader of one input's decompressed bytes, for readers that stream
+ * (trace JSON) rather than hold the whole decompressed file: memory stays at a
+ * few MiB whatever the size. Same sniffing, limits and error messages as
+ * xp_buf_open. With threaded, gzip/zstd inflate on a helper thread ahead of
+ * the caller. */
+struct xp_pull;
+int xp_pull_open(const char *path, uint64_t max_bytes, bool threaded, struct xp_pull **out, struct xp_err *err);
+/* The same over bytes in memory (not copied; they must outlive the reader). */
+int xp_pull_open_mem(const char *path, const uint8_t *data, size_t len, uint64_t max_bytes, struct xp_pull **out,
+		     struct xp_err *err);
+/* Up to n decompressed bytes into buf: the count, 0 at the end, -1 with err set. */
+int64_t xp_pull_read(struct xp_pull *p, uint8_t *buf, size_t n, struct xp_err *err);
+/* Threaded gzip/zstd only (xp_pull_can_lend): the next decompressed piece in
+ * place, without a copy. The *room bytes before *data are the caller's to
+ * write (to put what it kept of the last piece in front of this one). The
+ * piece stays valid until xp_pull_return; returns its length, 0 at the end,
+ * -1 with err set. A caller uses either this or xp_pull_read. */
+bool xp_pull_can_lend(const struct xp_pull *p);
+int64_t xp_pull_lend(struct xp_pull *p, uint8_t **data, size_t *room, struct xp_err *err);
+/* Give back the pieces lent so far, but the last keep_last of them (0 or 1). */
+void xp_pull_return(struct xp_pull *p, unsigned keep_last);
+enum xp_compression xp_pull_compression(const struct xp_pull *p);
+uint64_t xp_pull_file_bytes(const struct xp_pull *p);
+void xp_pull_close(struct xp_pull *p);
+
+enum xp_file_kind {
+	XP_FILE_XSPACE = 1,     /* *.xplane.pb[.gz|.zst] */
+	XP_FILE_TRACE_JSON = 2  /* *.trace.json[.gz], *.pt.trace.json[.gz], perfetto_trace.json.gz */
+};
+
+struct xp_input_file {
+	char *path;
+	char *host;             /* from the file name: "<host>.xplane.pb" -> host */
+	enum xp_file_kind kind;
+};
+
+struct xp_run {
+	char *name;             /* frontend run name: "<path from logdir>/<run>" or "<run>" */
+	char *dir;              /* the run directory */
+	size_t n_files;
+	struct xp_input_file *files;
+	int64_t mtime;
+};
+
+struct xp_run_list {
+	size_t n;
+	struct xp_run *runs;    /* sorted by name ascending (newest last) */
+};
+
+/* All runs under a logdir (any depth of .../plugins/profile/<run>/). */
+int xp_list_runs(const char *logdir, struct xp_run_list *out, struct xp_err *err);
+void xp_run_list_free(struct xp_run_list *l);
+
+struct xp_input_list {
+	size_t n;
+	struct xp_input_file *files;
+	char *run_name;         /* the run used when a logdir was given (else NULL) */
+};
+
+/* Resolve user paths (files, run directories, logdirs) to capture files.
+ * run_name picks a run in a logdir (NULL = newest). host filters by host name
+ * (':' and '_' are equivalent; NULL = all). */
+int xp_resolve_inputs(char *const *paths, size_t n_paths, const char *run_name, const char *host,
+		      struct xp_input_list *out, struct xp_err *err);
+void xp_input_list_free(struct xp_input_list *l);
+/* Host part of a capture file name ("a.b.c.xplane.pb.gz" -> "a.b.c"). */
+char *xp_host_from_filename(const char *path);
+bool xp_host_matches(const char *want, const char *have);
+
+#endif

@@ -1,0 +1,470 @@
+/* capture.c - the capture model: string interning, stat arrays, blob arenas and lookups. */
+#include "formats/core/hash.h"
+#include "capture.h"
+#include "formats/core/xalloc.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- string table ------------------------------------------------------- */
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+	return xp_hash_bytes(XP_HASH_SEED, s, len);
+}
+
+static char *pool_alloc(struct xp_strtab *t, size_t n)
+{
+	if (t->pool_used + n > t->pool_cap) {
+		size_t cap = n > (1u << 20) ? n : (1u << 20);
+		t->chunks = xrealloc(t->chunks, (t->n_chunks + 1) * sizeof *t->chunks);
+		t->pool = xrealloc(NULL, cap);
+		t->chunks[t->n_chunks++] = t->pool;
+		t->pool_cap = cap;
+		t->pool_used = 0;
+	}
+	char *p = t->pool + t->pool_used;
+	t->pool_used += n;
+	return p;
+}
+
+static void rehash(struct xp_strtab *t, uint32_t hcap)
+{
+	uint32_t *h = calloc(hcap, sizeof *h);
+	if (!h) {
+		fputs("xpstat: out of memory\n", stderr);
+		exit(4);
+	}
+	for (uint32_t id = 0; id < t->n; id++) {
+		uint64_t k = hash_bytes(t->strs[id], t->lens[id]);
+		uint32_t j = (uint32_t)k & (hcap - 1);
+		while (h[j])
+			j = (j + 1) & (hcap - 1);
+		h[j] = id + 1;
+	}
+	free(t->hash);
+	t->hash = h;
+	t->hcap = hcap;
+}
+
+void xp_strtab_init(struct xp_strtab *t)
+{
+	memset(t, 0, sizeof *t);
+	rehash(t, 1024);
+	xp_intern(t, "", 0); /* id 0 is the empty string */
+}
+
+void xp_strtab_free(struct xp_strtab *t)
+{
+	for (size_t i = 0; i < t->n_chunks; i++)
+		free(t->chunks[i]);
+	free(t->chunks);
+	free(t->strs);
+	free(t->lens);
+	free(t->hash);
+	memset(t, 0, sizeof *t);
+}
+
+uint32_t xp_strtab_find(const struct xp_strtab *t, const char *s, size_t len, bool *found)
+{
+	uint32_t j = (uint32_t)hash_bytes(s, len) & (t->hcap - 1);
+	while (t->hash[j]) {
+		uint32_t id = t->hash[j] - 1;
+		if (t->lens[id] == len && memcmp(t->strs[id], s, len) == 0) {
+			if (found)
+				*found = true;
+			return id;
+		}
+		j = (j + 1) & (t->hcap - 1);
+	}
+	if (found)
+		*found = false;
+	return 0;
+}
+
+uint32_t xp_intern(struct xp_strtab *t, const char *s, size_t len)
+{
+	if (len > UINT32_MAX - 1)
+		len = UINT32_MAX - 1;
+	uint32_t j = (uint32_t)hash_bytes(s, len) & (t->hcap - 1);
+	while (t->hash[j]) {
+		uint32_t id = t->hash[j] - 1;
+		if (t->lens[id] == len && memcmp(t->strs[id], s, len) == 0)
+			return id;
+		j = (j + 1) & (t->hcap - 1);
+	}
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 1024;
+		t->strs = xrealloc(t->strs, t->cap * sizeof *t->strs);
+		t->lens = xrealloc(t->lens, t->cap * sizeof *t->lens);
+	}
+	char *copy = pool_alloc(t, len + 1);
+	if (len)
+		memcpy(copy, s, len);
+	copy[len] = 0;
+	uint32_t id = t->n++;
+	t->strs[id] = copy;
+	t->lens[id] = (uint32_t)len;
+	t->hash[j] = id + 1;
+	if ((uint64_t)t->n * 2 > t->hcap)
+		rehash(t, t->hcap * 2);
+	return id;
+}
+
+/* --- stats and blobs ------------------------------------------------------ */
+
+void xp_stats_push(struct xp_stats *s, uint32_t key, uint64_t val)
+{
+	if (s->n == s->cap) {
+		uint32_t cap = s->cap ? s->cap * 2 : 16;
+		if (cap < s->cap) {
+			fputs("xpstat: too many stats in one block\n", stderr);
+			exit(4);
+		}
+		s->keys = xrealloc(s->keys, (size_t)cap * sizeof *s->keys);
+		s->vals = xrealloc(s->vals, (size_t)cap * sizeof *s->vals);
+		s->cap = cap;
+	}
+	if (val > UINT32_MAX) {
+		if (s->n_wide == s->cap_wide) {
+			s->cap_wide = s->cap_wide ? s->cap_wide * 2 : 16;
+			s->wide = xrealloc(s->wide, (size_t)s->cap_wide * sizeof *s->wide);
+		}
+		s->wide[s->n_wide] = val;
+		val = s->n_wide++;
+		key |= XP_STAT_WIDE;
+	}
+	s->keys[s->n] = key;
+	s->vals[s->n] = (uint32_t)val;
+	s->n++;
+}
+
+void xp_stats_free(struct xp_stats *s)
+{
+	free(s->keys);
+	free(s->vals);
+	free(s->wide);
+	memset(s, 0, sizeof *s);
+}
+
+uint64_t xp_blob_put(struct xp_blob *b, const void *data, uint32_t len)
+{
+	uint64_t need = b->len + 4 + len;
+	if (need > b->cap) {
+		uint64_t cap = b->cap ? b->cap : 256;
+		while (cap < need)
+			cap *= 2;
+		b->data = xrealloc(b->data, cap);
+		b->cap = cap;
+	}
+	uint64_t off = b->len;
+	memcpy(b->data + off, &len, 4);
+	if (len)
+		memcpy(b->data + off + 4, data, len);
+	b->len = need;
+	return off;
+}
+
+const uint8_t *xp_blob_get(const struct xp_blob *b, uint64_t off, uint32_t *len)
+{
+	uint32_t n;
+	if (!b->data || off + 4 > b->len) {
+		*len = 0;
+		return (const uint8_t *)"";
+	}
+	memcpy(&n, b->data + off, 4);
+	*len = n;
+	return b->data + off + 4;
+}
+
+void xp_blob_free(struct xp_blob *b)
+{
+	free(b->data);
+	memset(b, 0, sizeof *b);
+}
+
+/* --- lifecycle ------------------------------------------------------------ */
+
+struct xp_capture *xp_capture_new(void)
+{
+	struct xp_capture *c = xrealloc(NULL, sizeof *c);
+	memset(c, 0, sizeof *c);
+	xp_strtab_init(&c->strings);
+	return c;
+}
+
+struct xp_host *xp_capture_add_host(struct xp_capture *c)
+{
+	c->hosts = xrealloc(c->hosts, (c->n_hosts + 1) * sizeof *c->hosts);
+	struct xp_host *h = &c->hosts[c->n_hosts++];
+	memset(h, 0, sizeof *h);
+	return h;
+}
+
+static void free_line(struct xp_line *l)
+{
+	free(l->start_ps);
+	free(l->dur_ps);
+	free(l->meta);
+	free(l->stat_begin);
+	free(l->key_begin);
+	for (uint32_t b = 0; b < l->n_blocks; b++) {
+		xp_stats_free(&l->blocks[b].stats);
+		xp_blob_free(&l->blocks[b].blob);
+	}
+	free(l->blocks);
+}
+
+static void free_plane(struct xp_plane *p)
+{
+	for (uint32_t i = 0; i < p->n_lines; i++)
+		free_line(&p->lines[i]);
+	free(p->lines);
+	free(p->emeta);
+	free(p->smeta);
+	xp_stats_free(&p->meta_stats);
+	xp_blob_free(&p->meta_blob);
+	xp_stats_free(&p->plane_stats);
+	xp_blob_free(&p->plane_blob);
+}
+
+static void free_host(struct xp_host *host)
+{
+	for (uint32_t p = 0; p < host->n_planes; p++)
+		free_plane(&host->planes[p]);
+	free(host->planes);
+	free(host->errors);
+	free(host->warnings);
+	free(host->hostnames);
+	free(host->path);
+	free(host->name);
+}
+
+void xp_capture_keep_hosts(struct xp_capture *c, const bool *keep)
+{
+	uint32_t n = 0;
+	for (uint32_t h = 0; h < c->n_hosts; h++) {
+		if (keep[h])
+			c->hosts[n++] = c->hosts[h];
+		else
+			free_host(&c->hosts[h]);
+	}
+	c->n_hosts = n;
+}
+
+void xp_capture_free(struct xp_capture *c)
+{
+	if (!c)
+		return;
+	for (uint32_t h = 0; h < c->n_hosts; h++)
+		free_host(&c->hosts[h]);
+	free(c->hosts);
+	xp_strtab_free(&c->strings);
+	free(c);
+}
+
+/* --- lookups -------------------------------------------------------------- */
+
+uint32_t xp_plane_stat_id(const struct xp_capture *c, const struct xp_plane *p, const char *name)
+{
+	bool found;
+	uint32_t sid = xp_strtab_find(&c->strings, name, strlen(name), &found);
+	if (!found)
+		return 0;
+	/* Several metadata entries may carry the same name; the stats written
+	 * by a producer use one of them, so the last one is as good as any and
+	 * duplicates are rare enough to ignore. */
+	uint32_t hit = 0;
+	for (uint32_t i = 1; i < p->n_smeta; i++)
+		if (p->smeta[i].name == sid)
+			hit = i;
+	xp_stat_must_be_loaded(c, p, hit);
+	return hit;
+}
+
+void xp_stat_must_be_loaded(const struct xp_capture *c, const struct xp_plane *p, uint32_t s)
+{
+	/* A command's drop list and its analyses disagree: fail loudly rather
+	 * than answer as if the stat were absent from the capture. */
+	if (s && s < p->n_smeta && p->smeta[s].dropped) {
+		fprintf(stderr, "xpstat: internal error: stat '%s' is read but was not loaded\n",
+			xp_str(c, p->smeta[s].name));
+		exit(4);
+	}
+}
+
+struct xp_stat_view xp_plane_stats(const struct xp_plane *p)
+{
+	struct xp_stat_view v = {p->plane_stats.keys, p->plane_stats.vals, p->plane_stats.wide, p->plane_stats.n,
+				 &p->plane_blob};
+	return v;
+}
+
+void xp_view_value(const struct xp_capture *c, const struct xp_stat_view *v, uint32_t k, struct xp_value *out)
+{
+	uint64_t raw = xp_view_val(v, k);
+	memset(out, 0, sizeof *out);
+	out->kind = xp_stat_kind(v->keys[k]);
+	switch (out->kind) {
+	case XP_STAT_I64:
+		out->i = (int64_t)raw;
+		out->u = raw;
+		out->d = (double)(int64_t)raw;
+		break;
+	case XP_STAT_U64:
+		out->u = raw;
+		out->i = raw > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)raw;
+		out->d = (double)raw;
+		break;
+	case XP_STAT_F64:
+		memcpy(&out->d, &raw, sizeof out->d);
+		break;
+	case XP_STAT_STR:
+		out->s = xp_str(c, (uint32_t)raw);
+		out->len = xp_strlen(c, (uint32_t)raw);
+		break;
+	case XP_STAT_BLOBSTR:
+	case XP_STAT_BYTES:
+		out->s = (const char *)xp_blob_get(v->blob, raw, &out->len);
+		break;
+	default:
+		break;
+	}
+}
+
+bool xp_view_find(const struct xp_capture *c, struct xp_stat_view v, uint32_t sid, struct xp_value *out)
+{
+	if (!sid)
+		return false;
+	for (uint32_t k = v.n; k-- > 0;) {
+		if (xp_stat_meta(v.keys[k]) == sid && xp_stat_kind(v.keys[k]) != XP_STAT_NONE) {
+			xp_view_value(c, &v, k, out);
+			return true;
+		}
+	}
+	return false;
+}
+
+bool xp_event_find(const struct xp_capture *c, const struct xp_plane *p, const struct xp_line *l,
+		   uint64_t i, uint32_t sid, struct xp_value *out)
+{
+	if (xp_view_find(c, xp_event_stats(l, i), sid, out))
+		return true;
+	return xp_view_find(c, xp_meta_stats(p, l->meta[i]), sid, out);
+}
+
+bool xp_value_int(const struct xp_value *v, int64_t *out)
+{
+	if (v->kind == XP_STAT_I64 || v->kind == XP_STAT_U64) {
+		*out = v->i;
+		return true;
+	}
+	return false;
+}
+
+const char *xp_value_text(const struct xp_value *v, char *buf, size_t bufsz, uint32_t *len)
+{
+	int n = 0;
+	switch (v->kind) {
+	case XP_STAT_I64:
+		n = snprintf(buf, bufsz, "%" PRId64, v->i);
+		break;
+	case XP_STAT_U64:
+		n = snprintf(buf, bufsz, "%" PRIu64, v->u);
+		break;
+	case XP_STAT_F64:
+		n = snprintf(buf, bufsz, "%.17g", v->d);
+		break;
+	case XP_STAT_STR:
+	case XP_STAT_BLOBSTR:
+	case XP_STAT_BYTES:
+		*len = v->len;
+		return v->s;
+	default:
+		buf[0] = 0;
+		break;
+	}
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= bufsz)
+		n = (int)bufsz - 1;
+	*len = (uint32_t)n;
+	return buf;
+}
+
+/* --- names ---------------------------------------------------------------- */
+
+const char *xp_plane_kind_name(enum xp_plane_kind k)
+{
+	switch (k) {
+	case XP_PLANE_HOST_CPU: return "host";
+	case XP_PLANE_GPU: return "gpu";
+	case XP_PLANE_TPU: return "tpu";
+	case XP_PLANE_DEVICE_OTHER: return "device";
+	case XP_PLANE_HOST_OTHER: return "host-aux";
+	default: return "other";
+	}
+}
+
+static bool has_prefix(const char *s, size_t len, const char *pre)
+{
+	size_t n = strlen(pre);
+	return len >= n && memcmp(s, pre, n) == 0;
+}
+
+static bool parse_ordinal(const char *s, size_t len, int *out)
+{
+	if (len == 0 || len > 9)
+		return false;
+	int v = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return true;
+}
+
+enum xp_plane_kind xp_classify_plane(const char *name, size_t len, int *ordinal)
+{
+	static const char *const host_cpu[] = {
+		"/host:CPU", "/host:CUPTI", "/host:python-tracer", "/host:TPU-runtime",
+		"/host:ROCTRACER", "/host:NVTX-CUPTI", "Host Threads",
+	};
+	*ordinal = -1;
+	for (size_t i = 0; i < sizeof host_cpu / sizeof *host_cpu; i++)
+		if (len == strlen(host_cpu[i]) && has_prefix(name, len, host_cpu[i]))
+			return XP_PLANE_HOST_CPU;
+	if (has_prefix(name, len, "/device:GPU:") && parse_ordinal(name + 12, len - 12, ordinal))
+		return XP_PLANE_GPU;
+	if (has_prefix(name, len, "GPU:") && parse_ordinal(name + 4, len - 4, ordinal))
+		return XP_PLANE_GPU;
+	if (has_prefix(name, len, "/device:TPU:") && parse_ordinal(name + 12, len - 12, ordinal))
+		return XP_PLANE_TPU;
+	if (has_prefix(name, len, "/device") || has_prefix(name, len, "#Chip") ||
+	    has_prefix(name, len, "/custom:") || has_prefix(name, len, "/virtualdevice:"))
+		return XP_PLANE_DEVICE_OTHER;
+	if (has_prefix(name, len, "/host:") || has_prefix(name, len, "Task Environment") ||
+	    has_prefix(name, len, "Host CPUs") || has_prefix(name, len, "Syscalls"))
+		return XP_PLANE_HOST_OTHER;
+	return XP_PLANE_OTHER;
+}
+
+bool xp_line_is_derived(int64_t id, const char *name)
+{
+	static const char *const derived[] = {
+		"Steps", "Sparse Core Steps", "Launch Stats", "Framework Name Scope", "Framework Ops",
+		"TensorFlow Name Scope", "TensorFlow Ops", "XLA Modules", "XLA Ops", "Source code",
+		"CUPTI overhead",
+	};
+	const int64_t min_id = -559038737; /* kThreadIdDerivedMin: 0xdeadbeef as a C int */
+	if (id >= min_id && id < min_id + 4096)
+		return true;
+	for (size_t i = 0; i < sizeof derived / sizeof *derived; i++)
+		if (strcmp(name, derived[i]) == 0)
+			return true;
+	return false;
+}

@@ -1,0 +1,64 @@
+/* out.h - the output writers (text, csv, json) and atomic output files. */
+#ifndef XPSTAT_OUT_H
+#define XPSTAT_OUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "formats/model/result.h"
+
+struct xp_out_opts {
+	const char *table;      /* CSV: which table (NULL = the result's primary) */
+	bool csv_raw;           /* CSV: do not neutralize formula-like text cells */
+	bool color;             /* text: ANSI colour allowed */
+	bool tty;               /* text: stdout is a terminal (bar charts) */
+	size_t text_rows;       /* text: override table text_limit (0 = keep) */
+};
+
+struct xp_writer {
+	const char *name;
+	const char *description;
+	/* Returns 0, or an xp_exit status (usage error for an unknown --table). */
+	int (*write)(const struct xp_result *r, FILE *f, const struct xp_out_opts *o);
+};
+
+extern const struct xp_writer xp_writer_text, xp_writer_csv, xp_writer_json;
+extern const struct xp_writer xp_writer_junit;  /* check only: one testcase per row of its table "checks" */
+const struct xp_writer *xp_writer_find(const char *name);
+/* The JSON writer's pieces, for documents that nest results (report). DEPTH is the nesting level of
+ * the object being written (0 at the top). An object is '{', then xp_json_member before each value
+ * (FIRST for the first), then xp_json_object_end. */
+void xp_json_put_result(FILE *f, const struct xp_result *r, int depth);
+void xp_json_put_string(FILE *f, const char *s);
+void xp_json_member(FILE *f, int depth, bool first, const char *key);
+void xp_json_object_end(FILE *f, int depth);
+
+/* Atomic -o: write to a temporary file next to PATH, rename on commit (a special file such as
+ * /dev/null is written in place: a rename would replace it). */
+struct xp_outfile {
+	FILE *f;
+	char *path;
+	char *tmp;
+};
+int xp_outfile_open(struct xp_outfile *of, const char *path);    /* 0 or -1 (errno set) */
+int xp_outfile_commit(struct xp_outfile *of);                    /* 0 or -1 */
+void xp_outfile_abort(struct xp_outfile *of);                    /* safe to call twice */
+
+/* Helpers shared by the writers. */
+
+/* Length (1-4) of the valid UTF-8 sequence at S (N bytes left) with its code
+ * point in *CP, or 0 when S does not start a valid one (overlong, surrogate,
+ * past U+10FFFF, truncated). */
+size_t xp_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
+/* Malloc'd copy of S where each byte that does not start a valid UTF-8
+ * sequence becomes U+FFFD. Aborts on OOM. */
+char *xp_utf8_sanitize(const char *s);
+/* Shortest of "%.15g", "%.16g", "%.17g" that reads back as V, with '.' as the
+ * decimal point and -0 written as 0. Returns false (and "") for NaN/Inf. */
+bool xp_format_f64(double v, char *buf, size_t bufsz);
+/* Rewrite the locale's decimal point in BUF (printf output) as '.'. */
+void xp_c_decimal_point(char *buf);
+
+#endif

@@ -1,0 +1,187 @@
+/* out_csv.c - the CSV writer: one table of a result as RFC 4180 CSV. */
+#include "out.h"
+#include "formats/core/xperr.h"
+
+#include <csv.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Conventions (xpstat-formats(5) repeats them):
+ * - One table per run: --table NAME, else the result's primary table. Every
+ *   column is written, also those hidden in text.
+ * - Header row: the column keys (snake_case, unit in the name).
+ * - Records end in CRLF ("\r\n"), as RFC 4180 says; the last record too.
+ *   No BOM. Text is UTF-8; a byte that is not valid UTF-8 becomes U+FFFD.
+ * - A field is quoted only when it must be: when it holds a comma, a double
+ *   quote, CR or LF, or starts or ends with a space or tab. Quoting is done
+ *   by libcsv (csv_fwrite: the field in double quotes, inner quotes doubled).
+ *   The one other quoted field is the empty field of a one-column table,
+ *   written "" so the record is not an empty line that readers skip.
+ * - Numbers are raw, with '.' decimals and no thousands separators: integers,
+ *   bytes and ids in decimal; durations as the exact decimal number of the
+ *   column's unit (29690748000 ps in a _us column is 29690.748; a column
+ *   without a unit holds picoseconds); doubles, percentages (0-100) and
+ *   fractions (0-1) in the shortest form that reads back to the same double
+ *   (up to 17 significant digits, exponent form for very large or small
+ *   values, e.g. 1e-05). NaN and infinities are empty fields.
+ * - Booleans are true/false; empty cells are empty fields (so is an empty
+ *   string).
+ * - Text cells (never numbers, even negative ones) that a spreadsheet would
+ *   run as a formula - starting with =, +, -, @, tab or CR - get a leading
+ *   ' unless --csv-raw.
+ */
+
+static void oom(void)
+{
+	fputs("xpstat: out of memory\n", stderr);
+	abort();
+}
+
+static bool needs_quotes(const char *s, size_t n)
+{
+	if (!n)
+		return false;
+	if (s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t')
+		return true;
+	return strpbrk(s, ",\"\r\n") != NULL;
+}
+
+/* LONE: the only field of its record, where an empty field must not vanish. */
+static void put_field(FILE *f, const char *s, bool lone)
+{
+	size_t n = strlen(s);
+
+	if (needs_quotes(s, n))
+		csv_fwrite(f, s, n);
+	else if (!n && lone)
+		fputs("\"\"", f);
+	else
+		fwrite(s, 1, n, f);
+}
+
+static bool formula_like(const char *s)
+{
+	return s[0] && strchr("=+-@\t\r", s[0]);
+}
+
+static void put_text(FILE *f, const char *s, const struct xp_out_opts *o, bool lone)
+{
+	char *clean = xp_utf8_sanitize(s ? s : "");
+
+	if (!o->csv_raw && formula_like(clean)) {
+		size_t n = strlen(clean);
+		char *q = malloc(n + 2);
+
+		if (!q)
+			oom();
+		q[0] = '\'';
+		memcpy(q + 1, clean, n + 1);
+		free(clean);
+		clean = q;
+	}
+	put_field(f, clean, lone);
+	free(clean);
+}
+
+static void put_cell(FILE *f, const struct xp_cell *c, const struct xp_col *col,
+		     const struct xp_out_opts *o, bool lone)
+{
+	char num[64] = "";
+
+	switch (c->type) {
+	case XP_T_STR:
+		put_text(f, c->v.s, o, lone);
+		return;
+	case XP_T_NULL:
+		break;
+	case XP_T_INT:
+	case XP_T_ID:
+	case XP_T_BYTES:
+		snprintf(num, sizeof(num), "%" PRId64, c->v.i);
+		break;
+	case XP_T_UINT:
+		snprintf(num, sizeof(num), "%" PRIu64, c->v.u);
+		break;
+	case XP_T_F64:
+	case XP_T_PCT:
+	case XP_T_FRAC:
+		xp_format_f64(c->v.d, num, sizeof(num));
+		break;
+	case XP_T_BOOL:
+		snprintf(num, sizeof(num), "%s", c->v.b ? "true" : "false");
+		break;
+	case XP_T_DUR:
+		xp_format_dur_exact(c->v.i, col->unit, num, sizeof(num));
+		break;
+	}
+	put_field(f, num, lone);
+}
+
+static void no_table(const struct xp_result *r, const char *name)
+{
+	size_t i;
+
+	if (name)
+		fprintf(stderr, "xpstat: no table %s in %s output; ", name, r->command);
+	else
+		fprintf(stderr, "xpstat: %s output has no table to write as CSV; ", r->command);
+	if (!r->n_tables) {
+		fputs("it has no tables\n", stderr);
+		return;
+	}
+	fputs("tables: ", stderr);
+	for (i = 0; i < r->n_tables; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "", r->tables[i]->name);
+	fputc('\n', stderr);
+}
+
+static const struct xp_table *pick_table(const struct xp_result *r, const char *name)
+{
+	const struct xp_table *t = NULL;
+
+	if (name)
+		t = xp_result_table(r, name);
+	else if (r->primary < r->n_tables)
+		t = r->tables[r->primary];
+	if (!t)
+		no_table(r, name);
+	return t;
+}
+
+static int csv_write_result(const struct xp_result *r, FILE *f, const struct xp_out_opts *o)
+{
+	static const struct xp_out_opts defaults;
+	const struct xp_table *t;
+	size_t row, c;
+	bool lone;
+
+	if (!o)
+		o = &defaults;
+	t = pick_table(r, o->table);
+	if (!t)
+		return XP_EXIT_USAGE;
+	lone = t->n_cols == 1;
+	for (c = 0; c < t->n_cols; c++) {
+		if (c)
+			fputc(',', f);
+		put_field(f, t->cols[c].key, lone);
+	}
+	fputs("\r\n", f);
+	for (row = 0; row < t->n_rows; row++) {
+		for (c = 0; c < t->n_cols; c++) {
+			if (c)
+				fputc(',', f);
+			put_cell(f, xp_table_cell(t, row, c), &t->cols[c], o, lone);
+		}
+		fputs("\r\n", f);
+	}
+	return 0;
+}
+
+const struct xp_writer xp_writer_csv = {
+	.name = "csv",
+	.description = "one table as RFC 4180 CSV with raw numbers, for spreadsheets",
+	.write = csv_write_result,
+};

@@ -1,0 +1,605 @@
+/* out_text.c - the text writer: verdict, aligned summary, aligned tables, diagnostics. */
+#include "out.h"
+#include "formats/core/xalloc.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Conventions (xpstat-formats(5) repeats them):
+ *
+ * Layout: the verdict line, then the summary as "Label: value" lines with
+ * the values aligned, then each table (its title, then rows indented by two
+ * spaces, columns two spaces apart, numbers right-aligned, text
+ * left-aligned), then the diagnostics. Sections are separated by one blank
+ * line; no line has trailing blanks. A table shows at most the caller's
+ * text_rows (else its own text_limit) rows, then "… N more rows (use --format csv or
+ * json for all)" ("row" for one); a table without rows says "(no rows)";
+ * its note, if any, follows. Diagnostics are "warning: [HOST: ]MESSAGE"
+ * (likewise "error:", "info:") with "  hint: HINT" under it.
+ *
+ * Units are humanized for reading, never for parsing (CSV and JSON are for
+ * that):
+ * - durations: three significant digits in the largest unit that keeps the
+ *   value at or above 1: "512 ps", "12.3 ns", "456 us", "1.20 ms", "3.45 s";
+ *   "us" is ASCII, not "µs", so output greps the same in every terminal;
+ *   picoseconds are whole numbers; seconds above 999 keep growing ("4210 s");
+ *   zero is "0 s".
+ * - bytes: binary units B, KiB, MiB, GiB, TiB, PiB, EiB; whole bytes below
+ *   1 KiB ("512 B"), one decimal below 100 ("4.0 GiB", "12.5 MiB"), whole
+ *   numbers from 100 up ("512 KiB").
+ * - percentages and fractions: both as a percent with one decimal ("41.2%");
+ *   a fraction 0.412 is shown as "41.2%".
+ * - other numbers: counts and ids in plain decimal without thousands
+ *   separators; other doubles with three significant digits ("%.3g"), whole
+ *   numbers from 1000 up; booleans "yes"/"no"; empty cells and NaN "-".
+ *
+ * Text from the capture is made safe for a terminal: C0 and C1 control
+ * characters, DEL and the Unicode bidirectional controls are shown as
+ * escapes (\t, \n, \r, \x1b, \u009b, \u202e), and each byte that is not
+ * valid UTF-8 as \xHH, so a hostile capture cannot move the cursor, change
+ * colours or reorder what the reader sees. A backslash is shown as is.
+ *
+ * Colour (only when the caller allows it) marks the verdict in bold and the
+ * severity words: error red, warning yellow, info cyan.
+ */
+
+#define SGR_BOLD "\033[1m"
+#define SGR_RED "\033[1;31m"
+#define SGR_YELLOW "\033[1;33m"
+#define SGR_CYAN "\033[1;36m"
+#define SGR_RESET "\033[0m"
+
+#define INDENT "  "
+#define COL_GAP "  "
+
+/* A growing string; allocation failure is fatal like everywhere in output. */
+struct sbuf {
+	char *p;
+	size_t len, cap;
+};
+
+static void oom(void)
+{
+	fputs("xpstat: out of memory\n", stderr);
+	abort();
+}
+
+static void sb_putn(struct sbuf *b, const char *s, size_t n)
+{
+	if (n >= b->cap - b->len || !b->p) {
+		size_t ncap = b->cap ? b->cap : 32;
+
+		while (ncap - b->len <= n) {
+			if (ncap > SIZE_MAX / 2)
+				oom();
+			ncap *= 2;
+		}
+		b->p = realloc(b->p, ncap);
+		if (!b->p)
+			oom();
+		b->cap = ncap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void sb_puts(struct sbuf *b, const char *s)
+{
+	sb_putn(b, s, strlen(s));
+}
+
+__attribute__((format(printf, 2, 3)))
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	char tmp[128];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(tmp))
+		n = (int)sizeof(tmp) - 1;   /* callers only format short numbers */
+	sb_putn(b, tmp, (size_t)n);
+}
+
+/* The string, owned by the caller from now on ("" when nothing was put). */
+static char *sb_take(struct sbuf *b)
+{
+	char *p;
+
+	if (!b->p)
+		sb_putn(b, "", 0);
+	p = b->p;
+	memset(b, 0, sizeof(*b));
+	return p;
+}
+
+/* --- terminal-safe text --- */
+
+static bool must_escape(uint32_t cp)
+{
+	return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f) ||
+	       cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+static void put_escape(struct sbuf *b, uint32_t cp)
+{
+	if (cp == '\t')
+		sb_puts(b, "\\t");
+	else if (cp == '\n')
+		sb_puts(b, "\\n");
+	else if (cp == '\r')
+		sb_puts(b, "\\r");
+	else if (cp < 0x80)
+		sb_printf(b, "\\x%02x", (unsigned)cp);
+	else
+		sb_printf(b, "\\u%04x", (unsigned)cp);
+}
+
+static void escape_into(struct sbuf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0;
+
+	while (i < n) {
+		uint32_t cp;
+		size_t len = xp_utf8_decode(p + i, n - i, &cp);
+
+		if (!len) {
+			sb_printf(b, "\\x%02x", (unsigned)p[i]);
+			i++;
+			continue;
+		}
+		if (must_escape(cp))
+			put_escape(b, cp);
+		else
+			sb_putn(b, s + i, len);
+		i += len;
+	}
+}
+
+static char *escaped(const char *s)
+{
+	struct sbuf b = {0};
+
+	escape_into(&b, s ? s : "");
+	return sb_take(&b);
+}
+
+/* Columns a code point takes in a terminal: enough to align common CJK and combining text. */
+static size_t cp_width(uint32_t cp)
+{
+	static const uint32_t zero[][2] = {
+		{0x0300, 0x036f}, {0x1ab0, 0x1aff}, {0x1dc0, 0x1dff}, {0x200b, 0x200d},
+		{0x20d0, 0x20ff}, {0xfe00, 0xfe0f}, {0xfe20, 0xfe2f}, {0xe0100, 0xe01ef},
+	};
+	static const uint32_t wide[][2] = {
+		{0x1100, 0x115f}, {0x2e80, 0x303e}, {0x3041, 0x33ff}, {0x3400, 0x4dbf},
+		{0x4e00, 0x9fff}, {0xa000, 0xa4cf}, {0xac00, 0xd7a3}, {0xf900, 0xfaff},
+		{0xfe30, 0xfe4f}, {0xff00, 0xff60}, {0xffe0, 0xffe6}, {0x1f300, 0x1f64f},
+		{0x1f900, 0x1f9ff}, {0x20000, 0x2fffd}, {0x30000, 0x3fffd},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(zero) / sizeof(zero[0]); i++)
+		if (cp >= zero[i][0] && cp <= zero[i][1])
+			return 0;
+	for (i = 0; i < sizeof(wide) / sizeof(wide[0]); i++)
+		if (cp >= wide[i][0] && cp <= wide[i][1])
+			return 2;
+	return 1;
+}
+
+static size_t text_width(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0, w = 0;
+
+	while (i < n) {
+		uint32_t cp;
+		size_t len = xp_utf8_decode(p + i, n - i, &cp);
+
+		w += len ? cp_width(cp) : 1;
+		i += len ? len : 1;
+	}
+	return w;
+}
+
+/* --- humanized numbers --- */
+
+/* printf a number in the C locale, and never show a negative zero ("-0.0"). */
+__attribute__((format(printf, 2, 3)))
+static void put_num(struct sbuf *b, const char *fmt, ...)
+{
+	char tmp[64];
+	va_list ap;
+	const char *digits;
+
+	va_start(ap, fmt);
+	vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	xp_c_decimal_point(tmp);
+	digits = tmp;
+	if (tmp[0] == '-' && strspn(tmp + 1, "0.") == strlen(tmp + 1))
+		digits++;
+	sb_puts(b, digits);
+}
+
+/* Three significant digits for 0 <= v < 1000 (rounded: 9.996 -> "10.0"). */
+static void put_sig3(struct sbuf *b, double v)
+{
+	if (v >= 99.95)
+		put_num(b, "%.0f", v);
+	else if (v >= 9.995)
+		put_num(b, "%.1f", v);
+	else
+		put_num(b, "%.2f", v);
+}
+
+static void human_dur(struct sbuf *b, int64_t ps)
+{
+	static const char *const unit[] = {"ps", "ns", "us", "ms", "s"};
+	double v;
+	int u = 0;
+
+	if (ps == 0) {
+		sb_puts(b, "0 s");
+		return;
+	}
+	if (ps > -1000 && ps < 1000) {
+		sb_printf(b, "%" PRId64 " ps", ps);
+		return;
+	}
+	v = fabs((double)ps);
+	/* 999.5 and up would print as "1000": show it in the next unit instead. */
+	while (v >= 999.5 && u < 4) {
+		v /= 1000;
+		u++;
+	}
+	if (ps < 0)
+		sb_puts(b, "-");
+	if (v >= 999.5)
+		put_num(b, "%.0f", v);
+	else
+		put_sig3(b, v);
+	sb_printf(b, " %s", unit[u]);
+}
+
+static void human_bytes(struct sbuf *b, int64_t n)
+{
+	static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	double v;
+	int u = 0;
+
+	if (n > -1024 && n < 1024) {
+		sb_printf(b, "%" PRId64 " B", n);
+		return;
+	}
+	v = fabs((double)n) / 1024;
+	while (v >= 1023.5 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	if (n < 0)
+		sb_puts(b, "-");
+	if (v >= 99.95)
+		put_num(b, "%.0f", v);
+	else
+		put_num(b, "%.1f", v);
+	sb_printf(b, " %s", unit[u]);
+}
+
+/* NaN and infinities, which no humanized form covers. */
+static bool put_nonfinite(struct sbuf *b, double v)
+{
+	if (isnan(v))
+		sb_puts(b, "-");
+	else if (isinf(v))
+		sb_puts(b, v < 0 ? "-inf" : "inf");
+	else
+		return false;
+	return true;
+}
+
+static void human_f64(struct sbuf *b, double v)
+{
+	if (put_nonfinite(b, v))
+		return;
+	if (fabs(v) >= 1000 && fabs(v) < 1e15)
+		put_num(b, "%.0f", v);
+	else
+		put_num(b, "%.3g", v);
+}
+
+static void human_pct(struct sbuf *b, double pct)
+{
+	if (put_nonfinite(b, pct))
+		return;
+	put_num(b, "%.1f", pct);
+	sb_puts(b, "%");
+}
+
+static char *cell_text(const struct xp_cell *c)
+{
+	struct sbuf b = {0};
+
+	switch (c->type) {
+	case XP_T_NULL:
+		sb_puts(&b, "-");
+		break;
+	case XP_T_STR:
+		escape_into(&b, c->v.s ? c->v.s : "");
+		break;
+	case XP_T_INT:
+	case XP_T_ID:
+		sb_printf(&b, "%" PRId64, c->v.i);
+		break;
+	case XP_T_UINT:
+		sb_printf(&b, "%" PRIu64, c->v.u);
+		break;
+	case XP_T_F64:
+		human_f64(&b, c->v.d);
+		break;
+	case XP_T_BOOL:
+		sb_puts(&b, c->v.b ? "yes" : "no");
+		break;
+	case XP_T_DUR:
+		human_dur(&b, c->v.i);
+		break;
+	case XP_T_BYTES:
+		human_bytes(&b, c->v.i);
+		break;
+	case XP_T_PCT:
+		human_pct(&b, c->v.d);
+		break;
+	case XP_T_FRAC:
+		human_pct(&b, c->v.d * 100);
+		break;
+	}
+	return sb_take(&b);
+}
+
+/* --- sections --- */
+
+static void put_spaces(FILE *f, size_t n)
+{
+	while (n--)
+		fputc(' ', f);
+}
+
+static void put_sgr(FILE *f, bool color, const char *sgr, const char *s)
+{
+	if (color)
+		fprintf(f, "%s%s%s", sgr, s, SGR_RESET);
+	else
+		fputs(s, f);
+}
+
+static void write_verdict(FILE *f, const struct xp_result *r, const struct xp_out_opts *o)
+{
+	char *v = escaped(r->verdict);
+
+	put_sgr(f, o->color, SGR_BOLD, v);
+	fputc('\n', f);
+	free(v);
+}
+
+static void write_summary(FILE *f, const struct xp_result *r)
+{
+	size_t i, width = 0;
+
+	for (i = 0; i < r->n_summary; i++) {
+		char *l = escaped(r->summary[i].label);
+		size_t w = text_width(l);
+
+		if (w > width)
+			width = w;
+		free(l);
+	}
+	for (i = 0; i < r->n_summary; i++) {
+		char *l = escaped(r->summary[i].label);
+		char *v = cell_text(&r->summary[i].value);
+
+		fprintf(f, "%s:", l);
+		if (*v) {
+			put_spaces(f, width - text_width(l) + 1);
+			fputs(v, f);
+		}
+		fputc('\n', f);
+		free(l);
+		free(v);
+	}
+}
+
+static bool col_right(const struct xp_col *c)
+{
+	return (c->flags & XP_COL_TEXT_RIGHT) || (c->type != XP_T_STR && c->type != XP_T_BOOL &&
+						  c->type != XP_T_NULL);
+}
+
+/* The texts of the shown rows of a table, laid out for printing. */
+struct grid {
+	size_t n_vis, n_rows;
+	size_t *vis;        /* table column of each shown column */
+	size_t *width;      /* widest text per shown column */
+	char **head;        /* n_vis headers */
+	char **cell;        /* n_rows * n_vis texts */
+};
+
+static void grid_fill(struct grid *g, const struct xp_table *t, size_t rows)
+{
+	size_t c, j, row;
+
+	g->vis = xcalloc(t->n_cols, sizeof(*g->vis));
+	for (c = 0; c < t->n_cols; c++)
+		if (!(t->cols[c].flags & XP_COL_TEXT_HIDDEN))
+			g->vis[g->n_vis++] = c;
+	g->n_rows = rows;
+	g->width = xcalloc(g->n_vis, sizeof(*g->width));
+	g->head = xcalloc(g->n_vis, sizeof(*g->head));
+	if (rows > SIZE_MAX / sizeof(*g->cell) / (g->n_vis ? g->n_vis : 1))
+		oom();
+	g->cell = xcalloc(rows * g->n_vis, sizeof(*g->cell));
+	for (j = 0; j < g->n_vis; j++) {
+		g->head[j] = escaped(t->cols[g->vis[j]].header);
+		g->width[j] = text_width(g->head[j]);
+	}
+	for (row = 0; row < rows; row++)
+		for (j = 0; j < g->n_vis; j++) {
+			char *s = cell_text(xp_table_cell(t, row, g->vis[j]));
+			size_t w = text_width(s);
+
+			g->cell[row * g->n_vis + j] = s;
+			if (w > g->width[j])
+				g->width[j] = w;
+		}
+}
+
+static void grid_free(struct grid *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->n_rows * g->n_vis; i++)
+		free(g->cell[i]);
+	for (i = 0; i < g->n_vis; i++)
+		free(g->head[i]);
+	free(g->cell);
+	free(g->head);
+	free(g->width);
+	free(g->vis);
+}
+
+static void grid_line(FILE *f, const struct grid *g, const struct xp_table *t, char *const *texts)
+{
+	size_t j;
+
+	fputs(INDENT, f);
+	for (j = 0; j < g->n_vis; j++) {
+		size_t pad = g->width[j] - text_width(texts[j]);
+		bool last = j + 1 == g->n_vis;
+
+		if (j)
+			fputs(COL_GAP, f);
+		if (col_right(&t->cols[g->vis[j]])) {
+			put_spaces(f, pad);
+			fputs(texts[j], f);
+		} else {
+			fputs(texts[j], f);
+			if (!last)
+				put_spaces(f, pad);
+		}
+	}
+	fputc('\n', f);
+}
+
+static void write_table(FILE *f, const struct xp_table *t, const struct xp_out_opts *o)
+{
+	size_t limit = o->text_rows ? o->text_rows : t->text_limit;
+	size_t shown = limit && t->n_rows > limit ? limit : t->n_rows;
+	struct grid g = {0};
+	char *s;
+	size_t row;
+
+	s = escaped(t->title);
+	fprintf(f, "%s\n", s);
+	free(s);
+	grid_fill(&g, t, shown);
+	if (!t->n_rows || !g.n_vis) {
+		fputs(INDENT "(no rows)\n", f);
+	} else {
+		grid_line(f, &g, t, g.head);
+		for (row = 0; row < shown; row++)
+			grid_line(f, &g, t, &g.cell[row * g.n_vis]);
+	}
+	if (shown < t->n_rows) {
+		size_t more = t->n_rows - shown;
+
+		fprintf(f, INDENT "\xe2\x80\xa6 %zu more row%s (use --format csv or json for all)\n",
+			more, more == 1 ? "" : "s");
+	}
+	if (t->text_note && *t->text_note) {
+		s = escaped(t->text_note);
+		fprintf(f, INDENT "%s\n", s);
+		free(s);
+	}
+	grid_free(&g);
+}
+
+static const char *severity_sgr(enum xp_severity s)
+{
+	switch (s) {
+	case XP_SEV_ERROR:
+		return SGR_RED;
+	case XP_SEV_WARNING:
+		return SGR_YELLOW;
+	case XP_SEV_INFO:
+		break;
+	}
+	return SGR_CYAN;
+}
+
+static void write_diag(FILE *f, const struct xp_diag *d, const struct xp_out_opts *o)
+{
+	char *msg = escaped(d->message);
+
+	put_sgr(f, o->color, severity_sgr(d->severity), xp_severity_name(d->severity));
+	fputs(": ", f);
+	if (d->host) {
+		char *h = escaped(d->host);
+
+		fprintf(f, "%s: ", h);
+		free(h);
+	}
+	fprintf(f, "%s\n", msg);
+	free(msg);
+	if (d->hint) {
+		char *h = escaped(d->hint);
+
+		fprintf(f, INDENT "hint: %s\n", h);
+		free(h);
+	}
+}
+
+static int text_write(const struct xp_result *r, FILE *f, const struct xp_out_opts *o)
+{
+	static const struct xp_out_opts defaults;
+	bool started = false;
+	size_t i;
+
+	if (!o)
+		o = &defaults;
+	if (r->verdict) {
+		write_verdict(f, r, o);
+		started = true;
+	}
+	if (r->n_summary) {
+		if (started)
+			fputc('\n', f);
+		write_summary(f, r);
+		started = true;
+	}
+	for (i = 0; i < r->n_tables; i++) {
+		if (started)
+			fputc('\n', f);
+		write_table(f, r->tables[i], o);
+		started = true;
+	}
+	if (r->n_diags && started)
+		fputc('\n', f);
+	for (i = 0; i < r->n_diags; i++)
+		write_diag(f, &r->diags[i], o);
+	return 0;
+}
+
+const struct xp_writer xp_writer_text = {
+	.name = "text",
+	.description = "aligned tables with humanized units, for reading",
+	.write = text_write,
+};
