@@ -1,6 +1,7 @@
 /* xplane_read.c - a bounds-checked protobuf wire walker that decodes an XSpace into the columnar model. */
 #include "xplane_read.h"
 #include "formats/core/hash.h"
+#include "formats/core/work.h"
 #include "formats/core/xalloc.h"
 #include "input.h"
 
@@ -1505,16 +1506,46 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+struct name_at {
+	uint32_t name, plane;
+};
+
+static int cmp_name_at(const void *a, const void *b)
+{
+	const struct name_at *x = a, *y = b;
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	return (x->plane > y->plane) - (x->plane < y->plane);
+}
+
+/* Planes whose name an earlier plane has point at the first of them: sorted
+ * by (name, position), so a million planes cost n log n, not n^2. */
+static void mark_duplicate_planes(struct xp_host *h)
+{
+	if (h->n_planes < 2)
+		return;
+	struct name_at *v = xmalloc(h->n_planes * sizeof *v);
+	for (uint32_t i = 0; i < h->n_planes; i++)
+		v[i] = (struct name_at){h->planes[i].base_name, i};
+	qsort(v, h->n_planes, sizeof *v, cmp_name_at);
+	uint32_t first = 0;
+	for (uint32_t i = 1; i < h->n_planes; i++) {
+		if (v[i].name != v[i - 1].name) {
+			first = i;
+			continue;
+		}
+		h->planes[v[i].plane].dup_of_plane = v[first].plane + 1;
+		h->odd.duplicate_planes++;
+	}
+	xp_work_add(XP_WORK_PLANES, h->n_planes);
+	free(v);
+}
+
 static void count_duplicates(struct xp_host *h)
 {
+	mark_duplicate_planes(h);
 	for (uint32_t i = 0; i < h->n_planes; i++) {
 		struct xp_plane *pl = &h->planes[i];
-		for (uint32_t k = 0; k < i; k++)
-			if (h->planes[k].base_name == pl->base_name) {
-				pl->dup_of_plane = k + 1;
-				h->odd.duplicate_planes++;
-				break;
-			}
 		if (pl->n_lines < 2)
 			continue;
 		int64_t *ids = xmalloc(pl->n_lines * sizeof *ids);

@@ -52,6 +52,7 @@ CASES = [
     ('json-blanks-gz-1thread', json_blanks_gz, ['--threads', '1', 'info'], 'json_lex', 10240),
     ('json-long-element-zst', json_long_element_zst, ['--threads', '1', 'info'], 'json_lex', 10240),
     ('json-long-element-zst-threads', json_long_element_zst, ['--threads', '4', 'info'], 'json_lex', 10240),
+    ('xspace-planes', xspace_planes, ['info'], 'planes', 20000),
 ]
 CASES += saved.GROWTH_CASES
 
