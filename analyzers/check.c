@@ -328,7 +328,7 @@ static void regression_row(struct ck *k)
 	const struct xp_metrics *b = k->base, *c = k->cand;
 	xp_mwu_greater(b->step_ps, b->n_steps, c->step_ps, c->n_steps, &k->mwu);
 	k->have_mwu = true;
-	int64_t diff = c->median_ps - b->median_ps;
+	int64_t diff = xp_sat_sub(c->median_ps, b->median_ps);
 	double rel = b->median_ps > 0 ? 100.0 * (double)diff / (double)b->median_ps : 0;
 	bool over = l->kind == XP_LIM_PCT ? rel > l->pct : diff > l->v;
 	bool sig = k->mwu.p < k->alpha;
@@ -553,7 +553,7 @@ static void summary(struct ck *k, const char *status)
 	xp_sum_f64(r, "u_statistic", "U", k->have_mwu ? k->mwu.u : NAN);
 	xp_sum_f64(r, "p_value", "p-value", k->have_mwu ? k->mwu.p : NAN);
 	double rel = b && k->have_mwu && b->median_ps > 0
-			     ? 100.0 * (double)(c->median_ps - b->median_ps) / (double)b->median_ps
+			     ? 100.0 * (double)xp_sat_sub(c->median_ps, b->median_ps) / (double)b->median_ps
 			     : NAN;
 	xp_sum_pct(r, "median_change_pct", "Median change", rel);
 }
@@ -565,7 +565,7 @@ static void regression_sentence(struct ck *k, char *buf, size_t n)
 	fmt_dur(c->median_ps, cm, sizeof cm);
 	fmt_dur(b->median_ps, bm, sizeof bm);
 	fmt_p(k->mwu.p, p, sizeof p);
-	double rel = b->median_ps > 0 ? 100.0 * (double)(c->median_ps - b->median_ps) / (double)b->median_ps : 0;
+	double rel = b->median_ps > 0 ? 100.0 * (double)xp_sat_sub(c->median_ps, b->median_ps) / (double)b->median_ps : 0;
 	snprintf(buf, n,
 		 " The median step time is %s against %s in the baseline (%+.1f%%); the one-sided Mann-Whitney U test "
 		 "(%s, %zu baseline and %zu candidate steps) gives U = %g, p = %s, %s %.2g (1 - confidence).",

@@ -43,8 +43,8 @@ static void step_row(struct xp_table *t, const struct step_cols *sc, const char 
 	xp_set_str(t, row, sc->label, label);
 	xp_set_dur(t, row, sc->b, b);
 	xp_set_dur(t, row, sc->c, c);
-	xp_set_dur(t, row, sc->d, c - b);
-	double rp = rel_pct(b, c - b);
+	xp_set_dur(t, row, sc->d, xp_sat_sub(c, b));
+	double rp = rel_pct(b, xp_sat_sub(c, b));
 	if (!isnan(rp))
 		xp_set_pct(t, row, sc->dp, rp);
 	if (!isnan(bshare))
@@ -137,7 +137,7 @@ static struct pair *pair_up(const struct xp_metric_list *b, const struct xp_metr
 			*x = (struct pair){NULL, &c->rows[j], c->rows[j].time_ps, CH_APPEARED};
 			j++;
 		} else {
-			int64_t delta = c->rows[j].time_ps - b->rows[i].time_ps;
+			int64_t delta = xp_sat_sub(c->rows[j].time_ps, b->rows[i].time_ps);
 			*x = (struct pair){&b->rows[i], &c->rows[j], delta,
 					   delta > 0 ? CH_SLOWER : delta < 0 ? CH_FASTER : CH_SAME};
 			i++;
@@ -321,7 +321,7 @@ static void set_verdict(struct xp_result *r, const struct xp_metrics *b, const s
 	}
 	xp_format_duration(b->median_ps, bm, sizeof bm);
 	xp_format_duration(c->median_ps, cm, sizeof cm);
-	double rel = rel_pct(b->median_ps, c->median_ps - b->median_ps);
+	double rel = rel_pct(b->median_ps, xp_sat_sub(c->median_ps, b->median_ps));
 	if (oc->top_op && oc->top_op->delta) {
 		const struct xp_metric_row *k = key_of(oc->top_op);
 		char d[32];
@@ -351,12 +351,12 @@ static void summary(struct xp_result *r, const struct xp_metrics *b, const struc
 	xp_sum_int(r, "candidate_steps", "Candidate steps", (int64_t)c->n_steps);
 	xp_sum_dur(r, "baseline_median_step_time_ms", "Baseline median step time", b->median_ps, XP_U_MS);
 	xp_sum_dur(r, "candidate_median_step_time_ms", "Candidate median step time", c->median_ps, XP_U_MS);
-	xp_sum_dur(r, "median_delta_ms", "Median delta", c->median_ps - b->median_ps, XP_U_MS);
-	xp_sum_pct(r, "median_delta_pct", "Median delta %", rel_pct(b->median_ps, c->median_ps - b->median_ps));
+	xp_sum_dur(r, "median_delta_ms", "Median delta", xp_sat_sub(c->median_ps, b->median_ps), XP_U_MS);
+	xp_sum_pct(r, "median_delta_pct", "Median delta %", rel_pct(b->median_ps, xp_sat_sub(c->median_ps, b->median_ps)));
 	xp_sum_dur(r, "baseline_avg_step_time_ms", "Baseline average step time", b->avg_ps, XP_U_MS);
 	xp_sum_dur(r, "candidate_avg_step_time_ms", "Candidate average step time", c->avg_ps, XP_U_MS);
-	xp_sum_dur(r, "avg_delta_ms", "Average delta", c->avg_ps - b->avg_ps, XP_U_MS);
-	xp_sum_pct(r, "avg_delta_pct", "Average delta %", rel_pct(b->avg_ps, c->avg_ps - b->avg_ps));
+	xp_sum_dur(r, "avg_delta_ms", "Average delta", xp_sat_sub(c->avg_ps, b->avg_ps), XP_U_MS);
+	xp_sum_pct(r, "avg_delta_pct", "Average delta %", rel_pct(b->avg_ps, xp_sat_sub(c->avg_ps, b->avg_ps)));
 	xp_sum_str(r, "test", "Test", oc->tested ? "two-sided Mann-Whitney U" : "");
 	xp_sum_str(r, "test_method", "Test method", oc->tested ? oc->method : "");
 	xp_sum_f64(r, "p_value", "p-value", oc->tested ? oc->p : NAN);

@@ -4,6 +4,7 @@
 #include "formats/model/report.h"
 #include "formats/model/result.h"
 #include "formats/core/xalloc.h"
+#include "formats/core/work.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,7 +144,7 @@ static int64_t avg_ps(const int64_t *v, size_t n)
 {
 	int64_t sum = 0;
 	for (size_t i = 0; i < n; i++)
-		sum += v[i];
+		sum = xp_sat_add(sum, v[i]);
 	return n ? (sum + (int64_t)(n / 2)) / (int64_t)n : 0;
 }
 
@@ -213,9 +214,9 @@ static void read_steps(struct xp_metrics *m, const struct xp_report *rep)
 		if (strcmp(cell_str(t, row, c_host), bh) || !cell_i64(t, row, c_comb, &k) || k != (int64_t)m->n_bh)
 			break;
 		m->n_bh++;
-		m->bh_step_ps += cell_i64_or0(t, row, c_time);
+		m->bh_step_ps = xp_sat_add(m->bh_step_ps, cell_i64_or0(t, row, c_time));
 		for (int c = 0; c < XP_N_STEP_CATS; c++)
-			m->cat_ps[c] += cell_i64_or0(t, row, c_cat[c]);
+			m->cat_ps[c] = xp_sat_add(m->cat_ps[c], cell_i64_or0(t, row, c_cat[c]));
 	}
 	m->median_ps = xp_median_ps(m->step_ps, m->n_steps);
 	m->avg_ps = avg_ps(m->step_ps, m->n_steps);
@@ -243,8 +244,8 @@ static void finish_list(struct xp_metric_list *l)
 	size_t w = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		if (w && !cmp_row(&l->rows[w - 1], &l->rows[i])) {
-			l->rows[w - 1].time_ps += l->rows[i].time_ps;
-			l->rows[w - 1].count += l->rows[i].count;
+			l->rows[w - 1].time_ps = xp_sat_add(l->rows[w - 1].time_ps, l->rows[i].time_ps);
+			l->rows[w - 1].count = xp_sat_add(l->rows[w - 1].count, l->rows[i].count);
 			free(l->rows[i].side);
 			free(l->rows[i].name);
 			free(l->rows[i].detail);
@@ -254,13 +255,15 @@ static void finish_list(struct xp_metric_list *l)
 		l->rows[w++] = l->rows[i];
 	}
 	l->n = w;
-	for (size_t i = 0; i < l->n; i++) {
+	/* sorted by side first: each side's rows follow each other, its total is one pass */
+	for (size_t i = 0, j; i < l->n; i = j) {
 		int64_t total = 0;
-		for (size_t j = 0; j < l->n; j++)
-			if (!strcmp(l->rows[j].side, l->rows[i].side))
-				total += l->rows[j].time_ps;
-		l->rows[i].pct = total > 0 ? 100.0 * (double)l->rows[i].time_ps / (double)total : 0;
+		for (j = i; j < l->n && !strcmp(l->rows[j].side, l->rows[i].side); j++)
+			total = xp_sat_add(total, l->rows[j].time_ps);
+		for (size_t k = i; k < j; k++)
+			l->rows[k].pct = total > 0 ? 100.0 * (double)l->rows[k].time_ps / (double)total : 0;
 	}
+	xp_work_add(XP_WORK_MATCH, 2 * l->n);
 }
 
 static void lower(char *s)

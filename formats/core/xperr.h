@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Exit statuses (DESIGN §3). */
 enum xp_exit {
@@ -29,5 +30,17 @@ int xp_err_at(struct xp_err *e, int status, const char *path, uint64_t offset, c
 	__attribute__((format(printf, 5, 6)));
 /* One line: "xpstat: PATH: MSG (at byte N)". */
 void xp_err_print(const struct xp_err *e);
+
+/* Length (1-4) of the valid UTF-8 sequence at S (N bytes left) with its code
+ * point in *CP, or 0 when S does not start a valid one (overlong, surrogate,
+ * past U+10FFFF, truncated). */
+size_t xp_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
+/* A code point a terminal would act on rather than show: C0 and C1 controls,
+ * DEL, and the bidirectional overrides and marks. */
+bool xp_must_escape(uint32_t cp);
+/* S for a terminal, into DST (CAP bytes, always terminated, cut short when
+ * full): what xp_must_escape names as \t \n \r \xNN or \uNNNN, bytes of
+ * invalid UTF-8 as \xNN -- as text output shows names. Returns DST. */
+char *xp_safe_text(char *dst, size_t cap, const char *s);
 
 #endif

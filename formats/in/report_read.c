@@ -1,9 +1,13 @@
 /* report_read.c - reading a saved xpstat JSON document (a report, or any command's result) back into typed results. */
 #include "report_read.h"
+#include "formats/core/hash.h"
+#include "formats/core/work.h"
+#include "formats/core/xalloc.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +66,8 @@ static double unit_scale(enum xp_unit u)
 	}
 }
 
+#define SAVED_MAX 2305843009213693952.0 /* 2^61: what a saved number may reach (check_value) */
+
 static bool whole(double v)
 {
 	return isfinite(v) && v == floor(v) && fabs(v) < 9.2e18;
@@ -109,62 +115,72 @@ static int64_t to_ps(double v, enum xp_unit u)
 	return (int64_t)llround(ps);
 }
 
-/* --- summary ------------------------------------------------------------------------------------- */
-
-static void read_summary(struct xp_result *r, const cJSON *sum)
-{
-	const cJSON *v;
-	cJSON_ArrayForEach(v, sum) {
-		enum xp_unit u;
-		const char *k = v->string ? v->string : "";
-		switch (type_of(k, v, &u)) {
-		case XP_T_STR: xp_sum_str(r, k, k, v->valuestring); break;
-		case XP_T_BOOL: xp_sum_bool(r, k, k, cJSON_IsTrue(v)); break;
-		case XP_T_DUR: xp_sum_dur(r, k, k, to_ps(v->valuedouble, u), u); break;
-		case XP_T_PCT: xp_sum_pct(r, k, k, v->valuedouble); break;
-		case XP_T_BYTES: xp_sum_bytes(r, k, k, to_int(v->valuedouble)); break;
-		case XP_T_INT: xp_sum_int(r, k, k, to_int(v->valuedouble)); break;
-		case XP_T_FRAC:
-			xp_sum_f64(r, k, k, v->valuedouble);
-			r->summary[r->n_summary - 1].value.type = XP_T_FRAC;
-			break;
-		default:
-			if (cJSON_IsNumber(v)) {
-				xp_sum_f64(r, k, k, v->valuedouble);
-			} else {
-				xp_sum_str(r, k, k, "");
-				free(r->summary[r->n_summary - 1].value.v.s);
-				r->summary[r->n_summary - 1].value.type = XP_T_NULL;
-			}
-			break;
-		}
-	}
-}
-
 /* --- tables --------------------------------------------------------------------------------------- */
 
-/* Column of KEY, added with the type of the first non-null value found under it. */
-static size_t column(struct xp_table *t, const cJSON *rows, const char *key)
+/* Columns by key: the first row's keys, then a hash of them, so that a
+ * table of n rows and k keys costs n * k lookups of O(1), never a scan. */
+struct colmap {
+	const char **keys;      /* the first row's keys, in order */
+	uint32_t *slots;        /* column + 1; 0 = empty */
+	size_t n, cap;
+};
+
+static size_t colmap_slot(const struct colmap *m, const char *key)
 {
-	for (size_t c = 0; c < t->n_cols; c++)
-		if (!strcmp(t->cols[c].key, key))
-			return c;
-	enum xp_type type = XP_T_NULL;
-	enum xp_unit unit = XP_U_NONE;
-	const cJSON *row;
-	cJSON_ArrayForEach(row, rows) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(row, key);
-		if (v && (type = type_of(key, v, &unit)) != XP_T_NULL)
-			break;
+	size_t j = (size_t)xp_hash_bytes(XP_HASH_SEED, key, strlen(key)) & (m->cap - 1);
+	while (m->slots[j] && strcmp(m->keys[m->slots[j] - 1], key))
+		j = (j + 1) & (m->cap - 1);
+	return j;
+}
+
+/* The column of KEY at position POS of its row: the same position as in the first row, else a lookup. */
+static long colmap_find(const struct colmap *m, const char *key, size_t pos)
+{
+	if (pos < m->n && !strcmp(m->keys[pos], key))
+		return (long)pos;
+	uint32_t v = m->slots[colmap_slot(m, key)];
+	return v ? (long)v - 1 : -1;
+}
+
+static void colmap_init(struct colmap *m, const cJSON *first)
+{
+	m->n = (size_t)cJSON_GetArraySize(first);
+	for (m->cap = 16; m->cap < 2 * m->n; m->cap *= 2)
+		;
+	m->keys = xcalloc(m->n, sizeof *m->keys);
+	m->slots = xcalloc(m->cap, sizeof *m->slots);
+}
+
+static void colmap_free(struct colmap *m)
+{
+	free(m->keys);
+	free(m->slots);
+}
+
+/* The type a column takes: from its first non-null value, as type_of says; a
+ * column of integers with one fraction somewhere is a column of doubles. */
+struct colkind {
+	enum xp_type type;
+	enum xp_unit unit;
+	int json;               /* cJSON type of its non-null values (true for both booleans), 0 = none yet */
+	size_t seen;            /* row + 1 it was last seen in: a key twice in a row */
+};
+
+static int json_kind(const cJSON *v)
+{
+	return cJSON_IsBool(v) ? cJSON_True : v->type & 0xff;
+}
+
+static void colkind_take(struct colkind *k, const char *key, const cJSON *v)
+{
+	if (cJSON_IsNull(v))
+		return;
+	if (!k->json) {
+		k->json = json_kind(v);
+		k->type = type_of(key, v, &k->unit);
 	}
-	/* A column of integers with one fraction somewhere is a column of doubles. */
-	if (type == XP_T_INT)
-		cJSON_ArrayForEach(row, rows) {
-			const cJSON *v = cJSON_GetObjectItemCaseSensitive(row, key);
-			if (v && cJSON_IsNumber(v) && !whole(v->valuedouble))
-				type = XP_T_F64;
-		}
-	return xp_table_col(t, key, key, type, unit, 0);
+	if (k->type == XP_T_INT && cJSON_IsNumber(v) && !whole(v->valuedouble))
+		k->type = XP_T_F64;
 }
 
 static void set_cell(struct xp_table *t, size_t row, size_t c, const cJSON *v)
@@ -191,20 +207,153 @@ static void set_cell(struct xp_table *t, size_t row, size_t c, const cJSON *v)
 	}
 }
 
-static void read_table(struct xp_result *r, const char *name, const cJSON *rows)
+/* What reading a document needs: where errors go, and what names the file in them. */
+struct rd {
+	const char *path;
+	struct xp_err *err;
+};
+
+static int bad(const struct rd *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A document that is not what xpstat writes: one line naming the file and the place. */
+static int bad(const struct rd *d, const char *fmt, ...)
 {
-	struct xp_table *t = xp_result_add_table(r, name, name);
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return xp_err_set(d->err, XP_EXIT_BAD_INPUT, d->path, "not an xpstat result: %s", msg);
+}
+
+/* Every value a saved document may hold: a string, a number in range, a boolean or null. Numbers
+ * stay below 2^61 in magnitude (after a duration's unit): sums and differences of a few of them
+ * fit in 64 bits, which no result of xpstat comes near. */
+static int check_value(const struct rd *d, const char *where, const char *key, const cJSON *v)
+{
+	if (cJSON_IsArray(v) || cJSON_IsObject(v))
+		return bad(d, "%s, key \"%s\": %s where a value belongs", where, key,
+			   cJSON_IsArray(v) ? "an array" : "an object");
+	if (!cJSON_IsNumber(v))
+		return 0;
+	enum xp_unit u = dur_unit(key);
+	double x = v->valuedouble * (u == XP_U_NONE ? 1 : unit_scale(u));
+	if (!(fabs(x) < SAVED_MAX))
+		return bad(d, "%s, key \"%s\": the number is out of range", where, key);
+	return 0;
+}
+
+static int table_shape(const struct rd *d, const char *name, const cJSON *rows, struct colmap *m,
+		       struct colkind *kinds)
+{
+	size_t i = 0;
 	const cJSON *row, *v;
-	if (!cJSON_IsArray(rows))
-		return;
-	cJSON_ArrayForEach(row, rows)
-		cJSON_ArrayForEach(v, row)
-			column(t, rows, v->string ? v->string : "");
+	char where[160];
 	cJSON_ArrayForEach(row, rows) {
-		size_t i = xp_table_row(t);
-		cJSON_ArrayForEach(v, row)
-			set_cell(t, i, column(t, rows, v->string ? v->string : ""), v);
+		snprintf(where, sizeof where, "table \"%.64s\", row %zu", name, i + 1);
+		if (!cJSON_IsObject(row))
+			return bad(d, "%s is not an object", where);
+		size_t pos = 0;
+		cJSON_ArrayForEach(v, row) {
+			long k = colmap_find(m, v->string, pos++);
+			if (k < 0)
+				return bad(d, "%s, key \"%s\": not a column of the first row", where, v->string);
+			if (kinds[k].seen == i + 1)
+				return bad(d, "%s, key \"%s\": twice in the row", where, v->string);
+			kinds[k].seen = i + 1;
+			if (check_value(d, where, v->string, v))
+				return -1;
+			if (!cJSON_IsNull(v) && kinds[k].json && kinds[k].json != json_kind(v))
+				return bad(d, "%s, key \"%s\": values of different types in one column", where, v->string);
+			colkind_take(&kinds[k], m->keys[k], v);
+		}
+		if (pos != m->n)
+			return bad(d, "%s: %zu keys where the first row has %zu", where, pos, m->n);
+		i++;
 	}
+	return 0;
+}
+
+/* One table: an array of objects that all have the first row's keys (the writer writes every
+ * cell, null when empty), each column holding one type of value. */
+static int read_table(const struct rd *d, struct xp_result *r, const char *name, const cJSON *rows)
+{
+	if (!cJSON_IsArray(rows))
+		return bad(d, "table \"%.64s\" is not an array of rows", name);
+	struct xp_table *t = xp_result_add_table(r, name, name);
+	const cJSON *first = rows->child, *row, *v;
+	if (!first)
+		return 0;
+	if (!cJSON_IsObject(first))
+		return bad(d, "table \"%.64s\", row 1 is not an object", name);
+	struct colmap m;
+	colmap_init(&m, first);
+	struct colkind *kinds = xcalloc(m.n ? m.n : 1, sizeof *kinds);
+	size_t c = 0;
+	int rc = 0;
+	cJSON_ArrayForEach(v, first) {
+		size_t j = colmap_slot(&m, v->string);
+		if (m.slots[j]) {
+			rc = bad(d, "table \"%.64s\", row 1, key \"%s\": twice in the row", name, v->string);
+			break;
+		}
+		m.keys[c] = v->string;
+		m.slots[j] = (uint32_t)++c;
+	}
+	if (!rc)
+		rc = table_shape(d, name, rows, &m, kinds);
+	for (c = 0; !rc && c < m.n; c++)
+		xp_table_col(t, m.keys[c], m.keys[c], kinds[c].type, kinds[c].unit, 0);
+	uint64_t cells = 0;
+	cJSON_ArrayForEach(row, rows) {
+		if (rc)
+			break;
+		size_t i = xp_table_row(t), pos = 0;
+		cJSON_ArrayForEach(v, row)
+			set_cell(t, i, (size_t)colmap_find(&m, v->string, pos++), v);
+		cells += m.n;
+	}
+	xp_work_add(XP_WORK_SAVED, 2 * cells);
+	free(kinds);
+	colmap_free(&m);
+	return rc;
+}
+
+/* --- summary ------------------------------------------------------------------------------------- */
+
+static int read_summary(const struct rd *d, struct xp_result *r, const cJSON *sum)
+{
+	const cJSON *v;
+	if (sum && !cJSON_IsObject(sum))
+		return bad(d, "\"summary\" is not an object");
+	cJSON_ArrayForEach(v, sum) {
+		enum xp_unit u;
+		const char *k = v->string;
+		if (check_value(d, "summary", k, v))
+			return -1;
+		switch (type_of(k, v, &u)) {
+		case XP_T_STR: xp_sum_str(r, k, k, v->valuestring); break;
+		case XP_T_BOOL: xp_sum_bool(r, k, k, cJSON_IsTrue(v)); break;
+		case XP_T_DUR: xp_sum_dur(r, k, k, to_ps(v->valuedouble, u), u); break;
+		case XP_T_PCT: xp_sum_pct(r, k, k, v->valuedouble); break;
+		case XP_T_BYTES: xp_sum_bytes(r, k, k, to_int(v->valuedouble)); break;
+		case XP_T_INT: xp_sum_int(r, k, k, to_int(v->valuedouble)); break;
+		case XP_T_FRAC:
+			xp_sum_f64(r, k, k, v->valuedouble);
+			r->summary[r->n_summary - 1].value.type = XP_T_FRAC;
+			break;
+		default:
+			if (cJSON_IsNumber(v)) {
+				xp_sum_f64(r, k, k, v->valuedouble);
+			} else {
+				xp_sum_str(r, k, k, "");
+				free(r->summary[r->n_summary - 1].value.v.s);
+				r->summary[r->n_summary - 1].value.type = XP_T_NULL;
+			}
+			break;
+		}
+	}
+	return 0;
 }
 
 static enum xp_severity severity_of(const char *s)
@@ -222,29 +371,48 @@ static const char *str_or_null(const cJSON *obj, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static void read_diags(struct xp_result *r, const cJSON *diags)
+static int read_diags(const struct rd *d, struct xp_result *r, const cJSON *diags)
 {
-	const cJSON *d;
-	cJSON_ArrayForEach(d, diags) {
-		const char *code = str_or_null(d, "code"), *msg = str_or_null(d, "message");
-		xp_result_diag(r, severity_of(str_or_null(d, "severity")), code ? code : "", str_or_null(d, "host"),
-			       str_or_null(d, "hint"), "%s", msg ? msg : "");
+	const cJSON *g;
+	if (diags && !cJSON_IsArray(diags))
+		return bad(d, "\"diagnostics\" is not an array");
+	cJSON_ArrayForEach(g, diags) {
+		if (!cJSON_IsObject(g))
+			return bad(d, "a diagnostic is not an object");
+		const char *code = str_or_null(g, "code"), *msg = str_or_null(g, "message");
+		xp_result_diag(r, severity_of(str_or_null(g, "severity")), code ? code : "", str_or_null(g, "host"),
+			       str_or_null(g, "hint"), "%s", msg ? msg : "");
 	}
+	return 0;
 }
 
-/* One command's document as a result. */
-static struct xp_result *read_document(const cJSON *doc)
+/* One command's document as a result; NULL with the error set when it is not what xpstat writes. */
+static struct xp_result *read_document(const struct rd *d, const cJSON *doc, const char *command)
 {
-	const char *command = str_or_null(doc, "command");
-	struct xp_result *r = xp_result_new(command ? command : "");
-	const char *verdict = str_or_null(doc, "verdict");
+	if (!cJSON_IsObject(doc)) {
+		bad(d, "the section \"%.64s\" is not an object", command);
+		return NULL;
+	}
+	struct xp_result *r = xp_result_new(command);
+	const cJSON *verdict = cJSON_GetObjectItemCaseSensitive(doc, "verdict");
 	const cJSON *tables = cJSON_GetObjectItemCaseSensitive(doc, "tables"), *t;
-	if (verdict)
-		xp_result_set_verdict(r, "%s", verdict);
-	read_summary(r, cJSON_GetObjectItemCaseSensitive(doc, "summary"));
-	cJSON_ArrayForEach(t, tables)
-		read_table(r, t->string ? t->string : "", t);
-	read_diags(r, cJSON_GetObjectItemCaseSensitive(doc, "diagnostics"));
+	int rc = 0;
+	if (verdict && !cJSON_IsString(verdict) && !cJSON_IsNull(verdict))
+		rc = bad(d, "\"verdict\" is not a string");
+	else if (cJSON_IsString(verdict))
+		xp_result_set_verdict(r, "%s", verdict->valuestring);
+	if (!rc)
+		rc = read_summary(d, r, cJSON_GetObjectItemCaseSensitive(doc, "summary"));
+	if (!rc && tables && !cJSON_IsObject(tables))
+		rc = bad(d, "\"tables\" is not an object");
+	for (t = tables ? tables->child : NULL; t && !rc; t = t->next)
+		rc = read_table(d, r, t->string, t);
+	if (!rc)
+		rc = read_diags(d, r, cJSON_GetObjectItemCaseSensitive(doc, "diagnostics"));
+	if (rc) {
+		xp_result_free(r);
+		return NULL;
+	}
 	return r;
 }
 
@@ -352,6 +520,10 @@ int xp_report_parse(const char *path, const char *text, size_t len, struct xp_re
 		uint64_t at = end && end >= text ? (uint64_t)(end - text) : 0;
 		return xp_err_at(err, XP_EXIT_BAD_INPUT, path, at, "not a valid JSON document");
 	}
+	if (!cJSON_IsObject(doc)) {
+		cJSON_Delete(doc);
+		return xp_err_set(err, XP_EXIT_BAD_INPUT, path, "not an xpstat result: not a JSON object");
+	}
 	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(doc, "schema_version");
 	const char *command = str_or_null(doc, "command");
 	int rc = 0;
@@ -368,18 +540,37 @@ int xp_report_parse(const char *path, const char *text, size_t len, struct xp_re
 		cJSON_Delete(doc);
 		return rc;
 	}
+	struct rd d = {path, err};
+	const cJSON *reports = cJSON_GetObjectItemCaseSensitive(doc, "reports");
+	if (!strcmp(command, "report") && !cJSON_IsObject(reports)) {
+		cJSON_Delete(doc);
+		return bad(&d, "\"reports\" is not an object of sections");
+	}
 	struct xp_report *rep = xp_report_new(path);
 	rep->from_json = true;
 	if (!strcmp(command, "report")) {
 		const cJSON *sec;
-		cJSON_ArrayForEach(sec, cJSON_GetObjectItemCaseSensitive(doc, "reports")) {
+		cJSON_ArrayForEach(sec, reports) {
 			const char *c = str_or_null(sec, "command");
-			xp_report_add(rep, c ? c : sec->string ? sec->string : "", read_document(sec));
+			struct xp_result *r = read_document(&d, sec, c ? c : sec->string);
+			if (!r) {
+				rc = -1;
+				break;
+			}
+			xp_report_add(rep, c ? c : sec->string, r);
 		}
 	} else {
-		xp_report_add(rep, command, read_document(doc));
+		struct xp_result *r = read_document(&d, doc, command);
+		if (r)
+			xp_report_add(rep, command, r);
+		else
+			rc = -1;
 	}
 	cJSON_Delete(doc);
+	if (rc) {
+		xp_report_free(rep);
+		return rc;
+	}
 	*out = rep;
 	return 0;
 }

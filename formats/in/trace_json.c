@@ -3670,12 +3670,13 @@ static void build_plane(struct finisher *f, struct plane_build *b, struct xp_pla
 	for (size_t i = 0; i < b->n_lines; i++)
 		if (lo[i].cls == 0 && r->lines[lo[i].line].tid.v > max_tid)
 			max_tid = r->lines[lo[i].line].tid.v;
-	int64_t next_id = max_tid < ((int64_t)1 << 32) ? (int64_t)1 << 32 : max_tid + 1;
+	/* derived lines take ids above every tid; past INT64_MAX they wrap (defined: unsigned) */
+	uint64_t next_id = max_tid < ((int64_t)1 << 32) ? (uint64_t)1 << 32 : (uint64_t)max_tid + 1;
 	for (size_t i = 0; i < b->n_lines; i++) {
 		struct rline *rl = &r->lines[lo[i].line];
 		struct xp_line *l = &p->lines[i];
 		l->name = lo[i].name;
-		l->id = lo[i].cls == 0 ? rl->tid.v : lo[i].cls == 4 ? DERIVED_MIN + 100 : next_id++;
+		l->id = lo[i].cls == 0 ? rl->tid.v : lo[i].cls == 4 ? DERIVED_MIN + 100 : (int64_t)next_id++;
 		l->derived = lo[i].cls == 4 || xp_line_is_derived(l->id, xp_str(r->cap, l->name));
 		build_line(f, rl, l, base_ns);
 	}

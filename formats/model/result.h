@@ -145,4 +145,18 @@ const char *xp_severity_name(enum xp_severity s);
 void xp_format_dur_exact(int64_t ps, enum xp_unit unit, char *buf, size_t bufsz);
 const char *xp_unit_suffix(enum xp_unit u);
 
+/* Sums and differences of durations and counts read back from saved documents, which may hold any value up to
+ * 2^61: past int64 they stay at its ends instead of wrapping (which would be undefined). */
+static inline int64_t xp_sat_add(int64_t a, int64_t b)
+{
+	int64_t s;
+	return __builtin_add_overflow(a, b, &s) ? (b > 0 ? INT64_MAX : INT64_MIN) : s;
+}
+
+static inline int64_t xp_sat_sub(int64_t a, int64_t b)
+{
+	int64_t s;
+	return __builtin_sub_overflow(a, b, &s) ? (b < 0 ? INT64_MAX : INT64_MIN) : s;
+}
+
 #endif

@@ -189,39 +189,6 @@ void xp_outfile_abort(struct xp_outfile *of)
 
 /* --- helpers shared by the writers --- */
 
-size_t xp_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	uint32_t c, min;
-	size_t len, i;
-
-	if (!n)
-		return 0;
-	c = s[0];
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2, min = 0x80, c &= 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3, min = 0x800, c &= 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4, min = 0x10000, c &= 0x07;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return len;
-}
 
 char *xp_utf8_sanitize(const char *s)
 {

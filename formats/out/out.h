@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "formats/model/result.h"
+#include "formats/core/xperr.h" /* xp_utf8_decode, xp_must_escape */
 
 struct xp_out_opts {
 	const char *table;      /* CSV: which table (NULL = the result's primary) */
@@ -48,10 +49,6 @@ void xp_outfile_abort(struct xp_outfile *of);                    /* safe to call
 
 /* Helpers shared by the writers. */
 
-/* Length (1-4) of the valid UTF-8 sequence at S (N bytes left) with its code
- * point in *CP, or 0 when S does not start a valid one (overlong, surrogate,
- * past U+10FFFF, truncated). */
-size_t xp_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 /* Malloc'd copy of S where each byte that does not start a valid UTF-8
  * sequence becomes U+FFFD. Aborts on OOM. */
 char *xp_utf8_sanitize(const char *s);

@@ -122,13 +122,6 @@ static char *sb_take(struct sbuf *b)
 
 /* --- terminal-safe text --- */
 
-static bool must_escape(uint32_t cp)
-{
-	return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f) ||
-	       cp == 0x061c || cp == 0x200e || cp == 0x200f ||
-	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
-}
-
 static void put_escape(struct sbuf *b, uint32_t cp)
 {
 	if (cp == '\t')
@@ -157,7 +150,7 @@ static void escape_into(struct sbuf *b, const char *s)
 			i++;
 			continue;
 		}
-		if (must_escape(cp))
+		if (xp_must_escape(cp))
 			put_escape(b, cp);
 		else
 			sb_putn(b, s + i, len);
