@@ -2,6 +2,7 @@
 #include "kernel_stats.h"
 #include "analyzers/db/kernel_db.h"
 #include "analyzers/db/steptime.h"
+#include "formats/core/strpool.h"
 #include "formats/core/xalloc.h"
 
 #include <inttypes.h>
@@ -98,23 +99,21 @@ struct totals {
 	bool any_module;
 };
 
-static int cmp_str_ptr(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Distinct kernel names among the kept rows (over all hosts). */
+/* Distinct kernel names among the kept rows (over all hosts): names are pooled, so their ids tell. */
 static size_t distinct_names(const struct xp_kernel_db *db, const bool *kept)
 {
-	const char **names = xcalloc(db->n, sizeof *names);
-	size_t n = 0, d = 0;
+	uint32_t max = 0;
 	for (size_t i = 0; i < db->n; i++)
-		if (kept[i])
-			names[n++] = db->rows[i].name;
-	qsort(names, n, sizeof *names, cmp_str_ptr);
-	for (size_t i = 0; i < n; i++)
-		d += !i || strcmp(names[i], names[i - 1]);
-	free(names);
+		if (xp_pool_id(db->rows[i].name) > max)
+			max = xp_pool_id(db->rows[i].name);
+	bool *seen = xcalloc((size_t)max + 1, sizeof *seen);
+	size_t d = 0;
+	for (size_t i = 0; i < db->n; i++) {
+		uint32_t id = xp_pool_id(db->rows[i].name);
+		if (kept[i] && !seen[id])
+			seen[id] = true, d++;
+	}
+	free(seen);
 	return d;
 }
 

@@ -93,8 +93,7 @@ static void tc_build(struct tfs *s)
 	struct xp_kernel_db_opts ko = {.xprof_compat = s->o->xprof_compat};
 	struct tc_index *t = &s->tc;
 	t->kdb = xp_kernel_db_build(s->c, &ko);
-	xp_kernel_db_sort(t->kdb, XP_KSORT_TOTAL);
-	t->ops = xp_kernel_ops_by_op(t->kdb, true);
+	t->ops = xp_kernel_ops_by_op(t->kdb, true);   /* per-op facts in one pass: no sort of the reports */
 	t->cap = 64;
 	while (t->cap < t->ops->n * 2 + 2)
 		t->cap *= 2;

@@ -3,6 +3,8 @@
 #include "formats/core/hash.h"
 #include "formats/core/xalloc.h"
 #include "analyzers/prepare/prepare.h"
+#include "formats/core/sort.h"
+#include "formats/core/strpool.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,13 +13,16 @@
 
 /*
  * Reports live in an array with an open-addressing index over their whole
- * key (host, name, details, Tensor Core flags, op, module). Per GPU plane a
- * cache maps what a kernel event is made of - its metadata entry and the
- * kernel_details, op, module and equation texts - to its report, so that
- * the common case costs a few stat lookups, one hash of those texts and one
- * probe, not a parse, string copies and a report hash per kernel. The texts
- * are slices of the capture (interned strings or the blob arena, where
- * str_value strings live), valid as long as the capture.
+ * key (host, name, details, Tensor Core flags, op, module). What a kernel
+ * is made of is worked out once per distinct text or metadata entry of a
+ * GPU plane - the kernel name (pooled, with its Tensor Core check), the
+ * parsed kernel_details, the op named by tf_op or hlo_op (pooled, with its
+ * eligibility), the module and the einsum equation - so that a kernel
+ * event costs a few stat lookups, lookups of those texts (by address for
+ * interned strings) and one probe over integers. A report is its struct
+ * and an index slot: its strings are the pool's. The texts are slices of
+ * the capture (interned strings or the blob arena, where str_value strings
+ * live), valid as long as the capture.
  */
 
 static void oom(void)
@@ -58,12 +63,16 @@ int64_t xp_kernel_avg_ps(const struct xp_kernel_value *v)
 	int64_t n = (int64_t)v->occurrences;
 	return (v->total_ps + n / 2) / n;   /* totals are never negative */
 }
-
 /* --- the report index ------------------------------------------------------------- */
 
+/*
+ * A report's strings are the pool's (one copy per distinct name), so that a row costs its struct and an index
+ * slot, and its key compares as integers: the ids of its name, op and module, the launch shape and the flags.
+ */
 struct xp_kernel_index {
-	size_t cap;         /* power of two */
-	size_t *slot;       /* row + 1; 0 = empty */
+	struct xp_pool *pool;
+	size_t cap;             /* power of two; 0 after a sort, rebuilt when needed */
+	uint32_t *slot;         /* row + 1; 0 = empty */
 };
 
 static bool opt_eq(const char *a, const char *b)
@@ -73,38 +82,38 @@ static bool opt_eq(const char *a, const char *b)
 	return !strcmp(a, b);
 }
 
-static uint64_t report_hash(const struct xp_kernel_report *r)
+/* The key of a report (spec §4.4, plus host and module) as numbers; occupancy and the value are not in it. */
+struct rkey {
+	uint32_t host, name, op, module;    /* pool ids; module 0 = none (a TF kernel) */
+	uint32_t nums[9];                   /* grid, block, registers, static and dynamic shared memory */
+	uint32_t flags;                     /* uses_tc, tc_eligible */
+};
+
+static void key_of(const struct xp_kernel_report *r, struct rkey *k)
 {
 	const struct xp_kernel_details *d = &r->details;
-	uint32_t nums[9] = {d->grid[0], d->grid[1], d->grid[2], d->block[0], d->block[1], d->block[2],
-			    d->regs, d->static_shmem, d->dynamic_shmem};
-	unsigned char flags[3] = {r->uses_tc, r->tc_eligible, r->module != NULL};
-	uint64_t h = xp_hash_bytes(XP_HASH_SEED, &r->host, sizeof r->host);
-	h = xp_hash_bytes(h, r->name, strlen(r->name) + 1);
-	h = xp_hash_bytes(h, r->op_name, strlen(r->op_name) + 1);
-	if (r->module)
-		h = xp_hash_bytes(h, r->module, strlen(r->module) + 1);
-	h = xp_hash_bytes(h, nums, sizeof nums);
-	return xp_hash_bytes(h, flags, sizeof flags);
+	*k = (struct rkey){r->host, xp_pool_id(r->name), xp_pool_id(r->op_name), r->module ? xp_pool_id(r->module) : 0,
+			   {d->grid[0], d->grid[1], d->grid[2], d->block[0], d->block[1], d->block[2], d->regs,
+			    d->static_shmem, d->dynamic_shmem},
+			   (uint32_t)r->uses_tc | (uint32_t)r->tc_eligible << 1};
 }
 
-/* Same key (spec §4.4, plus host and module); occupancy and the value are not part of it. */
-static bool same_key(const struct xp_kernel_report *a, const struct xp_kernel_report *b)
+static uint64_t key_hash(const struct rkey *k)
 {
-	const struct xp_kernel_details *x = &a->details, *y = &b->details;
-	return a->host == b->host && a->uses_tc == b->uses_tc && a->tc_eligible == b->tc_eligible &&
-	       x->regs == y->regs && x->static_shmem == y->static_shmem && x->dynamic_shmem == y->dynamic_shmem &&
-	       !memcmp(x->grid, y->grid, sizeof x->grid) && !memcmp(x->block, y->block, sizeof x->block) &&
-	       !strcmp(a->name, b->name) && !strcmp(a->op_name, b->op_name) && opt_eq(a->module, b->module);
+	return xp_hash_bytes(XP_HASH_SEED, k, sizeof *k);
 }
 
-static void index_put(struct xp_kernel_db *db, size_t row)
+static size_t index_pos(const struct xp_kernel_db *db, const struct rkey *k, uint64_t h)
 {
-	struct xp_kernel_index *ix = db->index;
-	size_t mask = ix->cap - 1, i = (size_t)report_hash(&db->rows[row]) & mask;
-	while (ix->slot[i])
-		i = (i + 1) & mask;
-	ix->slot[i] = row + 1;
+	const struct xp_kernel_index *ix = db->index;
+	size_t mask = ix->cap - 1, i = (size_t)h & mask;
+	struct rkey o;
+	for (; ix->slot[i]; i = (i + 1) & mask) {
+		key_of(&db->rows[ix->slot[i] - 1], &o);
+		if (!memcmp(&o, k, sizeof o))
+			break;
+	}
+	return i;
 }
 
 static void index_rebuild(struct xp_kernel_db *db)
@@ -115,60 +124,49 @@ static void index_rebuild(struct xp_kernel_db *db)
 	free(db->index->slot);
 	db->index->cap = cap;
 	db->index->slot = xcalloc(cap, sizeof *db->index->slot);
-	for (size_t i = 0; i < db->n; i++)
-		index_put(db, i);
+	struct rkey k;
+	for (size_t i = 0; i < db->n; i++) {
+		key_of(&db->rows[i], &k);
+		db->index->slot[index_pos(db, &k, key_hash(&k))] = (uint32_t)i + 1;
+	}
 }
 
 static struct xp_kernel_db *db_new(void)
 {
 	struct xp_kernel_db *db = xcalloc(1, sizeof *db);
 	db->index = xcalloc(1, sizeof *db->index);
+	db->index->pool = xp_pool_new();
 	index_rebuild(db);
 	return db;
-}
-
-static void report_free(struct xp_kernel_report *r)
-{
-	free(r->name);
-	free(r->op_name);
-	free(r->module);
 }
 
 void xp_kernel_db_free(struct xp_kernel_db *db)
 {
 	if (!db)
 		return;
-	for (size_t i = 0; i < db->n; i++)
-		report_free(&db->rows[i]);
 	free(db->rows);
 	free(db->index->slot);
+	xp_pool_free(db->index->pool);
 	free(db->index);
 	free(db);
 }
 
-/* The row with R's key; R (its strings) is taken over when new, freed otherwise. */
-static size_t db_insert(struct xp_kernel_db *db, struct xp_kernel_report *r)
+/* The row of K, or a new one made from R (value zero) when there is none. */
+static size_t db_insert(struct xp_kernel_db *db, const struct rkey *k, const struct xp_kernel_report *r)
 {
-	struct xp_kernel_index *ix = db->index;
-	size_t mask = ix->cap - 1, i = (size_t)report_hash(r) & mask;
-	for (; ix->slot[i]; i = (i + 1) & mask) {
-		if (same_key(&db->rows[ix->slot[i] - 1], r)) {
-			report_free(r);
-			return ix->slot[i] - 1;
-		}
-	}
+	if (db->index->cap < db->n * 2 + 2)
+		index_rebuild(db);
+	uint64_t h = key_hash(k);
+	size_t i = index_pos(db, k, h);
+	if (db->index->slot[i])
+		return db->index->slot[i] - 1;
 	if (db->n == db->cap) {
 		db->cap = db->cap ? db->cap * 2 : 64;
-		db->rows = realloc(db->rows, db->cap * sizeof *db->rows);
-		if (!db->rows)
-			oom();
+		db->rows = xrealloc(db->rows, db->cap * sizeof *db->rows);
 	}
 	size_t row = db->n++;
 	db->rows[row] = *r;
-	if (ix->cap < db->n * 2 + 2)
-		index_rebuild(db);
-	else
-		ix->slot[i] = row + 1;
+	db->index->slot[i] = (uint32_t)row + 1;
 	return row;
 }
 
@@ -178,28 +176,15 @@ struct plane_ids {
 	uint32_t details, tf_op, level0, hlo_op, hlo_module, equation, occupancy;
 };
 
-/* What a kernel event is made of: slices of the capture (s NULL = absent). */
-struct text {
-	const char *s;
-	uint32_t len;
+/* What is known once per distinct text or event metadata entry of a plane, not per kernel. */
+struct kname {
+	const char *name;       /* NULL until the first kernel of the metadata entry */
+	bool tc;
 };
 
-struct kernel_src {
-	uint32_t meta;
-	bool xla;               /* op from hlo_op */
-	struct text details, op, module, equation;
-};
-
-struct cache_slot {
-	bool used;
-	struct kernel_src k;
-	uint64_t hash;
-	size_t row;
-};
-
-struct plane_cache {
-	size_t cap, n;
-	struct cache_slot *slot;
+struct kop {
+	const char *name;       /* pooled op name */
+	bool eligible;          /* by the op rule */
 };
 
 struct plane_pass {
@@ -209,7 +194,12 @@ struct plane_pass {
 	bool compat;
 	struct plane_ids ids;
 	struct xp_kernel_db *db;
-	struct plane_cache cache;
+	struct kname *names;                    /* by event metadata index */
+	struct xp_textmap details, tf_ops, hlo_ops, modules, equations;
+	struct xp_kernel_details *dets;         /* values of `details` */
+	struct kop *ops;                        /* values of `tf_ops` and `hlo_ops` */
+	const char **mods;                      /* values of `modules` */
+	size_t n_dets, n_ops, n_mods;
 };
 
 static bool is_text(const struct xp_value *v)
@@ -264,37 +254,6 @@ static bool event_text(const struct kernel_stats *ks, unsigned j)
 	return ks->found[j] && is_text(&ks->v[j]);
 }
 
-static struct text text_of(const struct kernel_stats *ks, unsigned j)
-{
-	return event_text(ks, j) ? (struct text){ks->v[j].s, ks->v[j].len} : (struct text){NULL, 0};
-}
-
-/* Which op annotation names the kernel (see kernel_stats.h). */
-static void find_op(const struct plane_pass *pp, const struct kernel_stats *ks, struct kernel_src *k)
-{
-	if (!pp->compat && event_text(ks, S_HLO_OP)) {
-		k->xla = true;
-		k->op = text_of(ks, S_HLO_OP);
-		k->module = text_of(ks, S_HLO_MODULE);
-		return;
-	}
-	k->op = text_of(ks, event_text(ks, S_TF_OP) ? S_TF_OP : S_LEVEL0);
-}
-
-static bool kernel_source(const struct plane_pass *pp, const struct xp_line *l, uint64_t i, struct kernel_src *k)
-{
-	struct kernel_stats ks;
-	memset(k, 0, sizeof *k);
-	find_stats(pp, l, i, &ks);
-	if (!event_text(&ks, S_DETAILS))
-		return false;
-	k->details = text_of(&ks, S_DETAILS);
-	k->meta = l->meta[i];
-	find_op(pp, &ks, k);
-	k->equation = text_of(&ks, S_EQUATION);
-	return true;
-}
-
 /* The HLO op name is the last "::" part of the hlo_op stat. */
 static void hlo_name(const char *s, size_t len, const char **name, size_t *nlen)
 {
@@ -304,6 +263,93 @@ static void hlo_name(const char *s, size_t len, const char **name, size_t *nlen)
 			start = s + i + 2;
 	*name = start;
 	*nlen = len - (size_t)(start - s);
+}
+
+static void *grow_to(void *p, size_t n, size_t size)
+{
+	/* n is the new count: double at powers of two */
+	return (n & (n - 1)) ? p : xrealloc(p, 2 * n * size);
+}
+
+static const struct xp_kernel_details *details_of(struct plane_pass *pp, const struct xp_value *v)
+{
+	uint32_t k;
+	if (!xp_textmap_get(&pp->details, v->s, v->len, &k)) {
+		k = (uint32_t)pp->n_dets++;
+		pp->dets = grow_to(pp->dets, pp->n_dets, sizeof *pp->dets);
+		xp_kernel_details_parse(v->s, v->len, &pp->dets[k]);
+		xp_textmap_put(&pp->details, v->s, v->len, k);
+	}
+	return &pp->dets[k];
+}
+
+static const struct kop *new_op(struct plane_pass *pp, const char *name, size_t len)
+{
+	size_t k = pp->n_ops++;
+	pp->ops = grow_to(pp->ops, pp->n_ops, sizeof *pp->ops);
+	pp->ops[k].name = xp_pool_str(pp->db->index->pool, name, len);
+	pp->ops[k].eligible = xp_op_tensor_core_eligible(pp->ops[k].name, len);
+	return &pp->ops[k];
+}
+
+/* The op named by an annotation text (hlo_op, else tf_op or "level 0"), once per distinct text. */
+static const struct kop *op_of(struct plane_pass *pp, const struct xp_value *v, bool xla)
+{
+	struct xp_textmap *m = xla ? &pp->hlo_ops : &pp->tf_ops;
+	uint32_t k;
+	if (xp_textmap_get(m, v->s, v->len, &k))
+		return &pp->ops[k];
+	const char *name;
+	size_t len;
+	if (xla) {
+		hlo_name(v->s, v->len, &name, &len);
+	} else {
+		struct xp_tfop t;
+		xp_parse_tf_op(v->s, v->len, &t);
+		name = t.name, len = t.name_len;
+	}
+	const struct kop *o = new_op(pp, name, len);
+	xp_textmap_put(m, v->s, v->len, (uint32_t)(o - pp->ops));
+	return o;
+}
+
+static const char *module_of(struct plane_pass *pp, const struct kernel_stats *ks)
+{
+	if (!event_text(ks, S_HLO_MODULE))
+		return xp_pool_str(pp->db->index->pool, "", 0);
+	const struct xp_value *v = &ks->v[S_HLO_MODULE];
+	uint32_t k;
+	if (!xp_textmap_get(&pp->modules, v->s, v->len, &k)) {
+		k = (uint32_t)pp->n_mods++;
+		pp->mods = grow_to(pp->mods, pp->n_mods, sizeof *pp->mods);
+		pp->mods[k] = xp_pool_str(pp->db->index->pool, v->s, v->len);
+		xp_textmap_put(&pp->modules, v->s, v->len, k);
+	}
+	return pp->mods[k];
+}
+
+static bool einsum_eligible(struct plane_pass *pp, const struct kernel_stats *ks)
+{
+	if (!event_text(ks, S_EQUATION))
+		return false;
+	const struct xp_value *v = &ks->v[S_EQUATION];
+	uint32_t k;
+	if (!xp_textmap_get(&pp->equations, v->s, v->len, &k)) {
+		k = xp_einsum_tensor_core_eligible(v->s, v->len);
+		xp_textmap_put(&pp->equations, v->s, v->len, k);
+	}
+	return k;
+}
+
+static const struct kname *name_of(struct plane_pass *pp, const struct xp_line *l, uint64_t i)
+{
+	struct kname *n = &pp->names[l->meta[i]];
+	if (!n->name) {
+		uint32_t s = xp_event_name(pp->p, l, i);
+		n->name = xp_pool_str(pp->db->index->pool, xp_str(pp->c, s), xp_strlen(pp->c, s));
+		n->tc = xp_kernel_uses_tensor_core(n->name, xp_strlen(pp->c, s));
+	}
+	return n;
 }
 
 /* Theoretical occupancy: occ_pct of kernel_details, else the theoretical_occupancy_pct stat. */
@@ -325,107 +371,60 @@ static void occupancy(const struct plane_pass *pp, const struct xp_line *l, uint
 	}
 }
 
-/* A new report (value zero) for the kernel event i; strings are copied. */
-static void make_report(const struct plane_pass *pp, const struct xp_line *l, uint64_t i, const struct kernel_src *k,
-			struct xp_kernel_report *r)
+/* The report of kernel event i without its value (see kernel_stats.h for which annotation names the op). */
+static void report_of(struct plane_pass *pp, const struct xp_line *l, uint64_t i, const struct kernel_stats *ks,
+		      struct xp_kernel_report *r)
 {
+	const struct kname *n = name_of(pp, l, i);
+	const struct kop *op;
 	memset(r, 0, sizeof *r);
 	r->host = pp->host;
-	const char *name = xp_str(pp->c, xp_event_name(pp->p, l, i));
-	size_t name_len = xp_strlen(pp->c, xp_event_name(pp->p, l, i));
-	r->name = xstrndup(name, name_len);
-	xp_kernel_details_parse(k->details.s, k->details.len, &r->details);
-	if (k->xla) {
-		const char *op;
-		size_t op_len;
-		hlo_name(k->op.s, k->op.len, &op, &op_len);
-		r->op_name = xstrndup(op, op_len);
-		r->module = xstrndup(k->module.s ? k->module.s : "", k->module.len);
-	} else if (k->op.s) {
-		struct xp_tfop t;
-		xp_parse_tf_op(k->op.s, k->op.len, &t);
-		r->op_name = xstrndup(t.name, t.name_len);
+	r->name = (char *)n->name;
+	r->details = *details_of(pp, &ks->v[S_DETAILS]);
+	if (!pp->compat && event_text(ks, S_HLO_OP)) {
+		op = op_of(pp, &ks->v[S_HLO_OP], true);
+		r->module = (char *)module_of(pp, ks);
+	} else if (event_text(ks, S_TF_OP) || event_text(ks, S_LEVEL0)) {
+		op = op_of(pp, &ks->v[event_text(ks, S_TF_OP) ? S_TF_OP : S_LEVEL0], false);
 	} else {
-		r->op_name = xstrndup("", 0);
+		op = NULL;
 	}
-	r->uses_tc = xp_kernel_uses_tensor_core(name, name_len);
-	r->tc_eligible = r->uses_tc || xp_op_tensor_core_eligible(r->op_name, strlen(r->op_name)) ||
-			 (k->equation.s && xp_einsum_tensor_core_eligible(k->equation.s, k->equation.len));
-	occupancy(pp, l, i, r);
-}
-
-static uint64_t hash_text(uint64_t h, struct text t)
-{
-	return t.s ? xp_hash_bytes(h, t.s, t.len) : xp_hash_u64(h, UINT64_MAX);
-}
-
-static uint64_t src_hash(const struct kernel_src *k)
-{
-	uint64_t h = xp_hash_u64(XP_HASH_SEED, (uint64_t)k->meta << 1 | k->xla);
-	h = hash_text(h, k->details);
-	h = hash_text(h, k->op);
-	h = hash_text(h, k->module);
-	return hash_text(h, k->equation);
-}
-
-static bool text_eq(struct text a, struct text b)
-{
-	if (!a.s || !b.s)
-		return a.s == b.s;
-	return a.len == b.len && (a.s == b.s || !memcmp(a.s, b.s, a.len));
-}
-
-static bool src_eq(const struct kernel_src *a, const struct kernel_src *b)
-{
-	return a->meta == b->meta && a->xla == b->xla && text_eq(a->details, b->details) && text_eq(a->op, b->op) &&
-	       text_eq(a->module, b->module) && text_eq(a->equation, b->equation);
-}
-
-static size_t cache_pos(const struct plane_cache *pc, const struct kernel_src *k, uint64_t h)
-{
-	size_t mask = pc->cap - 1, i = (size_t)h & mask;
-	while (pc->slot[i].used && !(pc->slot[i].hash == h && src_eq(&pc->slot[i].k, k)))
-		i = (i + 1) & mask;
-	return i;
-}
-
-static void cache_grow(struct plane_cache *pc)
-{
-	struct plane_cache old = *pc;
-	pc->cap = old.cap ? old.cap * 2 : 256;
-	pc->slot = xcalloc(pc->cap, sizeof *pc->slot);
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.slot[i].used)
-			pc->slot[cache_pos(pc, &old.slot[i].k, old.slot[i].hash)] = old.slot[i];
-	free(old.slot);
-}
-
-static size_t report_row(struct plane_pass *pp, const struct xp_line *l, uint64_t i, const struct kernel_src *k)
-{
-	if (pp->cache.n * 2 >= pp->cache.cap)
-		cache_grow(&pp->cache);
-	uint64_t h = src_hash(k);
-	struct cache_slot *s = &pp->cache.slot[cache_pos(&pp->cache, k, h)];
-	if (!s->used) {
-		struct xp_kernel_report r;
-		make_report(pp, l, i, k, &r);
-		*s = (struct cache_slot){true, *k, h, db_insert(pp->db, &r)};
-		pp->cache.n++;
-	}
-	return s->row;
+	r->op_name = (char *)(op ? op->name : xp_pool_str(pp->db->index->pool, "", 0));
+	r->uses_tc = n->tc;
+	r->tc_eligible = n->tc || (op ? op->eligible : xp_op_tensor_core_eligible("", 0)) || einsum_eligible(pp, ks);
 }
 
 static void add_kernel(struct plane_pass *pp, const struct xp_line *l, uint64_t i)
 {
-	struct kernel_src k;
-	if (!kernel_source(pp, l, i, &k))
+	struct kernel_stats ks;
+	find_stats(pp, l, i, &ks);
+	if (!event_text(&ks, S_DETAILS))
 		return;
+	struct xp_kernel_report r;
+	struct rkey k;
+	report_of(pp, l, i, &ks, &r);
+	key_of(&r, &k);
+	size_t n = pp->db->n, row = db_insert(pp->db, &k, &r);
+	if (row == n)   /* new: occupancy is the first occurrence's */
+		occupancy(pp, l, i, &pp->db->rows[row]);
 	int64_t d = l->dur_ps[i];
 	struct xp_kernel_value one = {1, d, d, d};
-	size_t row = report_row(pp, l, i, &k);   /* may move db->rows */
 	xp_kernel_value_merge(&pp->db->rows[row].v, &one);
 	pp->db->kernels++;
 	pp->db->total_ps += d;
+}
+
+static void pass_free(struct plane_pass *pp)
+{
+	free(pp->names);
+	xp_textmap_free(&pp->details);
+	xp_textmap_free(&pp->tf_ops);
+	xp_textmap_free(&pp->hlo_ops);
+	xp_textmap_free(&pp->modules);
+	xp_textmap_free(&pp->equations);
+	free(pp->dets);
+	free(pp->ops);
+	free(pp->mods);
 }
 
 static void read_plane(struct xp_kernel_db *db, const struct xp_capture *c, const struct xp_plane *p, uint32_t host,
@@ -440,6 +439,7 @@ static void read_plane(struct xp_kernel_db *db, const struct xp_capture *c, cons
 	};
 	if (!pp.ids.details)
 		return;
+	pp.names = xcalloc(p->n_emeta + 1, sizeof *pp.names);
 	for (uint32_t k = 0; k < p->n_lines; k++) {
 		const struct xp_line *l = &p->lines[k];
 		if (l->derived)
@@ -448,7 +448,7 @@ static void read_plane(struct xp_kernel_db *db, const struct xp_capture *c, cons
 			if (l->dur_ps[i] > 0)   /* zero-length (and negative) events are no kernels */
 				add_kernel(&pp, l, i);
 	}
-	free(pp.cache.slot);
+	pass_free(&pp);
 }
 
 static void read_host(struct xp_kernel_db *db, const struct xp_capture *c, uint32_t h,
@@ -518,11 +518,10 @@ static int cmp_reference(const struct xp_kernel_report *a, const struct xp_kerne
 	return cmp_u32(a->host, b->host);
 }
 
-static int cmp_reports(const void *pa, const void *pb, void *arg)
+static int cmp_reports(const struct xp_kernel_report *a, const struct xp_kernel_report *b, enum xp_kernel_sort key)
 {
-	const struct xp_kernel_report *a = pa, *b = pb;
 	int d = 0;
-	switch (*(const enum xp_kernel_sort *)arg) {
+	switch (key) {
 	case XP_KSORT_COUNT:
 		d = a->v.occurrences > b->v.occurrences ? -1 : a->v.occurrences < b->v.occurrences;
 		break;
@@ -541,11 +540,90 @@ static int cmp_reports(const void *pa, const void *pb, void *arg)
 	return d ? d : cmp_reference(a, b);
 }
 
+/*
+ * Sorting moves 16-byte keys, not 120-byte reports, and compares two integers that settle almost every
+ * pair: the sort key and then the total (descending) or the name's rank; only ties go to the full order.
+ */
+struct skey {
+	uint64_t a, b;
+	uint32_t row;
+};
+
+static _Thread_local const struct xp_kernel_report *sort_rows;
+static _Thread_local enum xp_kernel_sort sort_key;
+
+static inline bool skey_less(const struct skey *x, const struct skey *y)
+{
+	if (x->a != y->a)
+		return x->a < y->a;
+	if (x->b != y->b)
+		return x->b < y->b;
+	return cmp_reports(&sort_rows[x->row], &sort_rows[y->row], sort_key) < 0;
+}
+
+XP_DEFINE_SORT(sort_skeys, struct skey, skey_less)
+
+/* Descending order of a signed value as an ascending unsigned one. */
+static uint64_t desc(int64_t v)
+{
+	return ~((uint64_t)v ^ (1ull << 63));
+}
+
+static struct skey skey_of(const struct xp_kernel_report *r, size_t row, enum xp_kernel_sort key, const uint32_t *rank)
+{
+	uint64_t total = desc(r->v.total_ps), name = rank[xp_pool_id(r->name)];
+	switch (key) {
+	case XP_KSORT_COUNT:
+		return (struct skey){~r->v.occurrences, total, (uint32_t)row};
+	case XP_KSORT_AVG:
+		return (struct skey){desc(xp_kernel_avg_ps(&r->v)), total, (uint32_t)row};
+	case XP_KSORT_MAX:
+		return (struct skey){desc(r->v.max_ps), total, (uint32_t)row};
+	case XP_KSORT_NAME:
+		return (struct skey){name, total, (uint32_t)row};
+	default:
+		return (struct skey){total, name, (uint32_t)row};
+	}
+}
+
+/* Rows into the order of K (K[i].row is the row that goes to place i); K's rows are used up. */
+static void permute(struct xp_kernel_report *rows, struct skey *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (k[i].row == UINT32_MAX)
+			continue;
+		struct xp_kernel_report tmp = rows[i];
+		size_t j = i;
+		for (;;) {
+			size_t from = k[j].row;
+			k[j].row = UINT32_MAX;
+			if (from == i) {
+				rows[j] = tmp;
+				break;
+			}
+			rows[j] = rows[from];
+			j = from;
+		}
+	}
+}
+
 void xp_kernel_db_sort(struct xp_kernel_db *db, enum xp_kernel_sort key)
 {
-	if (db->n > 1)
-		qsort_r(db->rows, db->n, sizeof *db->rows, cmp_reports, &key);
-	index_rebuild(db);
+	if (db->n < 2)
+		return;
+	const uint32_t *rank = xp_pool_ranks(db->index->pool);
+	struct skey *k = xcalloc(db->n, sizeof *k);
+	for (size_t i = 0; i < db->n; i++)
+		k[i] = skey_of(&db->rows[i], i, key, rank);
+	sort_rows = db->rows;
+	sort_key = key;
+	sort_skeys(k, db->n);
+	permute(db->rows, k, db->n);
+	free(k);
+	/* the index is rebuilt only if a report is added to the sorted database */
+	free(db->index->slot);
+	db->index->slot = NULL;
+	db->index->cap = 0;
 }
 
 /* --- by op (spec §4.5) ---------------------------------------------------------------------- */
@@ -564,40 +642,66 @@ const struct xp_kernel_op *xp_kernel_ops_find(const struct xp_kernel_ops *ops, u
 	return NULL;
 }
 
-struct xp_kernel_ops *xp_kernel_ops_by_op(const struct xp_kernel_db *db, bool merge_hosts)
+/* Where (host, op, module) of report R goes in the op index; a database's own reports have pooled names,
+ * whose addresses stand for them. */
+static size_t op_pos(const struct xp_kernel_ops *ops, const size_t *slot, size_t cap, uint32_t host,
+		     const struct xp_kernel_report *r, bool pooled)
 {
-	struct xp_kernel_ops *ops = xcalloc(1, sizeof *ops);
-	ops->ops = xcalloc(db->n, sizeof *ops->ops);
-	/* A small index over (host, op, module): ops are far fewer than kernel events, not than reports. */
-	size_t cap = 64;
-	while (cap < db->n * 2 + 2)
-		cap *= 2;
-	size_t *slot = xcalloc(cap, sizeof *slot);
-	for (size_t i = 0; i < db->n; i++) {
-		const struct xp_kernel_report *r = &db->rows[i];
-		uint32_t host = merge_hosts ? 0 : r->host;
-		uint64_t h = xp_hash_bytes(XP_HASH_SEED, &host, sizeof host);
+	uint64_t h = xp_hash_u64(XP_HASH_SEED, host);
+	if (pooled) {
+		h = xp_hash_u64(xp_hash_u64(h, (uintptr_t)r->op_name), (uintptr_t)r->module);
+	} else {
 		h = xp_hash_bytes(h, r->op_name, strlen(r->op_name) + 1);
 		if (r->module)
 			h = xp_hash_bytes(h, r->module, strlen(r->module) + 1);
-		size_t j = (size_t)h & (cap - 1);
-		while (slot[j] && !op_is(&ops->ops[slot[j] - 1], host, r->op_name, r->module))
-			j = (j + 1) & (cap - 1);
+	}
+	size_t j = (size_t)h & (cap - 1);
+	while (slot[j]) {
+		const struct xp_kernel_op *o = &ops->ops[slot[j] - 1];
+		if (pooled ? o->host == host && o->op_name == r->op_name && o->module == r->module
+			   : op_is(o, host, r->op_name, r->module))
+			break;
+		j = (j + 1) & (cap - 1);
+	}
+	return j;
+}
+
+/* The op's flag is that of its report that sorts first by total (the reference's "first report"), found in
+ * one pass: the database need not be sorted. Names are the pool's until copied at the end. */
+struct xp_kernel_ops *xp_kernel_ops_by_op(const struct xp_kernel_db *db, bool merge_hosts)
+{
+	struct xp_kernel_ops *ops = xcalloc(1, sizeof *ops);
+	ops->ops = xcalloc(db->n ? db->n : 1, sizeof *ops->ops);
+	bool pooled = db->index != NULL;
+	size_t cap = 64;
+	while (cap < db->n * 2 + 2)
+		cap *= 2;
+	size_t *slot = xcalloc(cap, sizeof *slot), *first = xcalloc(db->n ? db->n : 1, sizeof *first);
+	for (size_t i = 0; i < db->n; i++) {
+		const struct xp_kernel_report *r = &db->rows[i];
+		uint32_t host = merge_hosts ? 0 : r->host;
+		size_t j = op_pos(ops, slot, cap, host, r, pooled);
 		if (!slot[j]) {
-			struct xp_kernel_op *o = &ops->ops[ops->n];
-			o->host = host;
-			o->op_name = xstrndup(r->op_name, strlen(r->op_name));
-			o->module = r->module ? xstrndup(r->module, strlen(r->module)) : NULL;
-			o->tc_eligible = r->tc_eligible;    /* the first report's flag */
+			ops->ops[ops->n] = (struct xp_kernel_op){.host = host, .op_name = r->op_name, .module = r->module};
+			first[ops->n] = i;
 			slot[j] = ++ops->n;
 		}
 		struct xp_kernel_op *o = &ops->ops[slot[j] - 1];
+		if (cmp_reference(r, &db->rows[first[slot[j] - 1]]) < 0)
+			first[slot[j] - 1] = i;
 		o->total_ps += r->v.total_ps;
 		o->occurrences += r->v.occurrences;
 		if (r->uses_tc)
 			o->tensor_core_ps += r->v.total_ps;
 	}
+	for (size_t k = 0; k < ops->n; k++) {
+		struct xp_kernel_op *o = &ops->ops[k];
+		o->tc_eligible = db->rows[first[k]].tc_eligible;
+		o->op_name = xstrndup(o->op_name, strlen(o->op_name));
+		o->module = o->module ? xstrndup(o->module, strlen(o->module)) : NULL;
+	}
 	free(slot);
+	free(first);
 	return ops;
 }
 

@@ -36,9 +36,9 @@ void xp_kernel_value_merge(struct xp_kernel_value *a, const struct xp_kernel_val
 
 struct xp_kernel_report {
 	uint32_t host;              /* index of the host in the capture */
-	char *name;                 /* kernel name */
-	char *op_name;              /* TF op name, HLO op name, or "" */
-	char *module;               /* hlo_module of an XLA kernel ("" when absent); NULL for TF kernels */
+	char *name;                 /* kernel name (the database's pooled copy, shared by its reports) */
+	char *op_name;              /* TF op name, HLO op name, or "" (pooled) */
+	char *module;               /* hlo_module of an XLA kernel ("" when absent; pooled); NULL for TF kernels */
 	struct xp_kernel_details details;   /* registers, shared memory, grid, block */
 	bool uses_tc;               /* kernel uses Tensor Cores (name rule) */
 	bool tc_eligible;           /* op could use them (op rule, einsum rule, or uses_tc) */
@@ -102,9 +102,10 @@ struct xp_kernel_ops {
 	struct xp_kernel_op *ops;   /* in order of first appearance in DB */
 };
 
-/* Group the reports of DB by (host, op, module) in DB's current order
- * (sort it first to get the reference's "first report" eligibility). When
- * MERGE_HOSTS, every host's reports of one op form one entry (host 0). */
+/* Group the reports of DB by (host, op, module), in order of first
+ * appearance in DB; an op's eligibility is that of its report that sorts
+ * first by total (the reference's "first report"), whatever DB's order.
+ * When MERGE_HOSTS, every host's reports of one op form one entry (host 0). */
 struct xp_kernel_ops *xp_kernel_ops_by_op(const struct xp_kernel_db *db, bool merge_hosts);
 /* The entry of (host, op, module), or NULL. MODULE NULL = a TF op. */
 const struct xp_kernel_op *xp_kernel_ops_find(const struct xp_kernel_ops *ops, uint32_t host, const char *op_name,

@@ -27,6 +27,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "shapes.h"
+
 #define US 1000LL                 /* time unit inside the generator is ns, like the real producers */
 #define MAXGPU 16
 #define MAXOPS 40
@@ -492,9 +494,9 @@ static const char *const PYEV[] = {"$builtins isinstance", "$dtypes.py:478 issub
 /* ------------------------------------------------------------------ */
 /* options                                                             */
 
-enum variant { V_RAW, V_GROUPED, V_JAX, V_CPU };
+enum variant { V_RAW, V_GROUPED, V_JAX, V_CPU, V_DIVERSE, V_DYNAMIC, V_MANY_HOSTS, NVARIANT };
 enum cmp { C_NONE, C_GZIP, C_ZSTD };
-static const char *const VARIANT_NAMES[] = {"raw", "grouped", "jax", "cpu"};
+static const char *const VARIANT_NAMES[] = {"raw", "grouped", "jax", "cpu", "diverse", "dynamic-shapes", "many-hosts"};
 static const char *const CMP_NAMES[] = {"none", "gzip", "zstd"};
 
 struct opts {
@@ -2880,6 +2882,12 @@ static void usage(FILE *f)
 	      "  --variant raw|grouped|jax|cpu  raw: current TF on NVIDIA GPUs (default); grouped: TF 2.4 style,\n"
 	      "                                 with group_id and derived Steps/TensorFlow Ops lines; jax: JAX on\n"
 	      "                                 AMD GPUs, no step markers; cpu: TF without GPUs\n"
+	      "  --variant diverse|dynamic-shapes|many-hosts\n"
+	      "                                 capture shapes, not workloads: 20 host threads, 8 GPUs x 4 streams,\n"
+	      "                                 504 ops, 330 kernels; diverse: op, kernel and launch shape drawn per\n"
+	      "                                 launch; dynamic-shapes: each (kernel, op) pair with 1-50 launch\n"
+	      "                                 shapes; many-hosts: that, 2 GPUs a host, --hosts files (default 16)\n"
+	      "                                 in the directory OUT. Only --seed, --target-bytes, --host, --truth\n"
 	      "  --steps N                      training steps to simulate (default 4)\n"
 	      "  --target-bytes N[k|M|G]        choose the steps so each file is about N bytes (1G = 1 GiB)\n"
 	      "  --gpus N                       GPUs per host, 1-16 (default 1; cpu: 0)\n"
@@ -2926,7 +2934,7 @@ static int pick(const char *opt, const char *v, const char *const *names, int n)
 static void parse_opt(struct opts *o, const char *opt, const char *v)
 {
 	if (!strcmp(opt, "--variant"))
-		o->variant = (enum variant)pick(opt, v, VARIANT_NAMES, 4);
+		o->variant = (enum variant)pick(opt, v, VARIANT_NAMES, NVARIANT);
 	else if (!strcmp(opt, "--compress"))
 		o->cmp = (enum cmp)pick(opt, v, CMP_NAMES, 3);
 	else if (!strcmp(opt, "--hosts"))
@@ -3085,10 +3093,27 @@ static void mkdir_p(const char *dir)
 	free(p);
 }
 
+/* the shape variants (shapes.c): one model, no simulation; many-hosts writes 16 files unless --hosts says */
+static void write_shapes(const struct opts *o)
+{
+	if (o->cmp != C_NONE || o->odd || o->steps_set || o->gpus_set)
+		die(2, "--variant %s takes only --seed, --target-bytes, --hosts, --host and --truth", VARIANT_NAMES[o->variant]);
+	if (o->variant != V_MANY_HOSTS && o->hosts > 1)
+		die(2, "--hosts goes with --variant many-hosts");
+	struct shape_opts so = {.kind = o->variant == V_DIVERSE ? SHAPE_DIVERSE : o->variant == V_DYNAMIC ? SHAPE_DYNAMIC
+				: SHAPE_MANY_HOSTS, .seed = o->seed, .target = o->target, .hosts = o->hosts > 1 ? o->hosts : 16,
+				.out = o->out, .truth = o->truth, .host = o->host};
+	shapes_write(&so);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
 	parse_args(&o, argc, argv);
+	if (o.variant >= V_DIVERSE) {
+		write_shapes(&o);
+		return 0;
+	}
 	/* with a target, host 0 runs until its file is big enough (the estimate
 	 * from small captures misses the varints that grow with time) */
 	int64_t steps = o.target ? steps_for_target(&o) * 5 / 4 + 16 : o.steps;

@@ -219,6 +219,27 @@ static void test_a7_group_by_op(void)
 	xp_kernel_ops_free(ops);
 }
 
+/* An op's eligibility is its longest report's even when the database is not sorted (tf-stats does not sort it):
+ * the reports of one op in capture order, the short one first. */
+static void test_a7_first_report_unsorted(void)
+{
+	struct xp_kernel_report rows[3] = {
+		report("op1_short", "op1", 10, false, false),
+		report("op1_long", "op1", 1000, true, true),
+		report("op1_middle", "op1", 500, false, false),
+	};
+	struct xp_kernel_db db = {.n = 3, .rows = rows};
+	struct xp_kernel_ops *ops = xp_kernel_ops_by_op(&db, false);
+	REQUIRE_INT(ops->n, 1);
+	CHECK(ops->ops[0].tc_eligible);
+	CHECK_INT(ops->ops[0].total_ps, 1510000);
+	xp_kernel_ops_free(ops);
+	rows[1].v.total_ps = 5000;  /* now the middle one is the longest: not eligible */
+	ops = xp_kernel_ops_by_op(&db, false);
+	CHECK(!ops->ops[0].tc_eligible);
+	xp_kernel_ops_free(ops);
+}
+
 /* A7 through a capture: the same numbers from real events, with real op names. */
 static void test_a7_through_capture(void)
 {
@@ -892,6 +913,7 @@ int main(void)
 		TEST(test_a6_reports),
 		TEST(test_a6_table),
 		TEST(test_a7_group_by_op),
+		TEST(test_a7_first_report_unsorted),
 		TEST(test_a7_through_capture),
 		TEST(test_a8_tokenizer),
 		TEST(test_tokenizer_bad_values),
