@@ -223,10 +223,15 @@ static void step_time_table(struct xp_result *r, const struct overview *ov)
 		return;
 	struct xp_dur_stat st;
 	time_row(t, &tc, "step_time", "Step time", &ov->step, ov->tot.step_ps > 0 ? 100 : 0);
-	for (size_t i = 0; i < sizeof summary_order / sizeof *summary_order; i++) {
-		enum xp_step_cat c = summary_order[i];
+	bool pytorch = ov->view.pytorch;
+	size_t n = sizeof summary_order / sizeof *summary_order;
+	/* PyTorch: the order of the PyTorch profiler's overview. */
+	const enum xp_step_cat *order = pytorch ? xp_step_cats(true, &n) : summary_order;
+	for (size_t i = 0; i < n; i++) {
+		enum xp_step_cat c = order[i];
 		xp_step_stat(&ov->view, c, &st);
-		time_row(t, &tc, xp_step_cat_key(c), xp_step_cat_label(c), &st, pct_of(ov->tot.cat_ps[c], ov->tot.step_ps));
+		time_row(t, &tc, xp_step_cat_key(c), xp_step_cat_label_for(c, pytorch), &st,
+			 pct_of(ov->tot.cat_ps[c], ov->tot.step_ps));
 	}
 }
 
