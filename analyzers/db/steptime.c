@@ -168,7 +168,13 @@ void xp_step_diags(struct xp_result *r, const struct xp_prep *p, uint32_t host)
 			       "or ForeverOp): events are not grouped into steps, as the TensorFlow Profiler does");
 	if (!db->n)
 		no_steps_diag(r, p, ph);
-	if (db->n_dropped && (db->n || !p->opts.step_marker))
+	if (db->n_dropped && db->dropped_why)
+		xp_result_diag(r, XP_SEV_INFO, "steps_dropped", name,
+			       "the PyTorch profiler leaves out such steps too; with torch.profiler.schedule, profile "
+			       "one more active step so that the last one's kernels are captured",
+			       "%" PRIu64 " step%s dropped: %s", db->n_dropped, db->n_dropped == 1 ? "" : "s",
+			       db->dropped_why);
+	else if (db->n_dropped && (db->n || !p->opts.step_marker))
 		xp_result_diag(r, XP_SEV_INFO, "steps_dropped", name,
 			       "usually the first or last step, cut by the profiling window; profile a few more steps",
 			       "%" PRIu64 " step%s dropped: %s", db->n_dropped, db->n_dropped == 1 ? "" : "s",

@@ -468,7 +468,7 @@ static void fill_db(struct ptb *b, size_t n, struct xp_step_db *db)
 		struct xp_step *s = &db->steps[i];
 		char name[32];
 		s->id = b->st[i].num;
-		snprintf(name, sizeof name, "%" PRId64, b->st[i].num);
+		snprintf(name, sizeof name, "ProfilerStep#%" PRId64, b->st[i].num);
 		s->name = strdup(name);
 		if (!s->name)
 			xp_oom();
@@ -490,10 +490,16 @@ static void dropped_note(const struct ptb *b, size_t keep, struct xp_step_db *db
 	db->n_dropped = b->n_st - keep;
 	if (!db->n_dropped)
 		return;
-	char buf[160];
-	snprintf(buf, sizeof buf, "the last step%s (ProfilerStep#%" PRId64 "%s) launched %s device work than %s",
-		 db->n_dropped == 1 ? "" : "s", b->st[keep].num, db->n_dropped == 1 ? "" : " on",
-		 b->st[keep].launches ? "less" : "no", b->st[keep].launches ? "the step before it" : "the trace holds");
+	char buf[256];
+	const struct pstep *s = &b->st[keep];
+	int k = snprintf(buf, sizeof buf, "the last step%s (ProfilerStep#%" PRId64 "%s) ", db->n_dropped == 1 ? "" : "s",
+			 s->num, db->n_dropped == 1 ? "" : " on");
+	if (s->launches)
+		snprintf(buf + k, sizeof buf - (size_t)k, "launched %" PRIu64 " device events, under 80%% of the %" PRIu64
+			 " of the step before: the profiler may have missed some of its kernels", s->launches,
+			 b->st[keep - 1].launches);
+	else
+		snprintf(buf + k, sizeof buf - (size_t)k, "launched no device work");
 	db->dropped_why = strdup(buf);
 	if (!db->dropped_why)
 		xp_oom();
