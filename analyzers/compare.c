@@ -70,9 +70,11 @@ static void step_table(struct xp_result *r, const struct xp_metrics *b, const st
 		return;
 	step_row(t, &sc, "step_time_median", "Median step time", b->median_ps, c->median_ps, NAN, NAN);
 	step_row(t, &sc, "step_time_avg", "Average step time", b->avg_ps, c->avg_ps, NAN, NAN);
-	for (int k = 0; k < XP_N_STEP_CATS; k++) {
-		enum xp_step_cat cat = (enum xp_step_cat)k;
-		step_row(t, &sc, xp_step_cat_key(cat), xp_step_cat_label(cat), xp_metrics_cat_avg(b, cat),
+	size_t n;
+	const enum xp_step_cat *cats = xp_step_cats(c->pytorch, &n);
+	for (size_t k = 0; k < n; k++) {
+		enum xp_step_cat cat = cats[k];
+		step_row(t, &sc, xp_step_cat_key(cat), xp_step_cat_label_for(cat, c->pytorch), xp_metrics_cat_avg(b, cat),
 			 xp_metrics_cat_avg(c, cat), xp_metrics_cat_pct(b, cat), xp_metrics_cat_pct(c, cat));
 	}
 }

@@ -4,6 +4,7 @@
 #include "analyzers/db/opdb.h"
 #include "analyzers/db/perfenv.h"
 #include "analyzers/db/steptime.h"
+#include "analyzers/db/pt_advice.h"
 #include "input_pipeline.h"
 #include "analyzers/prepare/prepare.h"
 #include "formats/model/capture.h"
@@ -142,9 +143,15 @@ static void set_verdict(struct xp_result *r, const struct overview *ov)
 		else
 			xp_result_set_verdict(r, "Step time unknown: no step marker observed, so the bottleneck cannot be told");
 	} else if (!strcmp(ov->level, "POTENTIALLY")) {
-		xp_result_set_verdict(r, "POTENTIALLY input-bound: %.1f%% of step time is 'All others' time (I/O or "
+		xp_result_set_verdict(r, "POTENTIALLY input-bound: %.1f%% of step time is '%s' time (I/O or "
 				      "Python execution?); average step time %s over %zu step%s",
-				      ov->all_others_pct, avg, st.n, st.n == 1 ? "" : "s");
+				      ov->all_others_pct, ov->view.pytorch ? "Other" : "All others", avg, st.n,
+				      st.n == 1 ? "" : "s");
+	} else if (ov->view.pytorch) {
+		xp_result_set_verdict(r, "%s input-bound: %s%.1f%% of step time in DataLoader; average step time %s "
+				      "over %zu step%s",
+				      ov->level, strcmp(ov->level, "NOT") ? "" : "only ", ov->input_pct, avg, st.n,
+				      st.n == 1 ? "" : "s");
 	} else {
 		xp_result_set_verdict(r, "%s input-bound: %s%.1f%% of step time waiting for input; average step time %s "
 				      "over %zu step%s",
@@ -171,12 +178,15 @@ static void add_summary(struct xp_result *r, const struct overview *ov)
 	xp_sum_dur(r, "step_time_min_ms", "Minimum step time", st.min_ps, XP_U_MS);
 	xp_sum_dur(r, "step_time_max_ms", "Maximum step time", st.max_ps, XP_U_MS);
 	xp_sum_str(r, "bottleneck", "Input-bound classification", ov->bottleneck);
-	xp_sum_pct(r, "input_pct", "Input", ov->input_pct);
+	bool pt = ov->view.pytorch;
+	xp_sum_pct(r, "input_pct", pt ? "DataLoader" : "Input", ov->input_pct);
 	xp_sum_pct(r, "output_pct", "Output", pct_of(ov->tot.cat_ps[XP_SC_OUTPUT], t));
-	xp_sum_pct(r, "device_compute_pct", "Device compute", pct_of(ov->tot.cat_ps[XP_SC_DEVICE_COMPUTE], t));
-	xp_sum_pct(r, "device_collectives_pct", "Device collectives", pct_of(ov->tot.cat_ps[XP_SC_DEVICE_COLLECTIVES], t));
-	xp_sum_pct(r, "kernel_launch_pct", "Kernel launch", pct_of(ov->tot.cat_ps[XP_SC_KERNEL_LAUNCH], t));
-	xp_sum_pct(r, "all_others_pct", "All others", ov->all_others_pct);
+	xp_sum_pct(r, "device_compute_pct", pt ? "Kernel" : "Device compute",
+		   pct_of(ov->tot.cat_ps[XP_SC_DEVICE_COMPUTE], t));
+	xp_sum_pct(r, "device_collectives_pct", pt ? "Communication" : "Device collectives",
+		   pct_of(ov->tot.cat_ps[XP_SC_DEVICE_COLLECTIVES], t));
+	xp_sum_pct(r, "kernel_launch_pct", pt ? "Runtime" : "Kernel launch", pct_of(ov->tot.cat_ps[XP_SC_KERNEL_LAUNCH], t));
+	xp_sum_pct(r, "all_others_pct", pt ? "Other" : "All others", ov->all_others_pct);
 	xp_sum_pct(r, "device_compute_16bit_pct", "16-bit device compute", pct_of(ov->c16_ps, ov->c16_ps + ov->c32_ps));
 	xp_sum_pct(r, "device_compute_32bit_pct", "32-bit device compute", pct_of(ov->c32_ps, ov->c16_ps + ov->c32_ps));
 	xp_sum_bool(r, "tf_data_in_use", "tf.data in use", ov->tf_data);
@@ -223,10 +233,15 @@ static void step_time_table(struct xp_result *r, const struct overview *ov)
 		return;
 	struct xp_dur_stat st;
 	time_row(t, &tc, "step_time", "Step time", &ov->step, ov->tot.step_ps > 0 ? 100 : 0);
-	for (size_t i = 0; i < sizeof summary_order / sizeof *summary_order; i++) {
-		enum xp_step_cat c = summary_order[i];
+	bool pytorch = ov->view.pytorch;
+	size_t n = sizeof summary_order / sizeof *summary_order;
+	/* PyTorch: the order of the PyTorch profiler's overview. */
+	const enum xp_step_cat *order = pytorch ? xp_step_cats(true, &n) : summary_order;
+	for (size_t i = 0; i < n; i++) {
+		enum xp_step_cat c = order[i];
 		xp_step_stat(&ov->view, c, &st);
-		time_row(t, &tc, xp_step_cat_key(c), xp_step_cat_label(c), &st, pct_of(ov->tot.cat_ps[c], ov->tot.step_ps));
+		time_row(t, &tc, xp_step_cat_key(c), xp_step_cat_label_for(c, pytorch), &st,
+			 pct_of(ov->tot.cat_ps[c], ov->tot.step_ps));
 	}
 }
 
@@ -465,6 +480,14 @@ static void recommendation_table(struct xp_result *r, const struct overview *ov)
 	rc.topic = xp_table_col(rc.t, "topic", "Topic", XP_T_STR, XP_U_NONE, 0);
 	rc.level = xp_table_col(rc.t, "level", "Level", XP_T_STR, XP_U_NONE, 0);
 	rc.message = xp_table_col(rc.t, "message", "Recommendation", XP_T_STR, XP_U_NONE, 0);
+	if (ov->view.pytorch) {
+		struct xp_reco_rows rows;
+		xp_pytorch_advice(&ov->tot, &rows);
+		for (size_t i = 0; i < rows.n; i++)
+			reco_row(&rc, rows.row[i].topic, rows.row[i].level[0] ? rows.row[i].level : NULL, "%s",
+				 rows.row[i].text);
+		return;
+	}
 	input_row(&rc, ov);
 	level_rows(&rc, ov);
 	precision_row(&rc, ov);

@@ -10,11 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Short text headers of the per-host category averages; keys come from xp_step_cat_key. */
-static const char *const cat_header[XP_N_STEP_CATS] = {
-	"Compute", "Dev-to-dev", "Collectives", "Host compute", "Launch", "Input", "Output", "Compile", "Others",
-};
-
 struct host_stat {
 	struct xp_step_db view;     /* the steps compared: the combined ones, or all of the host's */
 	bool aligned;               /* view holds the steps common to all hosts */
@@ -122,6 +117,8 @@ static void add_summary(struct xp_result *r, const struct pod *pd)
 struct host_cols {
 	size_t host, steps, aligned, compared, first, avg, sdv, min, max, cat[XP_N_STEP_CATS], input_pct, bottleneck,
 		slowest, vs_fastest;
+	size_t n_cats;
+	enum xp_step_cat which[XP_N_STEP_CATS];
 };
 
 static void host_columns(struct xp_table *t, struct host_cols *hc, const struct pod *pd)
@@ -140,10 +137,14 @@ static void host_columns(struct xp_table *t, struct host_cols *hc, const struct 
 	hc->sdv = xp_table_col(t, "step_time_sdv_ms", "Std dev", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN);
 	hc->min = xp_table_col(t, "step_time_min_ms", "Min", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN);
 	hc->max = xp_table_col(t, "step_time_max_ms", "Max", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN);
-	for (int c = 0; c < XP_N_STEP_CATS; c++) {
-		snprintf(key, sizeof key, "%s_avg_ms", xp_step_cat_key((enum xp_step_cat)c));
+	bool pytorch = xp_prep_pytorch(pd->p), hidden[XP_N_STEP_CATS];
+	hc->n_cats = xp_step_cat_columns(pytorch, hc->which, hidden);
+	for (size_t k = 0; k < hc->n_cats; k++) {
+		enum xp_step_cat c = hc->which[k];
+		snprintf(key, sizeof key, "%s_avg_ms", xp_step_cat_key(c));
 		/* A category that is zero on every host only widens the text. */
-		hc->cat[c] = xp_table_col(t, key, cat_header[c], XP_T_DUR, XP_U_MS, total[c] ? 0 : XP_COL_TEXT_HIDDEN);
+		hc->cat[k] = xp_table_col(t, key, xp_step_cat_short(c, pytorch), XP_T_DUR, XP_U_MS,
+					  total[c] && !hidden[k] ? 0 : XP_COL_TEXT_HIDDEN);
 	}
 	hc->input_pct = xp_table_col(t, "input_pct", "Input %", XP_T_PCT, XP_U_NONE, 0);
 	hc->bottleneck = xp_table_col(t, "bottleneck", "Bottleneck", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
@@ -169,8 +170,8 @@ static void host_row(struct xp_table *t, const struct host_cols *hc, const struc
 	xp_set_dur(t, row, hc->sdv, s->step.sdv_ps);
 	xp_set_dur(t, row, hc->min, s->step.min_ps);
 	xp_set_dur(t, row, hc->max, s->step.max_ps);
-	for (int c = 0; c < XP_N_STEP_CATS; c++)
-		xp_set_dur(t, row, hc->cat[c], s->cat[c].avg_ps);
+	for (size_t k = 0; k < hc->n_cats; k++)
+		xp_set_dur(t, row, hc->cat[k], s->cat[hc->which[k]].avg_ps);
 	double input, others;
 	const char *level;
 	xp_set_str(t, row, hc->bottleneck, xp_overview_bottleneck(&s->tot, &input, &others, &level));

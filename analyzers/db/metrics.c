@@ -179,6 +179,7 @@ static void read_steps(struct xp_metrics *m, const struct xp_report *rep)
 	if (!t)
 		return;
 	m->has_steps = true;
+	m->pytorch = col_of(t, "memcpy_ms") >= 0; /* only a PyTorch steps table has the Memcpy category */
 	long c_host = col_of(t, "host"), c_comb = col_of(t, "combined_step"), c_time = col_of(t, "step_time_ms");
 	long c_cat[XP_N_STEP_CATS];
 	char key[64];

@@ -35,6 +35,7 @@ struct xp_metrics {
 	const char *source;
 	const struct xp_result *steps_result;   /* the steps section (its diagnostics explain an empty sample) */
 	bool has_steps;         /* the report has per-step times */
+	bool pytorch;           /* its steps have the PyTorch categories */
 	size_t n_steps;
 	int64_t *step_ps;       /* the combined steps: each the longest host's step */
 	int64_t median_ps, avg_ps;

@@ -168,7 +168,13 @@ void xp_step_diags(struct xp_result *r, const struct xp_prep *p, uint32_t host)
 			       "or ForeverOp): events are not grouped into steps, as the TensorFlow Profiler does");
 	if (!db->n)
 		no_steps_diag(r, p, ph);
-	if (db->n_dropped && (db->n || !p->opts.step_marker))
+	if (db->n_dropped && db->dropped_why)
+		xp_result_diag(r, XP_SEV_INFO, "steps_dropped", name,
+			       "the PyTorch profiler leaves out such steps too; with torch.profiler.schedule, profile "
+			       "one more active step so that the last one's kernels are captured",
+			       "%" PRIu64 " step%s dropped: %s", db->n_dropped, db->n_dropped == 1 ? "" : "s",
+			       db->dropped_why);
+	else if (db->n_dropped && (db->n || !p->opts.step_marker))
 		xp_result_diag(r, XP_SEV_INFO, "steps_dropped", name,
 			       "usually the first or last step, cut by the profiling window; profile a few more steps",
 			       "%" PRIu64 " step%s dropped: %s", db->n_dropped, db->n_dropped == 1 ? "" : "s",
@@ -190,17 +196,16 @@ void xp_align_diags(struct xp_result *r, const struct xp_prep *p, const struct x
 
 /* --- the steps table ------------------------------------------------------------------ */
 
-/* Short text headers; CSV/JSON keys come from xp_step_cat_key. */
-static const char *const cat_header[XP_N_STEP_CATS] = {
-	"Compute", "Dev-to-dev", "Collectives", "Host compute", "Launch", "Input", "Output", "Compile", "Others",
-};
-
 struct step_cols {
 	size_t host, combined, step, name, start, time, cat[XP_N_STEP_CATS], wait_input, h2d, input_pct;
+	size_t n_cats;
+	enum xp_step_cat which[XP_N_STEP_CATS];
 };
 
-static void step_columns(struct xp_table *t, struct step_cols *sc, bool one_host, const int64_t *cat_total)
+static void step_columns(struct xp_table *t, struct step_cols *sc, bool one_host, const int64_t *cat_total,
+			 bool pytorch)
 {
+	bool hidden[XP_N_STEP_CATS];
 	char key[64];
 	sc->host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, one_host ? XP_COL_TEXT_HIDDEN : 0);
 	sc->combined = xp_table_col(t, "combined_step", "Aligned", XP_T_INT, XP_U_NONE, one_host ? XP_COL_TEXT_HIDDEN : 0);
@@ -208,10 +213,13 @@ static void step_columns(struct xp_table *t, struct step_cols *sc, bool one_host
 	sc->name = xp_table_col(t, "step_name", "Step", XP_T_STR, XP_U_NONE, 0);
 	sc->start = xp_table_col(t, "start_ms", "Start", XP_T_DUR, XP_U_MS, 0);
 	sc->time = xp_table_col(t, "step_time_ms", "Step time", XP_T_DUR, XP_U_MS, 0);
-	for (int c = 0; c < XP_N_STEP_CATS; c++) {
-		snprintf(key, sizeof key, "%s_ms", xp_step_cat_key((enum xp_step_cat)c));
+	sc->n_cats = xp_step_cat_columns(pytorch, sc->which, hidden);
+	for (size_t k = 0; k < sc->n_cats; k++) {
+		enum xp_step_cat c = sc->which[k];
+		snprintf(key, sizeof key, "%s_ms", xp_step_cat_key(c));
 		/* Categories that are zero in every step only widen the text. */
-		sc->cat[c] = xp_table_col(t, key, cat_header[c], XP_T_DUR, XP_U_MS, cat_total[c] ? 0 : XP_COL_TEXT_HIDDEN);
+		sc->cat[k] = xp_table_col(t, key, xp_step_cat_short(c, pytorch), XP_T_DUR, XP_U_MS,
+					  cat_total[c] && !hidden[k] ? 0 : XP_COL_TEXT_HIDDEN);
 	}
 	sc->wait_input = xp_table_col(t, "host_wait_input_ms", "Wait input", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN);
 	sc->h2d = xp_table_col(t, "host_to_device_ms", "Host to device", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN);
@@ -232,8 +240,8 @@ static void step_row(struct xp_table *t, const struct step_cols *sc, const char 
 	xp_set_str(t, row, sc->name, s->name && *s->name ? s->name : num);
 	xp_set_dur(t, row, sc->start, s->begin_ps);
 	xp_set_dur(t, row, sc->time, s->duration_ps);
-	for (int c = 0; c < XP_N_STEP_CATS; c++)
-		xp_set_dur(t, row, sc->cat[c], xp_step_cat_ps(s->type_ps, (enum xp_step_cat)c));
+	for (size_t k = 0; k < sc->n_cats; k++)
+		xp_set_dur(t, row, sc->cat[k], xp_step_cat_ps(s->type_ps, sc->which[k]));
 	xp_set_dur(t, row, sc->wait_input, s->type_ps[XP_ET_HOST_WAIT_INPUT]);
 	xp_set_dur(t, row, sc->h2d, s->type_ps[XP_ET_HOST_TO_DEVICE] + s->type_ps[XP_ET_DEVICE_WAIT_HOST]);
 	int64_t input = xp_step_cat_ps(s->type_ps, XP_SC_INPUT);
@@ -260,7 +268,7 @@ struct xp_table *xp_steps_add_table(struct xp_result *r, const struct xp_prep *p
 	}
 	struct xp_table *t = xp_result_add_table(r, name, title);
 	struct step_cols sc;
-	step_columns(t, &sc, p->n_hosts <= 1, cat_total);
+	step_columns(t, &sc, p->n_hosts <= 1, cat_total, xp_prep_pytorch(p));
 	for (uint32_t h = 0; h < p->n_hosts; h++) {
 		const struct xp_step_db *db = &p->hosts[h].steps;
 		for (size_t i = 0; i < db->n; i++)

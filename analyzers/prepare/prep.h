@@ -62,6 +62,8 @@ enum xp_event_type {
 	XP_ET_DEVICE_COMPUTE_16,
 	XP_ET_DEVICE_WAIT_DEVICE,
 	XP_ET_DEVICE_WAIT_HOST,
+	XP_ET_PT_MEMCPY,            /* PyTorch captures: the Memcpy and Memset categories */
+	XP_ET_PT_MEMSET,
 	XP_N_EVENT_TYPES
 };
 
@@ -78,11 +80,22 @@ enum xp_step_cat {
 	XP_SC_OUTPUT,               /* DEVICE_TO_HOST */
 	XP_SC_COMPILATION,          /* HOST_COMPILE */
 	XP_SC_OTHER,                /* UNKNOWN ("All others") */
+	XP_SC_MEMCPY,               /* PyTorch captures only (PT_MEMCPY) */
+	XP_SC_MEMSET,               /* PyTorch captures only (PT_MEMSET) */
 	XP_N_STEP_CATS
 };
 
 const char *xp_step_cat_key(enum xp_step_cat c);    /* snake_case, e.g. "kernel_launch" */
 const char *xp_step_cat_label(enum xp_step_cat c);  /* "Kernel launch" */
+/* The categories a capture's steps show, in order: TensorFlow/JAX's, or PyTorch's (Kernel, Memcpy,
+ * Memset, Communication, Runtime, DataLoader, CPU Exec, Other), whose labels these are. */
+const enum xp_step_cat *xp_step_cats(bool pytorch, size_t *n);
+const char *xp_step_cat_label_for(enum xp_step_cat c, bool pytorch);
+/* Short text header of a category column. */
+const char *xp_step_cat_short(enum xp_step_cat c, bool pytorch);
+/* A table's category columns: the capture's categories in its order, then TensorFlow's others, which a
+ * PyTorch table keeps in CSV/JSON (one schema) and hides in text (*hidden). Returns how many. */
+size_t xp_step_cat_columns(bool pytorch, enum xp_step_cat out[XP_N_STEP_CATS], bool hidden[XP_N_STEP_CATS]);
 int64_t xp_step_cat_ps(const int64_t type_ps[XP_N_EVENT_TYPES], enum xp_step_cat c);
 
 /* --- the step database ---------------------------------------------------- */
@@ -114,6 +127,8 @@ struct xp_step_db {
 	bool tpu;                       /* TPU capture: breakdown not supported */
 	bool grouping_skipped_loops;    /* a TF loop op disabled grouping (spec §4 step 0) */
 	uint64_t n_dropped;             /* steps dropped as malformed (no compute) */
+	char *dropped_why;              /* which and why, when the rule says more than "no compute" (PyTorch) */
+	bool pytorch;                   /* PyTorch semantics: ProfilerStep spans, PyTorch categories */
 	int64_t compute16_ps, compute32_ps; /* precision over all segments (spec §1.6) */
 };
 

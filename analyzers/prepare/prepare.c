@@ -35,6 +35,8 @@ static int step_db(const struct xp_capture *c, struct xp_prep_host *ph, const st
 	int rc = 0;
 	if (o->step_marker)
 		rc = xp_stepdb_from_marker(c, ph, o, g, errmsg, errlen);
+	else if (xp_host_is_pytorch(ph->host) && !o->groups_only)
+		xp_stepdb_pytorch(c, ph);
 	else
 		xp_stepdb_from_groups(c, ph, o, g);
 	group_out_free(g);
@@ -72,6 +74,14 @@ struct xp_prep *xp_prepare(const struct xp_capture *c, const struct xp_prep_opts
 	return p;
 }
 
+bool xp_prep_pytorch(const struct xp_prep *p)
+{
+	for (uint32_t h = 0; p && h < p->n_hosts; h++)
+		if (p->hosts[h].steps.pytorch)
+			return true;
+	return false;
+}
+
 void xp_prep_free(struct xp_prep *p)
 {
 	if (!p)
@@ -88,6 +98,7 @@ void xp_prep_free(struct xp_prep *p)
 		for (size_t s = 0; s < ph->steps.n; s++)
 			free(ph->steps.steps[s].name);
 		free(ph->steps.steps);
+		free(ph->steps.dropped_why);
 		free(ph->group_ids);
 	}
 	free(p->hosts);

@@ -8,5 +8,7 @@
  * --step-marker regex (the caller's usage error). */
 struct xp_prep *xp_prepare(const struct xp_capture *c, const struct xp_prep_opts *o, char *errmsg, size_t errlen);
 void xp_prep_free(struct xp_prep *p);
+/* Does a host of the capture have PyTorch semantics? (Tables then show PyTorch's categories.) */
+bool xp_prep_pytorch(const struct xp_prep *p);
 
 #endif

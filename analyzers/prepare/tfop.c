@@ -182,6 +182,7 @@ const char *xp_event_type_name(enum xp_event_type t)
 		"host_runtime", "host_compile", "host_to_host", "host_to_device", "host_prepare",
 		"device_collectives", "host_wait_input", "device_to_device", "device_to_host",
 		"device_compute_32", "device_compute_16", "device_wait_device", "device_wait_host",
+		"memcpy", "memset",
 	};
 	return (unsigned)t < XP_N_EVENT_TYPES ? names[t] : "?";
 }
@@ -190,7 +191,7 @@ const char *xp_step_cat_key(enum xp_step_cat c)
 {
 	static const char *const keys[XP_N_STEP_CATS] = {
 		"device_compute", "device_to_device", "device_collectives", "host_compute", "kernel_launch",
-		"input", "output", "compilation", "all_others",
+		"input", "output", "compilation", "all_others", "memcpy", "memset",
 	};
 	return (unsigned)c < XP_N_STEP_CATS ? keys[c] : "?";
 }
@@ -199,9 +200,67 @@ const char *xp_step_cat_label(enum xp_step_cat c)
 {
 	static const char *const labels[XP_N_STEP_CATS] = {
 		"Device compute", "Device to device", "Device collective communication", "Host compute",
-		"Kernel launch", "Input", "Output", "Compilation", "All others",
+		"Kernel launch", "Input", "Output", "Compilation", "All others", "Memcpy", "Memset",
 	};
 	return (unsigned)c < XP_N_STEP_CATS ? labels[c] : "?";
+}
+
+const enum xp_step_cat *xp_step_cats(bool pytorch, size_t *n)
+{
+	static const enum xp_step_cat tf[] = {
+		XP_SC_DEVICE_COMPUTE, XP_SC_DEVICE_TO_DEVICE, XP_SC_DEVICE_COLLECTIVES, XP_SC_HOST_COMPUTE,
+		XP_SC_KERNEL_LAUNCH, XP_SC_INPUT, XP_SC_OUTPUT, XP_SC_COMPILATION, XP_SC_OTHER,
+	};
+	static const enum xp_step_cat pt[] = {
+		XP_SC_DEVICE_COMPUTE, XP_SC_MEMCPY, XP_SC_MEMSET, XP_SC_DEVICE_COLLECTIVES,
+		XP_SC_KERNEL_LAUNCH, XP_SC_INPUT, XP_SC_HOST_COMPUTE, XP_SC_OTHER,
+	};
+	*n = pytorch ? sizeof pt / sizeof *pt : sizeof tf / sizeof *tf;
+	return pytorch ? pt : tf;
+}
+
+const char *xp_step_cat_short(enum xp_step_cat c, bool pytorch)
+{
+	static const char *const tf[XP_N_STEP_CATS] = {
+		"Compute", "Dev-to-dev", "Collectives", "Host compute", "Launch", "Input", "Output", "Compile", "Others",
+		"Memcpy", "Memset",
+	};
+	if (pytorch && c != XP_SC_DEVICE_COLLECTIVES)
+		return xp_step_cat_label_for(c, true);
+	return (unsigned)c < XP_N_STEP_CATS ? tf[c] : "?";
+}
+
+size_t xp_step_cat_columns(bool pytorch, enum xp_step_cat out[XP_N_STEP_CATS], bool hidden[XP_N_STEP_CATS])
+{
+	size_t n, n_tf, k = 0;
+	const enum xp_step_cat *shown = xp_step_cats(pytorch, &n), *tf = xp_step_cats(false, &n_tf);
+	for (size_t i = 0; i < n; i++, k++) {
+		out[k] = shown[i];
+		hidden[k] = false;
+	}
+	for (size_t i = 0; i < n_tf; i++) {
+		bool in = false;
+		for (size_t j = 0; j < n && !in; j++)
+			in = shown[j] == tf[i];
+		if (!in) {
+			out[k] = tf[i];
+			hidden[k++] = true;
+		}
+	}
+	return k;
+}
+
+/* Keys stay TensorFlow's (one schema); PyTorch captures name the same quantities as PyTorch does. */
+const char *xp_step_cat_label_for(enum xp_step_cat c, bool pytorch)
+{
+	static const char *const pt[XP_N_STEP_CATS] = {
+		[XP_SC_DEVICE_COMPUTE] = "Kernel", [XP_SC_DEVICE_COLLECTIVES] = "Communication",
+		[XP_SC_HOST_COMPUTE] = "CPU Exec", [XP_SC_KERNEL_LAUNCH] = "Runtime", [XP_SC_INPUT] = "DataLoader",
+		[XP_SC_OTHER] = "Other",
+	};
+	if (pytorch && (unsigned)c < XP_N_STEP_CATS && pt[c])
+		return pt[c];
+	return xp_step_cat_label(c);
 }
 
 int64_t xp_step_cat_ps(const int64_t t[XP_N_EVENT_TYPES], enum xp_step_cat c)
@@ -216,6 +275,8 @@ int64_t xp_step_cat_ps(const int64_t t[XP_N_EVENT_TYPES], enum xp_step_cat c)
 	case XP_SC_OUTPUT: return t[XP_ET_DEVICE_TO_HOST];
 	case XP_SC_COMPILATION: return t[XP_ET_HOST_COMPILE];
 	case XP_SC_OTHER: return t[XP_ET_UNKNOWN];
+	case XP_SC_MEMCPY: return t[XP_ET_PT_MEMCPY];
+	case XP_SC_MEMSET: return t[XP_ET_PT_MEMSET];
 	default: return 0;
 	}
 }

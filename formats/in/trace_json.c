@@ -2392,6 +2392,13 @@ static int add_event(struct reader *r, const struct ev *e, enum evkind kind, uin
 		if (push_arg(r, l, &a))
 			return -1;
 	}
+	if (cat != C_NONE) {
+		/* PyTorch semantics tell operators, Python functions, runtime and driver calls apart. */
+		size_t cn;
+		const uint8_t *cp = val_text(r, &e->cat, 1, &cn);
+		push_text(r, l, stat_named(r, "cat"), cp, cn);
+		r->counts.kineto_events++;
+	}
 	if (route == RT_DEVICE || route == RT_ANNOT) {
 		struct proc *p = &r->procs[l->proc];
 		int64_t dev;

@@ -174,6 +174,7 @@ struct xp_json_counts {
 	uint64_t unmatched_begin;      /* B without E (kept with duration 0) */
 	uint64_t unmatched_end;        /* E without B, and async ends without a begin (dropped) */
 	uint64_t zero_dur_kernels;     /* kernel events with dur 0 (below the trace's time resolution) */
+	uint64_t kineto_events;        /* events with a Kineto category (cpu_op, kernel, ...): a PyTorch trace */
 	bool truncated;                /* complete events exactly 1,000,000 or 5,000,000: an exporter's cap */
 };
 
