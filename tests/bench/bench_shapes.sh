@@ -2,14 +2,15 @@
 # bench_shapes.sh - every command on captures of different shapes (xpgen --variant diverse, dynamic-shapes and the
 # default raw one), against `xpstat info --format json` (decode alone) on the same file in the same run: wall, CPU and
 # peak RSS, medians of ROUNDS runs taken in alternation (info, then each command, round after round), and the
-# targets as ratios. Then report on a capture BIG_SIZE large against the SIZE one (linear growth).
-# Usage: bench_shapes.sh XPSTAT XPGEN MEASURE [SIZE] [ROUNDS] [BIG_SIZE]   (BIG_SIZE=0 skips the growth check)
+# targets as ratios; and the hand-written XSpace walker alone on one thread (xplane_walk, the decode floor). Then
+# report on a capture BIG_SIZE large against the SIZE one (linear growth).
+# Usage: bench_shapes.sh XPSTAT XPGEN MEASURE XPLANE_WALK [SIZE] [ROUNDS] [BIG_SIZE]   (BIG_SIZE=0: no growth check)
 # Targets (default threads, one file): overview, steps, pod, input-pipeline, tf-data, tf-stats, memory, kernel-stats
 # (text) wall <= 3x info's, peak RSS <= 1.5x the file; kernel-stats csv/json and report json wall <= 4x info's + output
 # bytes / 200 MB/s, RSS <= 2x; report on the raw capture >= 500 MB/s; BIG_SIZE report time <= 4.4x SIZE's per 4x bytes.
 # The script fails only when a command fails, never on time: figures depend on the machine and its load.
 set -u
-xpstat=$1 xpgen=$2 measure=$3 size=${4:-1G} rounds=${5:-3} big=${6:-4G}
+xpstat=$1 xpgen=$2 measure=$3 walk=$4 size=${5:-1G} rounds=${6:-3} big=${7:-4G}
 dir=${XPSTAT_BENCH_DIR:-${TMPDIR:-/tmp}}/xpstat-bench-shapes.$$
 mkdir -p "$dir" || exit 1
 trap 'rm -rf "$dir"' EXIT
@@ -43,6 +44,7 @@ bench_variant() { # name xpgen-args...
 		run kernel-stats-csv "$xpstat" kernel-stats --format csv "$cap"
 		run report "$xpstat" report --format json "$cap"
 	done
+	"$walk" "$cap" "$rounds" | sed -n "s/^walker: */bench: $name: walker floor (one thread): /p"
 	iw=$(col info 1)
 	for label in info $COMMANDS kernel-stats-text kernel-stats-csv report; do
 		out=$(col "$label" 4)
