@@ -1,0 +1,85 @@
+#!/bin/sh
+# bench_shapes.sh - every command on captures of different shapes (xpgen --variant diverse, dynamic-shapes and the
+# default raw one), against `xpstat info --format json` (decode alone) on the same file in the same run: wall, CPU and
+# peak RSS, medians of ROUNDS runs taken in alternation (info, then each command, round after round), and the
+# targets as ratios; and the hand-written XSpace walker alone on one thread (xplane_walk, the decode floor). Then
+# report on a capture BIG_SIZE large against the SIZE one (linear growth).
+# Usage: bench_shapes.sh XPSTAT XPGEN MEASURE XPLANE_WALK [SIZE] [ROUNDS] [BIG_SIZE]   (BIG_SIZE=0: no growth check)
+# Targets (default threads, one file): overview, steps, pod, input-pipeline, tf-data, tf-stats, memory, kernel-stats
+# (text) wall <= 3x info's, peak RSS <= 1.5x the file; kernel-stats csv/json and report json wall <= 4x info's + output
+# bytes / 200 MB/s, RSS <= 2x; report on the raw capture >= 500 MB/s; BIG_SIZE report time <= 4.4x SIZE's per 4x bytes.
+# The script fails only when a command fails, never on time: figures depend on the machine and its load.
+set -u
+xpstat=$1 xpgen=$2 measure=$3 walk=$4 size=${5:-1G} rounds=${6:-3} big=${7:-4G}
+dir=${XPSTAT_BENCH_DIR:-${TMPDIR:-/tmp}}/xpstat-bench-shapes.$$
+mkdir -p "$dir" || exit 1
+trap 'rm -rf "$dir"' EXIT
+field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
+median() { sort -n | awk '{v[NR]=$1} END{print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
+fail=0
+# One run: appends "wall cpu rss_kb out_bytes" to $dir/<label>.runs.
+run() { # label command...
+	label=$1; shift
+	r=$("$measure" "$dir/out" "$@")
+	st=$(echo "$r" | field status)
+	[ "$st" = 0 ] || { echo "bench: $label failed (status $st)"; fail=1; }
+	echo "$(echo "$r" | field wall_s) $(awk -v u="$(echo "$r" | field user_s)" -v s="$(echo "$r" | field sys_s)" \
+		'BEGIN{printf "%.3f", u+s}') $(echo "$r" | field maxrss_kb) $(stat -c %s "$dir/out")" >>"$dir/$label.runs"
+}
+col() { awk -v c="$2" '{print $c}' "$dir/$1.runs" | median; }
+COMMANDS="overview steps pod input-pipeline tf-data tf-stats memory kernel-stats"
+bench_variant() { # name xpgen-args...
+	name=$1; shift
+	cap=$dir/$name.xplane.pb
+	echo "bench: generating a $size $name capture..."
+	nice "$xpgen" "$@" --seed 42 --target-bytes "$size" -o "$cap" >/dev/null || { fail=1; return; }
+	bytes=$(stat -c %s "$cap")
+	cat "$cap" >/dev/null
+	rm -f "$dir"/*.runs
+	echo "bench: $name: $(awk -v b="$bytes" 'BEGIN{printf "%.1f MB", b/1e6}'), load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
+	for round in $(seq "$rounds"); do
+		run info "$xpstat" info --format json "$cap"
+		for c in $COMMANDS; do run "$c" "$xpstat" "$c" --format json "$cap"; done
+		run kernel-stats-text "$xpstat" kernel-stats "$cap"
+		run kernel-stats-csv "$xpstat" kernel-stats --format csv "$cap"
+		run report "$xpstat" report --format json "$cap"
+	done
+	"$walk" "$cap" "$rounds" | sed -n "s/^walker: */bench: $name: walker floor (one thread): /p"
+	iw=$(col info 1)
+	for label in info $COMMANDS kernel-stats-text kernel-stats-csv report; do
+		out=$(col "$label" 4)
+		case $label in
+		info) lim=1; rlim=1.5 ;;
+		kernel-stats|kernel-stats-csv|report) lim=$(awk -v w="$iw" -v o="$out" 'BEGIN{printf "%.3f", 4 + o/200e6/w}'); rlim=2 ;;
+		*) lim=3; rlim=1.5 ;;
+		esac
+		[ "$label" = kernel-stats ] && label_out="kernel-stats --format json" || label_out=$label
+		awk -v l="$label_out" -v w="$(col "$label" 1)" -v c="$(col "$label" 2)" -v r="$(col "$label" 3)" -v o="$out" \
+		    -v iw="$iw" -v b="$bytes" -v lim="$lim" -v rlim="$rlim" -v n="$name" 'BEGIN{
+			x = w/iw; m = r*1024/b
+			printf "bench: %s: %-28s wall %7.3f s (%5.2fx info; target <= %.2fx: %s), CPU %7.3f s, peak RSS %6.0f MB (%.2fx file; <= %.1fx: %s), output %.1f MB\n",
+			       n, l, w, x, lim, (x <= lim ? "met" : "MISSED"), c, r/1024, m, rlim, (m <= rlim ? "met" : "MISSED"), o/1e6 }'
+	done
+	if [ "$name" = raw ]; then
+		awk -v b="$bytes" -v w="$(col report 1)" 'BEGIN{ s = b/w/1e6
+			printf "bench: raw: report %.0f MB/s (target >= 500: %s)\n", s, (s >= 500 ? "met" : "MISSED") }'
+		report_1=$(col report 1) bytes_1=$bytes
+	fi
+	rm -f "$cap"
+}
+bench_variant diverse --variant diverse
+bench_variant dynamic-shapes --variant dynamic-shapes
+bench_variant raw --variant raw --gpus 2
+if [ "$big" != 0 ]; then
+	cap=$dir/big.xplane.pb
+	echo "bench: generating a $big raw capture..."
+	nice "$xpgen" --variant raw --gpus 2 --seed 42 --target-bytes "$big" -o "$cap" >/dev/null || exit 1
+	bb=$(stat -c %s "$cap")
+	cat "$cap" >/dev/null
+	rm -f "$dir"/report.runs
+	for round in $(seq "$rounds"); do run report "$xpstat" report --format json "$cap"; done
+	awk -v w="$(col report 1)" -v w1="$report_1" -v b="$bb" -v b1="$bytes_1" 'BEGIN{ x = w/w1; lim = 4.4*(b/b1)/4
+		printf "bench: report on %.2f GB: %.3f s, %.2fx the %.2f GB time for %.2fx the bytes (target <= %.2fx: %s)\n",
+		       b/1e9, w, x, b1/1e9, b/b1, lim, (x <= lim ? "met" : "MISSED") }'
+fi
+exit $fail
