@@ -9,6 +9,7 @@
 #include "formats/model/capture.h"
 #include "formats/model/result.h"
 #include "formats/core/xalloc.h"
+#include "analyzers/db/hlodb.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -68,6 +69,9 @@ struct tfs {
 	struct tc_index tc;
 	uint32_t gpus, tpu_planes;
 	uint64_t xla_dropped;
+	uint64_t xla_events, xla_resolved, xla_ambiguous, hlo_bad;
+	char *hlo_problem;
+	size_t roofline_rows, flops_gap_rows;  /* device rows with a cost; of them, FLOPs not countable */
 };
 
 static bool opt_eq(const char *a, const char *b)
@@ -143,6 +147,11 @@ static void build_device(struct tfs *s)
 	}
 	s->gpus = all->n_planes;
 	s->xla_dropped = all->n_dropped_xla;
+	s->xla_events = all->n_xla_events;
+	s->xla_resolved = all->n_xla_resolved;
+	s->xla_ambiguous = all->n_xla_ambiguous;
+	s->hlo_bad = all->n_hlo_bad;
+	s->hlo_problem = all->hlo_problem ? strdup(all->hlo_problem) : NULL;
 	s->dev.db = xp_op_db_tf_level(all, !s->o->no_idle);
 	xp_op_db_free(all);
 	s->dev.total_ps = s->dev.db->total_time_ps;
@@ -319,10 +328,12 @@ static void set_roofline(struct xp_table *t, const struct cols *k, size_t row, c
 		xp_set_f64(t, row, k->mem_bw, gibps);
 	if (r->flops && r->bytes_accessed)
 		xp_set_f64(t, row, k->intensity, (double)r->flops / (double)r->bytes_accessed);
-	xp_set_str(t, row, k->bound, xp_bound_by(&s->env, gflops, gibps));
+	/* Against a peak the device does not report, bound-by would be a guess (diagnostic bound_by_unknown). */
+	if (!s->env.peak_flops_estimated_amd)
+		xp_set_str(t, row, k->bound, xp_bound_by(&s->env, gflops, gibps));
 }
 
-static void add_side(struct xp_table *t, const struct cols *k, const struct tfs *s, const struct side *sd,
+static void add_side(struct xp_table *t, const struct cols *k, struct tfs *s, const struct side *sd,
 		     int64_t *rank)
 {
 	int64_t cum = 0;
@@ -349,6 +360,10 @@ static void add_side(struct xp_table *t, const struct cols *k, const struct tfs 
 		xp_set_pct(t, row, sd->device ? k->dev_pct : k->host_pct, pct(r->self_ps, sd->total_ps));
 		xp_set_pct(t, row, sd->device ? k->dev_cum : k->host_cum, pct(cum, sd->total_ps));
 		set_roofline(t, k, row, s, r);
+		if (sd->device && r->kind == XP_OPK_XLA && r->provenance) {
+			s->roofline_rows += r->flops || r->bytes_accessed;
+			s->flops_gap_rows += r->flops_gap;
+		}
 		const struct xp_kernel_op *kop = sd->device ? tc_find(s, r) : NULL;
 		if (kop && kop->total_ps > 0)
 			xp_set_pct(t, row, k->tc, pct(kop->tensor_core_ps, kop->total_ps));
@@ -490,6 +505,15 @@ static void diagnostics(struct xp_result *r, const struct tfs *s)
 	if (s->tpu_planes)
 		xp_result_diag(r, XP_SEV_INFO, "tpu_ops_not_supported", NULL, NULL,
 			       "%u TPU planes: TPU device ops are not analyzed yet, only host ops", s->tpu_planes);
+	xp_hlo_diagnostics(r, s->hlo_bad, s->hlo_problem, s->xla_events, s->xla_resolved, s->xla_ambiguous);
+	if (s->roofline_rows && s->env.peak_flops_estimated_amd)
+		xp_result_diag(r, XP_SEV_INFO, "bound_by_unknown", NULL, NULL,
+			       "bound-by is left empty: the AMD device reports no peak FLOP rate (the summary's "
+			       "peak is xpstat's estimate from its architecture)");
+	if (s->flops_gap_rows)
+		xp_result_diag(r, XP_SEV_INFO, "flops_unknown", NULL, NULL,
+			       "%zu device ops hold a dot or convolution whose FLOPs the HLO shapes do not give; "
+			       "their GFLOP/s and FLOP/B are empty", s->flops_gap_rows);
 }
 
 /* --- entry point ----------------------------------------------------------------------------- */
@@ -516,6 +540,7 @@ static void tfs_free(struct tfs *s)
 	free(s->dev.rows);
 	free(s->host.rows);
 	tc_free(&s->tc);
+	free(s->hlo_problem);
 }
 
 struct xp_result *xp_analyze_tf_stats(const struct xp_capture *c, const struct xp_tf_stats_opts *o, char *errmsg,
