@@ -346,8 +346,8 @@ static void add_side(struct xp_table *t, const struct cols *k, struct tfs *s, co
 		xp_set_str(t, row, k->side, sd->label);
 		xp_set_str(t, row, k->type, r->category ? r->category : "");
 		xp_set_str(t, row, k->name, r->name);
-		if (r->kind == XP_OPK_XLA)
-			xp_set_str(t, row, k->module, r->module ? r->module : "");
+		if (r->kind == XP_OPK_XLA && (r->module || !r->provenance))
+			xp_set_str(t, row, k->module, r->module ? r->module : ""); /* a framework op has none */
 		if (r->kind == XP_OPK_STAGE)
 			xp_set_int(t, row, k->stage, stage_id(r));
 		xp_set_int(t, row, k->occ, (int64_t)r->occurrences);
