@@ -411,6 +411,23 @@ def check_csv_json(rel, csv_text, doc):
                 failures.append(f"{rel} rank {row['rank']} {key}: CSV {cell!r} != JSON {v!r}")
 
 
+def check_hlo_ops(rel, doc, facts):
+    """The hlo_ops table: one row per instruction that ran; by framework op, the most occurrences and the
+    time added up are the tf_stats row's; every row ran at least once per execution."""
+    hlo = doc["tables"].get("hlo_ops", [])
+    expect(f"{rel} hlo_ops rows", len(hlo), sum(len(op["counts"]) for op in facts["ops"].values()))
+    by_fw = {}
+    for r in hlo:
+        fw = r["framework_op"] or r["hlo_op"]
+        occ, ps = by_fw.get(fw, (0, 0))
+        by_fw[fw] = (max(occ, r["occurrences"]), ps + us_to_ps(r["total_time_us"]))
+        if not 1 <= r["executions"] <= r["occurrences"]:
+            failures.append(f"{rel} hlo_ops {r['hlo_op']}: executions {r['executions']} of {r['occurrences']}")
+    dev = {r["op_name"]: (r["occurrences"], us_to_ps(r["total_time_us"])) for r in doc["tables"]["tf_stats"]
+           if r["host_or_device"] == "Device" and r["op_name"] != "IDLE"}
+    expect(f"{rel} hlo_ops by framework op = tf_stats rows", by_fw, dev)
+
+
 def check_capture(xpstat, real, rel, manifest_kernel_ps, every_kernel_op, host_ops):
     path = os.path.join(real, rel)
     facts = walk(path)
@@ -456,9 +473,26 @@ def check_capture(xpstat, real, rel, manifest_kernel_ps, every_kernel_op, host_o
         nrows = json.loads(no_idle)["tables"]["tf_stats"]
         expect(f"{rel} --no-idle has no IDLE row", [r for r in nrows if r["op_name"] == "IDLE"], [])
         check_sides(rel, nrows, "--no-idle")
+    if facts["xla_ops"]:
+        check_hlo_ops(rel, doc, facts)
     expect(f"{rel} 1 vs 2 threads", run(xpstat, path, "--format", "csv", "--threads", "1"),
            run(xpstat, path, "--format", "csv", "--threads", "2"))
     return facts
+
+
+def check_legacy_acceptance(xpstat, real):
+    """jax_conv_minimal_legacy as xprof shows it: 3 framework device ops; conv_general_dilated 10
+    occurrences (its HLO ops' most kernels, not its 15 kernels) and 3,490.792 us."""
+    rel = "tracelens/jax_conv_minimal_legacy/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb"
+    for compat in ((), ("--compat", "xprof")):
+        text = run(xpstat, os.path.join(real, rel), "--format", "json", *compat)
+        if text is None:
+            return
+        doc = json.loads(text)
+        expect(f"legacy {compat} device ops", doc["summary"]["device_ops"], 3)
+        conv = [r for r in doc["tables"]["tf_stats"] if r["op_name"].endswith("/conv_general_dilated")]
+        expect(f"legacy {compat} conv_general_dilated", [(r["occurrences"], r["total_time_us"]) for r in conv],
+               [(10, 3490.792)])
 
 
 def main():
@@ -471,6 +505,7 @@ def main():
             failures.append(f"{rel}: missing from {real}")
             continue
         check_capture(xpstat, real, rel, kernel_ps, every_kernel_op, host_ops)
+    check_legacy_acceptance(xpstat, real)
     for f in failures:
         print("FAIL " + f)
     print(f"check_tf_stats: {len(CAPTURES)} captures, {len(failures)} failures")
