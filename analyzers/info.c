@@ -3,6 +3,8 @@
 #include "formats/model/capture.h"
 #include "formats/model/result.h"
 #include "formats/core/xalloc.h"
+#include "analyzers/db/hlodb.h"
+#include "analyzers/db/opdb.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -524,6 +526,22 @@ static bool has_step_markers(const struct host_survey *hs)
 	return hs->total.step_roots > 0 || hs->total.steps_line_events > 0;
 }
 
+/* XLA device events resolved to an instruction of the host's HLO protos (hosts with XLA ops only). */
+static void hlo_row(struct xp_result *r, struct xp_table *t, const struct analysis_cols *ac, const struct xp_capture *c,
+		    uint32_t h)
+{
+	struct xp_op_db *db = xp_op_db_device(c, &c->hosts[h], NULL);
+	if (db->n_xla_events || db->n_hlo_bad) {
+		analysis_row(t, ac, c->hosts[h].name, "hlo", db->n_xla_resolved > 0,
+			     "%" PRIu64 " of %" PRIu64 " XLA device events resolved to an HLO instruction (%.1f%%)",
+			     db->n_xla_resolved, db->n_xla_events,
+			     db->n_xla_events ? 100.0 * (double)db->n_xla_resolved / (double)db->n_xla_events : 0.0);
+		xp_hlo_diagnostics(r, db->n_hlo_bad, db->hlo_problem, db->n_xla_events, db->n_xla_resolved,
+				   db->n_xla_ambiguous);
+	}
+	xp_op_db_free(db);
+}
+
 static void analyses_table(struct xp_result *r, const struct xp_capture *c, const struct host_survey *hs)
 {
 	struct xp_table *t = xp_result_add_table(r, "analyses", "Analyses with data");
@@ -547,6 +565,7 @@ static void analyses_table(struct xp_result *r, const struct xp_capture *c, cons
 		analysis_row(t, &ac, host, "memory", s->mem_alloc + s->mem_dealloc > 0,
 			     "%" PRIu64 " allocations, %" PRIu64 " deallocations", s->mem_alloc, s->mem_dealloc);
 		analysis_row(t, &ac, host, "tf_data", s->tfdata > 0, "%" PRIu64 " tf.data iterator events", s->tfdata);
+		hlo_row(r, t, &ac, c, h);
 	}
 }
 

@@ -1,5 +1,6 @@
 /* kernel_stats.c - the `kernel-stats` command: GPU Kernel Stats (spec analyzers §4) from the kernel report database. */
 #include "kernel_stats.h"
+#include "analyzers/db/hlodb.h"
 #include "analyzers/db/kernel_db.h"
 #include "analyzers/db/steptime.h"
 #include "formats/core/strpool.h"
@@ -338,6 +339,7 @@ struct xp_result *xp_analyze_kernel_stats(const struct xp_capture *c, const stru
 	if (!db->kernels)
 		no_kernels_diag(r, db);
 	implausible_diag(r, db);
+	xp_hlo_diagnostics(r, db->n_hlo_bad, db->hlo_problem, 0, 0, 0);
 	free(kept);
 	xp_kernel_db_free(db);
 	filters_free(&f);

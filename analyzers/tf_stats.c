@@ -9,6 +9,7 @@
 #include "formats/model/capture.h"
 #include "formats/model/result.h"
 #include "formats/core/xalloc.h"
+#include "analyzers/db/hlodb.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -68,6 +69,10 @@ struct tfs {
 	struct tc_index tc;
 	uint32_t gpus, tpu_planes;
 	uint64_t xla_dropped;
+	uint64_t xla_events, xla_resolved, xla_ambiguous, hlo_bad;
+	char *hlo_problem;
+	struct xp_op_db *hlo;       /* device-level rows: one per program and HLO instruction */
+	size_t roofline_rows, flops_gap_rows;  /* device rows with a cost; of them, FLOPs not countable */
 };
 
 static bool opt_eq(const char *a, const char *b)
@@ -143,8 +148,13 @@ static void build_device(struct tfs *s)
 	}
 	s->gpus = all->n_planes;
 	s->xla_dropped = all->n_dropped_xla;
+	s->xla_events = all->n_xla_events;
+	s->xla_resolved = all->n_xla_resolved;
+	s->xla_ambiguous = all->n_xla_ambiguous;
+	s->hlo_bad = all->n_hlo_bad;
+	s->hlo_problem = all->hlo_problem ? strdup(all->hlo_problem) : NULL;
 	s->dev.db = xp_op_db_tf_level(all, !s->o->no_idle);
-	xp_op_db_free(all);
+	s->hlo = all;   /* the HLO op rows, for the hlo_ops table */
 	s->dev.total_ps = s->dev.db->total_time_ps;
 	/* Device ops carry is_eager in TF 2.3-2.10 captures; without it, a kernel is eager when its host launch ran
 	 * inside an eager EagerExecute (the launches of xp_eager_launches). */
@@ -319,10 +329,12 @@ static void set_roofline(struct xp_table *t, const struct cols *k, size_t row, c
 		xp_set_f64(t, row, k->mem_bw, gibps);
 	if (r->flops && r->bytes_accessed)
 		xp_set_f64(t, row, k->intensity, (double)r->flops / (double)r->bytes_accessed);
-	xp_set_str(t, row, k->bound, xp_bound_by(&s->env, gflops, gibps));
+	/* Against a peak the device does not report, bound-by would be a guess (diagnostic bound_by_unknown). */
+	if (!s->env.peak_flops_estimated_amd)
+		xp_set_str(t, row, k->bound, xp_bound_by(&s->env, gflops, gibps));
 }
 
-static void add_side(struct xp_table *t, const struct cols *k, const struct tfs *s, const struct side *sd,
+static void add_side(struct xp_table *t, const struct cols *k, struct tfs *s, const struct side *sd,
 		     int64_t *rank)
 {
 	int64_t cum = 0;
@@ -335,8 +347,8 @@ static void add_side(struct xp_table *t, const struct cols *k, const struct tfs 
 		xp_set_str(t, row, k->side, sd->label);
 		xp_set_str(t, row, k->type, r->category ? r->category : "");
 		xp_set_str(t, row, k->name, r->name);
-		if (r->kind == XP_OPK_XLA)
-			xp_set_str(t, row, k->module, r->module ? r->module : "");
+		if (r->kind == XP_OPK_XLA && (r->module || !r->provenance))
+			xp_set_str(t, row, k->module, r->module ? r->module : ""); /* a framework op has none */
 		if (r->kind == XP_OPK_STAGE)
 			xp_set_int(t, row, k->stage, stage_id(r));
 		xp_set_int(t, row, k->occ, (int64_t)r->occurrences);
@@ -349,6 +361,10 @@ static void add_side(struct xp_table *t, const struct cols *k, const struct tfs 
 		xp_set_pct(t, row, sd->device ? k->dev_pct : k->host_pct, pct(r->self_ps, sd->total_ps));
 		xp_set_pct(t, row, sd->device ? k->dev_cum : k->host_cum, pct(cum, sd->total_ps));
 		set_roofline(t, k, row, s, r);
+		if (sd->device && r->kind == XP_OPK_XLA && r->provenance) {
+			s->roofline_rows += r->flops || r->bytes_accessed;
+			s->flops_gap_rows += r->flops_gap;
+		}
 		const struct xp_kernel_op *kop = sd->device ? tc_find(s, r) : NULL;
 		if (kop && kop->total_ps > 0)
 			xp_set_pct(t, row, k->tc, pct(kop->tensor_core_ps, kop->total_ps));
@@ -400,6 +416,102 @@ static void add_table(struct xp_result *r, struct tfs *s)
 	add_side(t, &k, s, &s->host, &rank);
 	hide_empty_columns(t);
 	table_note(t, s);
+}
+
+/* --- the HLO op table (JAX and XLA captures with HLO protos) -------------------------------------- */
+
+/* Self time descending, then module and name: the order is total. */
+static int cmp_hlo_rows(const void *pa, const void *pb)
+{
+	const struct xp_op_row *a = *(const struct xp_op_row *const *)pa, *b = *(const struct xp_op_row *const *)pb;
+	int d = cmp_desc_i64(a->self_ps, b->self_ps);
+	if (!d)
+		d = strcmp(a->module ? a->module : "", b->module ? b->module : "");
+	return d ? d : strcmp(a->name, b->name);
+}
+
+struct hlo_cols {
+	size_t rank, program, module, name, category, framework, occ, exec, total, self, pct, flops, bytes, flop_rate,
+		mem_bw, intensity, bound;
+};
+
+static void hlo_columns(struct xp_table *t, struct hlo_cols *k)
+{
+	k->rank = xp_table_col(t, "rank", "#", XP_T_INT, XP_U_NONE, 0);
+	k->program = xp_table_col(t, "program_id", "Program", XP_T_INT, XP_U_NONE, 0);
+	k->module = xp_table_col(t, "hlo_module", "HLO module", XP_T_STR, XP_U_NONE, 0);
+	k->name = xp_table_col(t, "hlo_op", "HLO op", XP_T_STR, XP_U_NONE, 0);
+	k->category = xp_table_col(t, "category", "Category", XP_T_STR, XP_U_NONE, 0);
+	k->framework = xp_table_col(t, "framework_op", "Framework op", XP_T_STR, XP_U_NONE, 0);
+	k->occ = xp_table_col(t, "occurrences", "Count", XP_T_INT, XP_U_NONE, 0);
+	k->exec = xp_table_col(t, "executions", "Runs", XP_T_INT, XP_U_NONE, 0);
+	k->total = xp_table_col(t, "total_time_us", "Total time", XP_T_DUR, XP_U_US, XP_COL_TEXT_HIDDEN);
+	k->self = xp_table_col(t, "total_self_time_us", "Self time", XP_T_DUR, XP_U_US, 0);
+	k->pct = xp_table_col(t, "device_self_time_pct", "Device %", XP_T_PCT, XP_U_NONE, 0);
+	k->flops = xp_table_col(t, "flops", "FLOPs", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	k->bytes = xp_table_col(t, "bytes_accessed", "Bytes", XP_T_BYTES, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	k->flop_rate = xp_table_col(t, "flop_rate_gflop_per_s", "GFLOP/s", XP_T_F64, XP_U_NONE, 0);
+	k->mem_bw = xp_table_col(t, "memory_bandwidth_gib_per_s", "GiB/s", XP_T_F64, XP_U_NONE, 0);
+	k->intensity = xp_table_col(t, "operational_intensity_flop_per_byte", "FLOP/B", XP_T_F64, XP_U_NONE, 0);
+	k->bound = xp_table_col(t, "bound_by", "Bound by", XP_T_STR, XP_U_NONE, 0);
+}
+
+static void hlo_row(struct xp_table *t, const struct hlo_cols *k, const struct tfs *s, const struct xp_op_row *r,
+		    int64_t rank)
+{
+	size_t row = xp_table_row(t);
+	xp_set_int(t, row, k->rank, rank);
+	if (r->program_id >= 0)
+		xp_set_int(t, row, k->program, r->program_id);
+	xp_set_str(t, row, k->module, r->module ? r->module : "");
+	xp_set_str(t, row, k->name, r->name);
+	xp_set_str(t, row, k->category, r->category ? r->category : "");
+	if (r->provenance) {
+		struct xp_tfop op;
+		xp_parse_tf_op(r->provenance, strlen(r->provenance), &op);
+		char buf[1024];
+		snprintf(buf, sizeof buf, "%.*s", (int)(r->provenance[0] ? op.name_len : 0), op.name);
+		xp_set_str(t, row, k->framework, buf);
+	}
+	xp_set_int(t, row, k->occ, (int64_t)r->occurrences);
+	xp_set_int(t, row, k->exec, (int64_t)r->executions);
+	xp_set_dur(t, row, k->total, r->time_ps);
+	xp_set_dur(t, row, k->self, r->self_ps);
+	xp_set_pct(t, row, k->pct, pct(r->self_ps, s->hlo->total_time_ps));
+	if (r->cost_known && !r->flops_gap && r->flops) /* counted for dot and convolution only */
+		xp_set_int(t, row, k->flops, (int64_t)(r->flops > INT64_MAX ? INT64_MAX : r->flops));
+	if (r->cost_known)
+		xp_set_bytes(t, row, k->bytes, (int64_t)(r->bytes_accessed > INT64_MAX ? INT64_MAX : r->bytes_accessed));
+	struct cols rk = {.flop_rate = k->flop_rate, .mem_bw = k->mem_bw, .intensity = k->intensity, .bound = k->bound};
+	set_roofline(t, &rk, row, s, r);
+}
+
+/* One row per HLO instruction run (program, instruction), when the capture's HLO protos resolved any. */
+static void add_hlo_table(struct xp_result *r, const struct tfs *s)
+{
+	if (!s->hlo || !s->xla_resolved)
+		return;
+	struct xp_table *t = xp_result_add_table(r, "hlo_ops", "HLO ops by self time (--table hlo_ops)");
+	struct hlo_cols k;
+	hlo_columns(t, &k);
+	const struct xp_op_row **rows = xcalloc(s->hlo->n, sizeof *rows);
+	size_t n = 0;
+	for (size_t i = 0; i < s->hlo->n; i++)
+		if (s->hlo->rows[i].kind == XP_OPK_XLA && s->hlo->rows[i].occurrences)
+			rows[n++] = &s->hlo->rows[i];
+	qsort(rows, n, sizeof *rows, cmp_hlo_rows);
+	for (size_t i = 0; i < n; i++)
+		hlo_row(t, &k, s, rows[i], (int64_t)i + 1);
+	free(rows);
+	if (n > 10) {
+		/* The framework ops are the page; text shows the ten longest HLO ops under them. */
+		t->text_limit = 10;
+		char note[128];
+		snprintf(note, sizeof note, "The top 10 of %zu HLO ops shown; --format csv --table hlo_ops has every row.", n);
+		t->text_note = strdup(note);
+		if (!t->text_note)
+			xp_oom();
+	}
 }
 
 /* --- summary, verdict, diagnostics -------------------------------------------------------------- */
@@ -490,6 +602,15 @@ static void diagnostics(struct xp_result *r, const struct tfs *s)
 	if (s->tpu_planes)
 		xp_result_diag(r, XP_SEV_INFO, "tpu_ops_not_supported", NULL, NULL,
 			       "%u TPU planes: TPU device ops are not analyzed yet, only host ops", s->tpu_planes);
+	xp_hlo_diagnostics(r, s->hlo_bad, s->hlo_problem, s->xla_events, s->xla_resolved, s->xla_ambiguous);
+	if (s->roofline_rows && s->env.peak_flops_estimated_amd)
+		xp_result_diag(r, XP_SEV_INFO, "bound_by_unknown", NULL, NULL,
+			       "bound-by is left empty: the AMD device reports no peak FLOP rate (the summary's "
+			       "peak is xpstat's estimate from its architecture)");
+	if (s->flops_gap_rows)
+		xp_result_diag(r, XP_SEV_INFO, "flops_unknown", NULL, NULL,
+			       "%zu device ops hold a dot or convolution whose FLOPs the HLO shapes do not give; "
+			       "their GFLOP/s and FLOP/B are empty", s->flops_gap_rows);
 }
 
 /* --- entry point ----------------------------------------------------------------------------- */
@@ -516,6 +637,8 @@ static void tfs_free(struct tfs *s)
 	free(s->dev.rows);
 	free(s->host.rows);
 	tc_free(&s->tc);
+	free(s->hlo_problem);
+	xp_op_db_free(s->hlo);
 }
 
 struct xp_result *xp_analyze_tf_stats(const struct xp_capture *c, const struct xp_tf_stats_opts *o, char *errmsg,
@@ -548,6 +671,7 @@ struct xp_result *xp_analyze_tf_stats(const struct xp_capture *c, const struct x
 	verdict(r, &s);
 	summary(r, &s);
 	add_table(r, &s);
+	add_hlo_table(r, &s);
 	diagnostics(r, &s);
 	tfs_free(&s);
 	return r;

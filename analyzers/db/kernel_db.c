@@ -1,5 +1,6 @@
 /* kernel_db.c - the kernel report database (spec analyzers §4): kernel reports per kernel-op pair and their by-op form. */
 #include "kernel_db.h"
+#include "hlodb.h"
 #include "formats/core/hash.h"
 #include "formats/core/xalloc.h"
 #include "analyzers/prepare/prepare.h"
@@ -145,6 +146,7 @@ void xp_kernel_db_free(struct xp_kernel_db *db)
 	if (!db)
 		return;
 	free(db->rows);
+	free(db->hlo_problem);
 	free(db->index->slot);
 	xp_pool_free(db->index->pool);
 	free(db->index);
@@ -196,6 +198,8 @@ struct plane_pass {
 	struct xp_kernel_db *db;
 	struct kname *names;                    /* by event metadata index */
 	struct xp_textmap details, tf_ops, hlo_ops, modules, equations;
+	struct xp_textmap xla_ops;              /* "module\x1fhlo_op" -> op, where HLO protos resolve them */
+	const struct xp_hlo_db *hlo;
 	struct xp_kernel_details *dets;         /* values of `details` */
 	struct kop *ops;                        /* values of `tf_ops` and `hlo_ops` */
 	const char **mods;                      /* values of `modules` */
@@ -313,6 +317,39 @@ static const struct kop *op_of(struct plane_pass *pp, const struct xp_value *v, 
 	return o;
 }
 
+/* The op of an XLA kernel where the host has HLO protos: the framework op of its instruction (metadata
+ * op_name) when they resolve it and name one, else the HLO op; once per distinct (module, hlo_op). */
+static const struct kop *xla_op_of(struct plane_pass *pp, const struct kernel_stats *ks)
+{
+	const struct xp_value *h = &ks->v[S_HLO_OP], *m = event_text(ks, S_HLO_MODULE) ? &ks->v[S_HLO_MODULE] : NULL;
+	if (!pp->hlo || !pp->hlo->n)
+		return op_of(pp, h, true);
+	size_t mlen = m ? m->len : 0, klen = mlen + 1 + h->len;
+	char *key = xmalloc(klen);
+	if (m)
+		memcpy(key, m->s, mlen);
+	key[mlen] = 0x1f;
+	memcpy(key + mlen + 1, h->s, h->len);
+	uint32_t k;
+	const struct kop *o;
+	struct xp_hlo_hit hit;
+	if (xp_textmap_get(&pp->xla_ops, key, klen, &k)) {
+		o = &pp->ops[k];
+	} else if (xp_hlo_db_resolve(pp->hlo, false, 0, m ? m->s : NULL, mlen, h->s, h->len, &hit) &&
+		   hit.in->op_name[0]) {
+		o = new_op(pp, hit.in->op_name, strlen(hit.in->op_name));
+		xp_textmap_put(&pp->xla_ops, key, klen, (uint32_t)(o - pp->ops));
+	} else {
+		const char *name;
+		size_t len;
+		hlo_name(h->s, h->len, &name, &len);
+		o = new_op(pp, name, len);
+		xp_textmap_put(&pp->xla_ops, key, klen, (uint32_t)(o - pp->ops));
+	}
+	free(key);
+	return o;
+}
+
 static const char *module_of(struct plane_pass *pp, const struct kernel_stats *ks)
 {
 	if (!event_text(ks, S_HLO_MODULE))
@@ -382,7 +419,7 @@ static void report_of(struct plane_pass *pp, const struct xp_line *l, uint64_t i
 	r->name = (char *)n->name;
 	r->details = *details_of(pp, &ks->v[S_DETAILS]);
 	if (!pp->compat && event_text(ks, S_HLO_OP)) {
-		op = op_of(pp, &ks->v[S_HLO_OP], true);
+		op = xla_op_of(pp, ks);
 		r->module = (char *)module_of(pp, ks);
 	} else if (event_text(ks, S_TF_OP) || event_text(ks, S_LEVEL0)) {
 		op = op_of(pp, &ks->v[event_text(ks, S_TF_OP) ? S_TF_OP : S_LEVEL0], false);
@@ -422,15 +459,16 @@ static void pass_free(struct plane_pass *pp)
 	xp_textmap_free(&pp->hlo_ops);
 	xp_textmap_free(&pp->modules);
 	xp_textmap_free(&pp->equations);
+	xp_textmap_free(&pp->xla_ops);
 	free(pp->dets);
 	free(pp->ops);
 	free(pp->mods);
 }
 
 static void read_plane(struct xp_kernel_db *db, const struct xp_capture *c, const struct xp_plane *p, uint32_t host,
-		       bool compat)
+		       bool compat, const struct xp_hlo_db *hlo)
 {
-	struct plane_pass pp = {.c = c, .p = p, .host = host, .compat = compat, .db = db};
+	struct plane_pass pp = {.c = c, .p = p, .host = host, .compat = compat, .db = db, .hlo = hlo};
 	pp.ids = (struct plane_ids){
 		xp_plane_stat_id(c, p, "kernel_details"), xp_plane_stat_id(c, p, "tf_op"),
 		xp_plane_stat_id(c, p, "level 0"), xp_plane_stat_id(c, p, "hlo_op"),
@@ -455,12 +493,17 @@ static void read_host(struct xp_kernel_db *db, const struct xp_capture *c, uint3
 		      const struct xp_kernel_db_opts *o)
 {
 	const struct xp_host *host = &c->hosts[h];
+	struct xp_hlo_db *hlo = xp_hlo_db_build(c, host);
 	for (uint32_t i = 0; i < host->n_planes; i++) {
 		if (host->planes[i].kind != XP_PLANE_GPU)
 			continue;
 		db->gpu_planes++;
-		read_plane(db, c, &host->planes[i], h, o && o->xprof_compat);
+		read_plane(db, c, &host->planes[i], h, o && o->xprof_compat, hlo);
 	}
+	if (hlo->n_bad && !db->hlo_problem)
+		db->hlo_problem = xstrndup(hlo->first_bad, strlen(hlo->first_bad));
+	db->n_hlo_bad += hlo->n_bad;
+	xp_hlo_db_free(hlo);
 }
 
 struct xp_kernel_db *xp_kernel_db_host(const struct xp_capture *c, uint32_t h, const struct xp_kernel_db_opts *o)

@@ -37,7 +37,7 @@ void xp_kernel_value_merge(struct xp_kernel_value *a, const struct xp_kernel_val
 struct xp_kernel_report {
 	uint32_t host;              /* index of the host in the capture */
 	char *name;                 /* kernel name (the database's pooled copy, shared by its reports) */
-	char *op_name;              /* TF op name, HLO op name, or "" (pooled) */
+	char *op_name;              /* TF op name, JAX framework op (HLO metadata op_name), HLO op name, or "" (pooled) */
 	char *module;               /* hlo_module of an XLA kernel ("" when absent; pooled); NULL for TF kernels */
 	struct xp_kernel_details details;   /* registers, shared memory, grid, block */
 	bool uses_tc;               /* kernel uses Tensor Cores (name rule) */
@@ -56,6 +56,8 @@ struct xp_kernel_db {
 	int64_t total_ps;           /* their total duration */
 	uint32_t gpu_planes;        /* /device:GPU planes seen */
 	uint32_t n_hosts;
+	uint64_t n_hlo_bad;         /* HLO protos that did not decode (JAX: op names fall back to HLO ops) */
+	char *hlo_problem;          /* the first of them, as a line */
 	struct xp_kernel_index *index;  /* private */
 };
 

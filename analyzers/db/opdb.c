@@ -4,7 +4,9 @@
 #include "analyzers/prepare/prepare.h"
 #include "formats/model/capture.h"
 #include "formats/core/xalloc.h"
+#include "hlodb.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +128,7 @@ static size_t db_get(struct xp_op_db *db, enum xp_op_kind kind, const char *modu
 	db->rows[row].kind = kind;
 	db->rows[row].module = xstrdup_or_null(module);
 	db->rows[row].name = xstrndup(name, strlen(name));
+	db->rows[row].program_id = -1;
 	if (db->index->cap < db->n * 2 + 2)
 		index_rebuild(db);
 	else
@@ -143,6 +146,7 @@ void xp_op_db_free(struct xp_op_db *db)
 		free(db->rows[i].category);
 		free(db->rows[i].provenance);
 	}
+	free(db->hlo_problem);
 	free(db->rows);
 	free(db->index->slot);
 	free(db->index);
@@ -209,6 +213,9 @@ struct plane_pass {
 	struct row_cache tf_cache, xla_cache;
 	int64_t first_ps, last_ps;
 	bool any;
+	const struct xp_hlo_db *hlo;
+	const struct xp_line *last_line;    /* where the last XLA event was, and its row: an execution of an */
+	size_t last_row;                    /* HLO op is a run of its consecutive kernels on one line */
 };
 
 /* A non-empty string stat of the event (event stats first, then its metadata's). */
@@ -239,29 +246,18 @@ static void add_time(struct xp_op_row *r, int64_t dur)
 	r->self_ps += dur;     /* device ops do not nest: self time = duration */
 }
 
-/* The HLO op name is the last "::" component of the hlo_op stat. */
-static const char *hlo_name(const char *s, size_t len, size_t *out_len)
-{
-	const char *start = s;
-	for (size_t i = 0; i + 1 < len; i++)
-		if (s[i] == ':' && s[i + 1] == ':')
-			start = s + i + 2;
-	*out_len = len - (size_t)(start - s);
-	return start;
-}
-
 /*
- * An XLA op (JAX, or TF with XLA). xprof keys it by the HLO instruction found
- * in the module's HLO proto and drops the event when that proto is absent,
- * which is the case for every capture we have seen: JAX users would then see
- * none of their device time. So xpstat keys the row by hlo_module and the
- * HLO op name instead, with the op name's prefix before '.' ("fusion" for
- * "fusion.12") as the category. --compat=xprof drops them as xprof does.
+ * An XLA op (JAX, or TF with XLA). As xprof does, the event is resolved to its HLO instruction in
+ * the module's HLO proto (/host:metadata) and its row keyed by program and instruction; the
+ * instruction gives the category, the framework op (metadata op_name:op_type, the provenance) and
+ * the cost. An event no proto resolves keeps a row keyed by hlo_module and HLO op name, with the op
+ * name's prefix before '.' ("fusion" for "fusion.12") as the category - xprof drops it, and
+ * --compat=xprof drops it too.
  */
-static size_t xla_row(struct plane_pass *pp, const struct xp_value *hlo, const struct xp_value *mod)
+static size_t xla_row_unresolved(struct plane_pass *pp, const struct xp_value *hlo, const struct xp_value *mod)
 {
 	size_t nlen;
-	const char *name = hlo_name(hlo->s, hlo->len, &nlen);
+	const char *name = xp_hlo_op_last(hlo->s, hlo->len, &nlen);
 	char *op = xstrndup(name, nlen);
 	char *module = mod ? xstrndup(mod->s, mod->len) : xstrndup("", 0);
 	bool created;
@@ -275,28 +271,85 @@ static size_t xla_row(struct plane_pass *pp, const struct xp_value *hlo, const s
 	return row;
 }
 
+static size_t xla_row_resolved(struct plane_pass *pp, const struct xp_hlo_hit *hit)
+{
+	char module[512], prov[1024];
+	/* Keyed by program: separate compilations that share a module name stay apart. */
+	if (hit->ambiguous)
+		snprintf(module, sizeof module, "%s", hit->mod->name);
+	else
+		snprintf(module, sizeof module, "%s(%" PRId64 ")", hit->mod->name, hit->mod->program_id);
+	bool created;
+	size_t row = db_get(pp->db, XP_OPK_XLA, module, hit->in->name, &created);
+	struct xp_op_row *r = &pp->db->rows[row];
+	if (created) {
+		r->category = xstrndup(hit->in->category, strlen(hit->in->category));
+		xp_hlo_framework_op(hit->in, prov, sizeof prov);
+		r->provenance = xstrndup(prov, strlen(prov));
+		r->program_id = hit->ambiguous ? -1 : hit->mod->program_id;
+		/* Which of the programs ran is unknown: their shapes, so their costs, may differ. */
+		r->cost_known = !hit->ambiguous;
+		r->flops_gap = hit->in->flops_gap != XP_HLO_COST_OK;
+		r->elem_type = hit->in->elem_type;
+		r->hlo_flops = hit->in->flops;
+		r->hlo_bytes = hit->in->bytes_accessed;
+	}
+	return row;
+}
+
+#define NO_ROW ((size_t)-1)
+
+static size_t xla_row(struct plane_pass *pp, const struct xp_value *hlo, const struct xp_value *mod)
+{
+	struct xp_hlo_hit hit;
+	if (xp_hlo_db_resolve(pp->hlo, false, 0, mod ? mod->s : NULL, mod ? mod->len : 0, hlo->s, hlo->len, &hit))
+		return xla_row_resolved(pp, &hit);
+	if (pp->o && pp->o->xprof_compat)
+		return NO_ROW;  /* xprof drops an XLA op it finds no instruction for */
+	return xla_row_unresolved(pp, hlo, mod);
+}
+
+/* The row of an XLA event (resolved rows are the ones with a provenance), or NO_ROW. */
+static size_t xla_event_row(struct plane_pass *pp, const struct xp_line *l, uint64_t i, const struct xp_value *hlo)
+{
+	struct xp_value mv;
+	bool has_mod = event_text(pp, l, i, pp->ids.hlo_module, &mv);
+	if (hlo->kind != XP_STAT_STR || (has_mod && mv.kind != XP_STAT_STR))
+		return xla_row(pp, hlo, has_mod ? &mv : NULL);
+	uintptr_t a = (uintptr_t)hlo->s, b = has_mod ? (uintptr_t)mv.s : 0;
+	struct cache_slot *s = cache_get(&pp->xla_cache, a, b);
+	if (!s->a)
+		cache_set(&pp->xla_cache, s, a, b, xla_row(pp, hlo, has_mod ? &mv : NULL));
+	return s->row;
+}
+
 static void add_xla_event(struct plane_pass *pp, const struct xp_line *l, uint64_t i, const struct xp_value *hlo)
 {
-	if (pp->o && pp->o->xprof_compat) {
+	size_t row = xla_event_row(pp, l, i, hlo);
+	pp->db->n_xla_events++;
+	if (row == NO_ROW) {
 		pp->db->n_dropped_xla++;
 		return;
 	}
-	struct xp_value mv;
-	bool has_mod = event_text(pp, l, i, pp->ids.hlo_module, &mv);
-	size_t row;
-	if (hlo->kind == XP_STAT_STR && (!has_mod || mv.kind == XP_STAT_STR)) {
-		uintptr_t a = (uintptr_t)hlo->s, b = has_mod ? (uintptr_t)mv.s : 0;
-		struct cache_slot *s = cache_get(&pp->xla_cache, a, b);
-		if (!s->a)
-			cache_set(&pp->xla_cache, s, a, b, xla_row(pp, hlo, has_mod ? &mv : NULL));
-		row = s->row;
-	} else {
-		row = xla_row(pp, hlo, has_mod ? &mv : NULL);
-	}
 	struct xp_op_row *r = &pp->db->rows[row];
+	bool resolved = r->provenance != NULL;
+	pp->db->n_xla_resolved += resolved;
+	pp->db->n_xla_ambiguous += resolved && r->program_id < 0;
 	add_time(r, l->dur_ps[i]);
-	r->flops += event_uint(pp, l, i, pp->ids.flops);
-	r->bytes_accessed += event_uint(pp, l, i, pp->ids.bytes);
+	if (pp->last_line != l || pp->last_row != row) {
+		/* A new execution of the op: its instruction's cost once, however many kernels run it. */
+		r->executions++;
+		if (r->cost_known) {
+			r->flops += r->hlo_flops;
+			r->bytes_accessed += r->hlo_bytes;
+		}
+	}
+	pp->last_line = l;
+	pp->last_row = row;
+	if (!r->cost_known) {
+		r->flops += event_uint(pp, l, i, pp->ids.flops);
+		r->bytes_accessed += event_uint(pp, l, i, pp->ids.bytes);
+	}
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -397,9 +450,10 @@ static void finish_plane(struct plane_pass *pp)
 	db->n_planes = 1;
 }
 
-static struct xp_op_db *plane_db(const struct xp_capture *c, const struct xp_plane *p, const struct xp_op_db_opts *o)
+static struct xp_op_db *plane_db(const struct xp_capture *c, const struct xp_plane *p, const struct xp_op_db_opts *o,
+				 const struct xp_hlo_db *hlo)
 {
-	struct plane_pass pp = {.c = c, .p = p, .o = o, .db = db_new()};
+	struct plane_pass pp = {.c = c, .p = p, .o = o, .db = db_new(), .hlo = hlo};
 	pp.ids = (struct plane_ids){
 		xp_plane_stat_id(c, p, "tf_op"), xp_plane_stat_id(c, p, "level 0"),
 		xp_plane_stat_id(c, p, "hlo_op"), xp_plane_stat_id(c, p, "hlo_module"),
@@ -430,6 +484,19 @@ static void fill_text(char **dst, const char *src)
 	}
 }
 
+/* What a resolved XLA row knows of its instruction. */
+static void copy_hlo_facts(struct xp_op_row *d, const struct xp_op_row *s)
+{
+	d->program_id = s->program_id;
+	d->cost_known = s->cost_known;
+	d->flops_gap = s->flops_gap;
+	d->elem_type = s->elem_type;
+	d->hlo_flops = s->hlo_flops;
+	d->hlo_bytes = s->hlo_bytes;
+	if (!d->provenance && s->provenance)
+		d->provenance = xstrndup(s->provenance, strlen(s->provenance));
+}
+
 void xp_op_db_merge(struct xp_op_db *into, const struct xp_op_db *from)
 {
 	for (size_t i = 0; i < from->n; i++) {
@@ -446,11 +513,19 @@ void xp_op_db_merge(struct xp_op_db *into, const struct xp_op_db *from)
 		d->bytes_accessed += s->bytes_accessed;
 		d->is_eager |= s->is_eager;
 		d->num_cores += s->num_cores;
+		d->executions += s->executions;
+		if (created)
+			copy_hlo_facts(d, s);
 	}
 	into->total_time_ps += from->total_time_ps;
 	into->total_op_time_ps += from->total_op_time_ps;
 	into->n_planes += from->n_planes;
 	into->n_dropped_xla += from->n_dropped_xla;
+	into->n_xla_events += from->n_xla_events;
+	into->n_xla_resolved += from->n_xla_resolved;
+	into->n_xla_ambiguous += from->n_xla_ambiguous;
+	into->n_hlo_bad += from->n_hlo_bad;
+	fill_text(&into->hlo_problem, from->hlo_problem);
 }
 
 struct xp_op_db *xp_op_db_empty(void)
@@ -461,28 +536,38 @@ struct xp_op_db *xp_op_db_empty(void)
 struct xp_op_db *xp_op_db_device(const struct xp_capture *c, const struct xp_host *h, const struct xp_op_db_opts *o)
 {
 	struct xp_op_db *db = db_new();
+	struct xp_hlo_db *hlo = xp_hlo_db_build(c, h);
 	for (uint32_t i = 0; i < h->n_planes; i++) {
 		if (h->planes[i].kind != XP_PLANE_GPU)
 			continue;
-		struct xp_op_db *one = plane_db(c, &h->planes[i], o);
+		struct xp_op_db *one = plane_db(c, &h->planes[i], o, hlo);
 		xp_op_db_merge(db, one);
 		xp_op_db_free(one);
 	}
+	db->n_hlo_bad = hlo->n_bad;
+	if (hlo->n_bad)
+		db->hlo_problem = xstrndup(hlo->first_bad, strlen(hlo->first_bad));
+	xp_hlo_db_free(hlo);
 	return db;
 }
 
 /* --- the TF-level database (spec §3.3) ------------------------------------------- */
 
 /* Where a device row lands at TF level: kind, module, name and category (name/category malloc'd). */
-static void tf_level_key(const struct xp_op_row *r, enum xp_op_kind *kind, char **name, char **category)
+static void tf_level_key(const struct xp_op_row *r, enum xp_op_kind *kind, const char **module, char **name,
+			 char **category)
 {
 	*kind = r->kind;
-	if (r->kind == XP_OPK_IDLE || r->kind == XP_OPK_XLA) {
-		/* XLA rows have no TF op: they keep their HLO name and category. */
+	*module = r->module;
+	bool xla_resolved = r->kind == XP_OPK_XLA && r->provenance;
+	if (r->kind == XP_OPK_IDLE || (r->kind == XP_OPK_XLA && !xla_resolved)) {
+		/* XLA rows no HLO proto resolved have no framework op: they keep their HLO name and category. */
 		*name = xstrndup(r->name, strlen(r->name));
 		*category = xstrdup_or_null(r->category);
 		return;
 	}
+	if (xla_resolved)
+		*module = NULL;     /* a framework op gathers its instructions from every program */
 	if (!r->provenance || !*r->provenance) {
 		*name = xstrndup(r->name, strlen(r->name));
 		*category = xstrndup("Unknown", 7);
@@ -497,16 +582,23 @@ static void tf_level_key(const struct xp_op_row *r, enum xp_op_kind *kind, char 
 static void tf_level_add(struct xp_op_db *tf, const struct xp_op_row *r)
 {
 	enum xp_op_kind kind;
+	const char *module;
 	char *name, *category;
-	tf_level_key(r, &kind, &name, &category);
+	tf_level_key(r, &kind, &module, &name, &category);
 	bool created;
-	size_t row = db_get(tf, kind, r->module, name, &created);
+	size_t row = db_get(tf, kind, module, name, &created);
 	struct xp_op_row *d = &tf->rows[row];
 	if (created) {
 		d->category = category;
 		d->provenance = xstrdup_or_null(r->provenance);
+		d->cost_known = r->cost_known;
+		d->elem_type = r->elem_type;
 		category = NULL;
 	}
+	d->cost_known &= r->cost_known;
+	d->flops_gap |= r->flops_gap;
+	if (r->executions > d->executions)
+		d->executions = r->executions;
 	/* The kernels of one TF op run once per op execution: count executions, not kernels. */
 	if (r->occurrences > d->occurrences)
 		d->occurrences = r->occurrences;
@@ -533,6 +625,11 @@ struct xp_op_db *xp_op_db_tf_level(const struct xp_op_db *dev, bool with_idle)
 	tf->total_time_ps = with_idle ? dev->total_time_ps : dev->total_op_time_ps;
 	tf->n_planes = dev->n_planes;
 	tf->n_dropped_xla = dev->n_dropped_xla;
+	tf->n_xla_events = dev->n_xla_events;
+	tf->n_xla_resolved = dev->n_xla_resolved;
+	tf->n_xla_ambiguous = dev->n_xla_ambiguous;
+	tf->n_hlo_bad = dev->n_hlo_bad;
+	fill_text(&tf->hlo_problem, dev->hlo_problem);
 	return tf;
 }
 

@@ -26,6 +26,12 @@ struct xp_op_row {
 	uint64_t bytes_accessed;
 	bool is_eager;
 	uint32_t num_cores; /* device planes the op ran on */
+	int64_t program_id; /* XLA rows resolved through the HLO proto: its program; -1 otherwise */
+	uint64_t executions;/* XLA rows: runs of consecutive kernels of the op (one execution each) */
+	bool cost_known;    /* XLA rows resolved to an instruction: flops and bytes come from its shapes */
+	bool flops_gap;     /* ... but its FLOPs could not be counted from them */
+	int elem_type;      /* XLA rows resolved: the instruction's element type (formats/in/hlo.h), else 0 */
+	uint64_t hlo_flops, hlo_bytes; /* ... and its cost per execution */
 };
 
 struct xp_op_index;
@@ -37,11 +43,16 @@ struct xp_op_db {
 	int64_t total_op_time_ps;   /* Σ self time of the non-IDLE rows */
 	uint32_t n_planes;          /* GPU planes read */
 	uint64_t n_dropped_xla;     /* XLA events dropped (--compat=xprof) */
+	uint64_t n_xla_events;      /* device events with an hlo_op annotation */
+	uint64_t n_xla_resolved;    /* ... that resolved to an HLO instruction */
+	uint64_t n_xla_ambiguous;   /* ... to one of several programs of the same name */
+	uint64_t n_hlo_bad;         /* Hlo Proto stats that did not decode */
+	char *hlo_problem;          /* the first of them, as a line; NULL when none */
 	struct xp_op_index *index;  /* private */
 };
 
 struct xp_op_db_opts {
-	bool xprof_compat;          /* drop XLA events as xprof does without HLO protos */
+	bool xprof_compat;          /* drop the XLA events no HLO proto resolves, as xprof does */
 	/* Sorted correlation ids of launches by eagerly run ops (xp_eager_launches): a TF-annotated kernel
 	 * without an is_eager stat is eager when its correlation_id is one of them. */
 	const int64_t *eager_launches;

@@ -127,6 +127,7 @@ void xp_perf_env_plane(const struct xp_capture *c, const struct xp_plane *p, str
 		sram_bytes = major <= 2 ? 64 : 256;
 	}
 	e->peak_tflops = peak > 0 ? peak : cores * per_cycle * ghz / 1000;
+	e->peak_flops_estimated_amd = e->amd && !(peak > 0);
 	e->peak_hbm_gbps = bw / 1e9;
 	e->peak_sram_rd_gbps = rd > 0 ? rd : cores * sram_bytes * ghz;
 	e->peak_sram_wr_gbps = wr > 0 ? wr : cores * sram_bytes * ghz;

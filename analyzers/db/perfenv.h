@@ -22,6 +22,7 @@ struct xp_perf_env {
 	double peak_hbm_gbps;       /* GB/s (10^9 bytes) */
 	double peak_sram_rd_gbps, peak_sram_wr_gbps;
 	double ridge_point;         /* FLOP per byte: peak GFLOP/s / HBM GB/s */
+	bool peak_flops_estimated_amd; /* an AMD device that reports no peak FLOP rate: xpstat's table estimate */
 };
 /* PerfEnv of one GPU plane from its stats. */
 void xp_perf_env_plane(const struct xp_capture *c, const struct xp_plane *p, struct xp_perf_env *e);

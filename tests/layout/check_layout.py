@@ -20,7 +20,7 @@ LAYERS = [
 ROOTS = ("cmd", "analyzers", "formats")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # Generated or configured headers, not in the tree: the layer they belong to.
-GENERATED = {"config.h": "formats/core", "xplane.pb-c.h": "formats/in"}
+GENERATED = {"config.h": "formats/core", "xplane.pb-c.h": "formats/in", "hlo.pb-c.h": "formats/in"}
 
 
 def layer_of(path):

@@ -19,7 +19,12 @@ For every GPU capture (the TF 2.4 8xV100 one and the JAX ones on AMD GPUs):
   IDLE, and the last cumulative percentage of each side is 100;
 - 1 and 2 decode threads give the same bytes.
 The row counts asserted (ROWS below) are the distinct ops of each capture: for
-the JAX captures the distinct (hlo_module, HLO op) pairs the walk finds; for
+the JAX captures the framework ops (the HLO instruction's metadata op_name, or
+its name when that is empty) of the distinct (hlo_module, HLO op) pairs the walk
+finds, with the instruction looked up in the HLO protos of /host:metadata by a
+small decoder here; every XLA device event must resolve to an instruction, and
+`info` must say so; a framework op's occurrences are the most of its HLO ops'
+(xprof's rule), its time their sum; for
 the TF capture the distinct TF op names of the annotated device events (also
 from the walk) and, on the host, 4694 ops as xpstat counted them when this
 test was written (TF op events on 22 threads; no independent count).
@@ -113,6 +118,61 @@ def stats_of(b, rng_list):
                 kind, val = "n", v
         out.append((mid, kind, val))
     return out
+
+
+def hlo_modules(b, rng):
+    """{module name: [{instruction name: (op_name, op_type)}, ...]} of a /host:metadata XPlane."""
+    smeta, blobs = {}, []
+    for f, w, v in fields(b, *rng):
+        if f == 4 or f == 5:
+            val = None
+            key = 0
+            for g, _, x in fields(b, *v):
+                if g == 1:
+                    key = s64(x)
+                elif g == 2:
+                    val = x
+            if val is None:
+                continue
+            for g, _, x in fields(b, *val):
+                if f == 5 and g == 2:
+                    smeta[key] = b[x[0]:x[1]]
+                elif f == 4 and g == 5:
+                    blobs.append(x)
+    mods = {}
+    for rng_stat in blobs:
+        mid, blob = 0, None
+        for g, _, x in fields(b, *rng_stat):
+            if g == 1:
+                mid = s64(x)
+            elif g == 6:
+                blob = x
+        if smeta.get(mid) != b"Hlo Proto" or blob is None:
+            continue
+        for g, _, mod in fields(b, *blob):
+            if g != 1:
+                continue
+            name, instrs = "", {}
+            for h, _, x in fields(b, *mod):
+                if h == 1:
+                    name = b[x[0]:x[1]].decode()
+                elif h == 3:
+                    for k, _, ins in fields(b, *x):
+                        if k != 2:
+                            continue
+                        iname, op_name, op_type = "", "", ""
+                        for q, _, y in fields(b, *ins):
+                            if q == 1:
+                                iname = b[y[0]:y[1]].decode()
+                            elif q == 7:
+                                for r, _, z in fields(b, *y):
+                                    if r == 1:
+                                        op_type = b[z[0]:z[1]].decode()
+                                    elif r == 2:
+                                        op_name = b[z[0]:z[1]].decode()
+                        instrs.setdefault(iname, (op_name, op_type))
+            mods.setdefault(name, []).append(instrs)
+    return mods
 
 
 def plane_facts(b, rng):
@@ -228,9 +288,13 @@ def walk(path):
     b = open(path, "rb").read()
     total = {"kernel_ps": 0, "kernels": 0, "annotated_ps": 0, "annotated_kernel_ps": 0, "xla_ops": set(),
              "tf_ops": set(), "ops": {}, "device_time_ps": 0, "gpus": 0}
+    modules = {}
     for f, w, v in fields(b, 0, len(b)):
         if f != 1:
             continue
+        for g, _, x in fields(b, *v):
+            if g == 2 and b[x[0]:x[1]] == b"/host:metadata":
+                modules = hlo_modules(b, v)
         p = plane_facts(b, v)
         if p is None:
             continue
@@ -246,6 +310,32 @@ def walk(path):
             t["ps"] += op["ps"]
             for k, n in op["counts"].items():
                 t["counts"][k] = t["counts"].get(k, 0) + n
+    return framework_ops(total, modules)
+
+
+def framework_ops(total, modules):
+    """XLA ops regrouped by the framework op of their instruction; counts the events that resolve."""
+    total["xla_resolved"] = total["xla_events"] = 0
+    if not total["xla_ops"]:
+        return total
+    ops, names = {}, set()
+    for key, op in total["ops"].items():
+        n = sum(op["counts"].values())
+        total["xla_events"] += n
+        hits = [m[key[1]] for m in modules.get(key[0], []) if key[1] in m]
+        if not hits:
+            # No proto holds it: xpstat keeps the HLO op under its module, one row, every event counted.
+            ops[key] = op
+            names.add(key)
+            continue
+        total["xla_resolved"] += n
+        op_name, op_type = hits[0]
+        name = (op_name + ":" + op_type).split(":", 1)[0] if op_name else key[1]
+        names.add(name)
+        t = ops.setdefault((None, name), {"ps": 0, "counts": {}})
+        t["ps"] += op["ps"]
+        t["counts"][key] = n
+    total["ops"], total["xla_ops"] = ops, names
     return total
 
 
@@ -321,10 +411,34 @@ def check_csv_json(rel, csv_text, doc):
                 failures.append(f"{rel} rank {row['rank']} {key}: CSV {cell!r} != JSON {v!r}")
 
 
+def check_hlo_ops(rel, doc, facts):
+    """The hlo_ops table: one row per instruction that ran; by framework op, the most occurrences and the
+    time added up are the tf_stats row's; every row ran at least once per execution."""
+    hlo = doc["tables"].get("hlo_ops", [])
+    expect(f"{rel} hlo_ops rows", len(hlo), sum(len(op["counts"]) for op in facts["ops"].values()))
+    by_fw = {}
+    for r in hlo:
+        fw = r["framework_op"] or r["hlo_op"]
+        occ, ps = by_fw.get(fw, (0, 0))
+        by_fw[fw] = (max(occ, r["occurrences"]), ps + us_to_ps(r["total_time_us"]))
+        if not 1 <= r["executions"] <= r["occurrences"]:
+            failures.append(f"{rel} hlo_ops {r['hlo_op']}: executions {r['executions']} of {r['occurrences']}")
+    dev = {r["op_name"]: (r["occurrences"], us_to_ps(r["total_time_us"])) for r in doc["tables"]["tf_stats"]
+           if r["host_or_device"] == "Device" and r["op_name"] != "IDLE"}
+    expect(f"{rel} hlo_ops by framework op = tf_stats rows", by_fw, dev)
+
+
 def check_capture(xpstat, real, rel, manifest_kernel_ps, every_kernel_op, host_ops):
     path = os.path.join(real, rel)
     facts = walk(path)
     expect(f"{rel} walk: kernel time = MANIFEST", facts["kernel_ps"], manifest_kernel_ps)
+    if facts["xla_ops"]:
+        expect(f"{rel} XLA device events resolved to an HLO instruction", facts["xla_resolved"], facts["xla_events"])
+        info = subprocess.run([xpstat, "info", "--format", "json", path], capture_output=True, text=True).stdout
+        hlo = [a for a in json.loads(info)["tables"]["analyses"] if a["analysis"] == "hlo"]
+        n = facts["xla_events"]
+        expect(f"{rel} info's hlo row", [a["detail"] for a in hlo],
+               [f"{n} of {n} XLA device events resolved to an HLO instruction (100.0%)"])
     text = run(xpstat, path, "--format", "json")
     csv_text = run(xpstat, path, "--format", "csv")
     if text is None or csv_text is None:
@@ -359,9 +473,26 @@ def check_capture(xpstat, real, rel, manifest_kernel_ps, every_kernel_op, host_o
         nrows = json.loads(no_idle)["tables"]["tf_stats"]
         expect(f"{rel} --no-idle has no IDLE row", [r for r in nrows if r["op_name"] == "IDLE"], [])
         check_sides(rel, nrows, "--no-idle")
+    if facts["xla_ops"]:
+        check_hlo_ops(rel, doc, facts)
     expect(f"{rel} 1 vs 2 threads", run(xpstat, path, "--format", "csv", "--threads", "1"),
            run(xpstat, path, "--format", "csv", "--threads", "2"))
     return facts
+
+
+def check_legacy_acceptance(xpstat, real):
+    """jax_conv_minimal_legacy as xprof shows it: 3 framework device ops; conv_general_dilated 10
+    occurrences (its HLO ops' most kernels, not its 15 kernels) and 3,490.792 us."""
+    rel = "tracelens/jax_conv_minimal_legacy/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb"
+    for compat in ((), ("--compat", "xprof")):
+        text = run(xpstat, os.path.join(real, rel), "--format", "json", *compat)
+        if text is None:
+            return
+        doc = json.loads(text)
+        expect(f"legacy {compat} device ops", doc["summary"]["device_ops"], 3)
+        conv = [r for r in doc["tables"]["tf_stats"] if r["op_name"].endswith("/conv_general_dilated")]
+        expect(f"legacy {compat} conv_general_dilated", [(r["occurrences"], r["total_time_us"]) for r in conv],
+               [(10, 3490.792)])
 
 
 def main():
@@ -374,6 +505,7 @@ def main():
             failures.append(f"{rel}: missing from {real}")
             continue
         check_capture(xpstat, real, rel, kernel_ps, every_kernel_op, host_ops)
+    check_legacy_acceptance(xpstat, real)
     for f in failures:
         print("FAIL " + f)
     print(f"check_tf_stats: {len(CAPTURES)} captures, {len(failures)} failures")
