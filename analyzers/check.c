@@ -1,5 +1,6 @@
 /* check.c - the CI gate: thresholds on a report's metrics and a significance-tested regression against a baseline. */
 #include "check.h"
+#include "formats/core/xalloc.h"
 #include "analyzers/db/metrics.h"
 #include "analyzers/db/mwu.h"
 #include "analyzers/db/steptime.h"
@@ -51,12 +52,6 @@ struct ck {
 	double alpha;
 };
 
-static void oom(void)
-{
-	fputs("xpstat: out of memory\n", stderr);
-	abort();
-}
-
 /* Append ", "-separated text to *S. */
 __attribute__((format(printf, 2, 3)))
 static void appendf(char **s, const char *fmt, ...)
@@ -69,7 +64,7 @@ static void appendf(char **s, const char *fmt, ...)
 	size_t old = *s ? strlen(*s) : 0;
 	char *n = realloc(*s, old + strlen(buf) + 3);
 	if (!n)
-		oom();
+		xp_oom();
 	snprintf(n + old, strlen(buf) + 3, "%s%s", old ? ", " : "", buf);
 	*s = n;
 }
@@ -296,7 +291,7 @@ static void min_steps_row(struct ck *k)
 		row = add_row(k, "min_steps", NULL, ST_ERROR, &v, NULL, "%s", all);
 		k->unusable = strdup(all);
 		if (!k->unusable)
-			oom();
+			xp_oom();
 	}
 	char b[32];
 	snprintf(b, sizeof b, "%zu", k->cand->n_steps);
@@ -463,7 +458,7 @@ static void op_rows(struct ck *k)
 					     "the candidate has no op table (tf-stats or overview)");
 			set_limit(k, row, &nl->lim, false);
 			if (!k->unusable && !(k->unusable = strdup("the candidate has no op table")))
-				oom();
+				xp_oom();
 			continue;
 		}
 		if (!op) {
@@ -516,7 +511,7 @@ static void memory_row(struct ck *k)
 				       "the profiler's memory events)",
 				       "--max-peak-memory: the candidate has no memory profile (no allocator events)");
 		if (!k->unusable && !(k->unusable = strdup("the candidate has no memory data for --max-peak-memory")))
-			oom();
+			xp_oom();
 		return;
 	}
 	struct val cv = {XP_LIM_BYTES, v, 0}, bvv = {XP_LIM_BYTES, 0, 0};

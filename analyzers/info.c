@@ -849,11 +849,11 @@ struct xp_result *xp_analyze_info(const struct xp_capture *c, const struct xp_in
 	struct host_survey *hs = calloc(c->n_hosts ? c->n_hosts : 1, sizeof *hs);
 	struct plane_survey **ps = calloc(c->n_hosts ? c->n_hosts : 1, sizeof *ps);
 	if (!hs || !ps)
-		abort();
+		xp_oom();
 	for (uint32_t h = 0; h < c->n_hosts; h++) {
 		ps[h] = calloc(c->hosts[h].n_planes ? c->hosts[h].n_planes : 1, sizeof **ps);
 		if (!ps[h])
-			abort();
+			xp_oom();
 		survey_host(c, &c->hosts[h], &hs[h], ps[h], o ? o->threads : 1);
 	}
 	summarize(r, c, hs);
@@ -879,3 +879,20 @@ struct xp_result *xp_analyze_info(const struct xp_capture *c, const struct xp_in
 	free(ps);
 	return r;
 }
+
+static struct xp_result *run(const struct xp_run_in *in)
+{
+	struct xp_info_opts o = {0};
+	if (in->opts)
+		o = *(const struct xp_info_opts *)in->opts;
+	return xp_analyze_info(in->c, &o);
+}
+
+static const char *const reads[] = {XP_ALLOCATOR_STATS, XP_KERNEL_DETAIL_STATS, NULL};
+
+const struct xp_analysis xp_analysis_info = {
+	.name = "info",
+	.needs = XP_NEEDS_CAPTURE,
+	.reads = reads,
+	.run = run,
+};

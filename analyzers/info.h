@@ -2,6 +2,7 @@
 #ifndef XPSTAT_INFO_H
 #define XPSTAT_INFO_H
 
+#include "analyzers/analysis.h"
 #include "formats/model/capture.h"
 #include "formats/model/result.h"
 
@@ -12,5 +13,8 @@ struct xp_info_opts {
 
 /* What a capture holds and what is missing from it (the `info` command). */
 struct xp_result *xp_analyze_info(const struct xp_capture *c, const struct xp_info_opts *o);
+
+/* The analysis as report and cmd/ run it (registry.c). */
+extern const struct xp_analysis xp_analysis_info;
 
 #endif

@@ -1,5 +1,6 @@
 /* input_pipeline.c - the Input Pipeline Analyzer: input-bound verdict, device-side step statistics, host-side breakdown, input ops (spec §2). */
 #include "input_pipeline.h"
+#include "formats/core/xalloc.h"
 #include "analyzers/db/input_bound.h"
 #include "analyzers/db/opdb.h"
 #include "analyzers/db/perfenv.h"
@@ -491,7 +492,7 @@ static void step_stats_table(struct xp_result *r, const struct ip *ip)
 		return;
 	int64_t *w = calloc(v->n, sizeof *w), *h2d = calloc(v->n, sizeof *h2d);
 	if (!w || !h2d)
-		abort();
+		xp_oom();
 	for (size_t i = 0; i < v->n; i++) {
 		w[i] = v->steps[i].type_ps[XP_ET_HOST_WAIT_INPUT];
 		h2d[i] = v->steps[i].type_ps[XP_ET_HOST_TO_DEVICE] + v->steps[i].type_ps[XP_ET_DEVICE_WAIT_HOST];
@@ -633,3 +634,16 @@ struct xp_result *xp_analyze_input_pipeline(const struct xp_prep *p, const struc
 	xp_breakdown_steps_free(&ip.bs);
 	return r;
 }
+
+static struct xp_result *run(const struct xp_run_in *in)
+{
+	struct xp_input_opts o = {.xprof_compat = in->xprof_compat};
+	return xp_analyze_input_pipeline(in->p, &o);
+}
+
+const struct xp_analysis xp_analysis_input_pipeline = {
+	.name = "input-pipeline",
+	.needs = XP_NEEDS_PREP,
+	.reads = NULL,
+	.run = run,
+};

@@ -2,6 +2,7 @@
 #ifndef XPSTAT_INPUT_PIPELINE_H
 #define XPSTAT_INPUT_PIPELINE_H
 
+#include "analyzers/analysis.h"
 #include "analyzers/db/opdb.h"
 #include "analyzers/db/steptime.h"
 #include "formats/model/result.h"
@@ -62,5 +63,8 @@ struct xp_input_opts {
 	bool xprof_compat;
 };
 struct xp_result *xp_analyze_input_pipeline(const struct xp_prep *p, const struct xp_input_opts *o);
+
+/* The analysis as report and cmd/ run it (registry.c). */
+extern const struct xp_analysis xp_analysis_input_pipeline;
 
 #endif

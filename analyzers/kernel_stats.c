@@ -345,3 +345,22 @@ struct xp_result *xp_analyze_kernel_stats(const struct xp_capture *c, const stru
 	filters_free(&f);
 	return r;
 }
+
+static struct xp_result *run(const struct xp_run_in *in)
+{
+	struct xp_kernel_stats_opts o = {0};
+	if (in->opts)
+		o = *(const struct xp_kernel_stats_opts *)in->opts;
+	o.xprof_compat = in->xprof_compat;
+	char err[128];
+	return xp_analyze_kernel_stats(in->c, &o, in->errmsg ? in->errmsg : err, in->errmsg ? in->errlen : sizeof err);
+}
+
+static const char *const reads[] = {XP_KERNEL_DETAIL_STATS, NULL};
+
+const struct xp_analysis xp_analysis_kernel_stats = {
+	.name = "kernel-stats",
+	.needs = XP_NEEDS_CAPTURE,
+	.reads = reads,
+	.run = run,
+};

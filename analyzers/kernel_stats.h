@@ -2,6 +2,7 @@
 #ifndef XPSTAT_KERNEL_STATS_H
 #define XPSTAT_KERNEL_STATS_H
 
+#include "analyzers/analysis.h"
 #include "analyzers/db/kernel_db.h"
 #include "formats/model/result.h"
 
@@ -16,5 +17,8 @@ struct xp_kernel_stats_opts {
  * summary. NULL with *errmsg set for a bad regular expression (a usage error). */
 struct xp_result *xp_analyze_kernel_stats(const struct xp_capture *c, const struct xp_kernel_stats_opts *o,
 					  char *errmsg, size_t errlen);
+
+/* The analysis as report and cmd/ run it (registry.c). */
+extern const struct xp_analysis xp_analysis_kernel_stats;
 
 #endif

@@ -1,5 +1,6 @@
 /* overview.c - the Overview page: step-time summary, precision, top device ops, run environment, recommendation (spec §1.6-§1.11). */
 #include "overview.h"
+#include "formats/core/xalloc.h"
 #include "analyzers/db/input_bound.h"
 #include "analyzers/db/opdb.h"
 #include "analyzers/db/perfenv.h"
@@ -512,7 +513,7 @@ static void capture_messages(struct xp_result *r, const struct xp_capture *c, co
 		return;
 	const char **s = calloc(n, sizeof *s);
 	if (!s)
-		abort();
+		xp_oom();
 	for (uint32_t i = 0; i < n; i++)
 		s[i] = xp_str(c, ids[i]);
 	qsort(s, n, sizeof *s, cmp_cstr);
@@ -580,3 +581,23 @@ struct xp_result *xp_analyze_overview(const struct xp_prep *p, const struct xp_o
 	free(ov.step_ps);
 	return r;
 }
+
+/* Alone: the --top rows; in a report every device op, text showing the first. */
+static struct xp_result *run(const struct xp_run_in *in)
+{
+	struct xp_overview_opts o = {.top_ops = SIZE_MAX};
+	if (in->opts)
+		o = *(const struct xp_overview_opts *)in->opts;
+	o.xprof_compat = in->xprof_compat;
+	struct xp_result *r = xp_analyze_overview(in->p, &o);
+	if (!in->opts)
+		xp_text_top(r, "top_ops", XP_REPORT_TEXT_TOP);
+	return r;
+}
+
+const struct xp_analysis xp_analysis_overview = {
+	.name = "overview",
+	.needs = XP_NEEDS_PREP,
+	.reads = NULL,
+	.run = run,
+};

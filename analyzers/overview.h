@@ -2,6 +2,7 @@
 #ifndef XPSTAT_OVERVIEW_H
 #define XPSTAT_OVERVIEW_H
 
+#include "analyzers/analysis.h"
 #include "analyzers/prepare/prepare.h"
 #include "formats/model/result.h"
 
@@ -12,5 +13,8 @@ struct xp_overview_opts {
 /* The Overview page: step-time summary, precision, top device ops, run
  * environment, recommendation, diagnostics. */
 struct xp_result *xp_analyze_overview(const struct xp_prep *p, const struct xp_overview_opts *o);
+
+/* The analysis as report and cmd/ run it (registry.c). */
+extern const struct xp_analysis xp_analysis_overview;
 
 #endif

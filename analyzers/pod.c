@@ -1,5 +1,6 @@
 /* pod.c - the Pod Viewer: every host's step-time breakdown side by side, the slowest host and the spread between hosts. */
 #include "pod.h"
+#include "formats/core/xalloc.h"
 #include "analyzers/db/input_bound.h"
 #include "analyzers/db/steptime.h"
 #include "analyzers/prepare/prepare.h"
@@ -46,7 +47,7 @@ static void gather(struct pod *pd)
 	xp_align_or_die(p, &pd->al);
 	pd->hs = calloc(p->n_hosts ? p->n_hosts : 1, sizeof *pd->hs);
 	if (!pd->hs)
-		abort();
+		xp_oom();
 	for (uint32_t h = 0; h < p->n_hosts; h++) {
 		struct host_stat *s = &pd->hs[h];
 		host_view(pd, h);
@@ -219,3 +220,15 @@ struct xp_result *xp_analyze_pod(const struct xp_prep *p)
 	free(pd.hs);
 	return r;
 }
+
+static struct xp_result *run(const struct xp_run_in *in)
+{
+	return xp_analyze_pod(in->p);
+}
+
+const struct xp_analysis xp_analysis_pod = {
+	.name = "pod",
+	.needs = XP_NEEDS_PREP,
+	.reads = NULL,
+	.run = run,
+};

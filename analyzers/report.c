@@ -1,21 +1,8 @@
 /* report.c - every analysis of one capture from one preparation, in a fixed order (`xpstat report`). */
 #include "report.h"
+#include "registry.h"
 #include "analyzers/db/shared.h"
-#include "info.h"
-#include "input_pipeline.h"
-#include "kernel_stats.h"
-#include "analyzers/memory/memory.h"
-#include "analyzers/memory/profile.h"
-#include "overview.h"
-#include "pod.h"
 #include "analyzers/prepare/prepare.h"
-#include "steps.h"
-#include "tf_data.h"
-#include "tf_stats.h"
-#include "formats/model/capture.h"
-#include "formats/model/report.h"
-#include "formats/model/result.h"
-#include "analyzers/db/kernel_db.h"
 #include "formats/core/xalloc.h"
 
 #include <pthread.h>
@@ -37,121 +24,16 @@
  * there. Results are put in report order afterwards, so the output is the
  * same whatever the number of threads.
  *
- * Adding an analysis: one runner below and one line in `sections`.
+ * Adding an analysis: its descriptor (analysis.h) and one line in registry.c.
  */
 
-/* Text shows this many rows of a table that was made complete for the report. */
-#define TEXT_TOP 10
-
-/* P is NULL for the analyses that need only the capture; S holds what several analyses read. */
-typedef struct xp_result *(*run_fn)(const struct xp_capture *c, const struct xp_prep *p, struct xp_shared *s,
-				    const struct xp_report_opts *o);
-
-static void text_top(struct xp_result *r, const char *table, size_t rows)
-{
-	struct xp_table *t = r ? xp_result_table(r, table) : NULL;
-	if (t && !t->text_limit)
-		t->text_limit = rows;
-}
-
-static struct xp_result *run_info(const struct xp_capture *c, const struct xp_prep *p, struct xp_shared *s,
-				  const struct xp_report_opts *o)
-{
-	(void)s, (void)p, (void)o;
-	struct xp_info_opts io = {0};
-	return xp_analyze_info(c, &io);
-}
-
-static struct xp_result *run_overview(const struct xp_capture *c, const struct xp_prep *p, struct xp_shared *s,
-				      const struct xp_report_opts *o)
-{
-	(void)s, (void)c;
-	struct xp_overview_opts oo = {.top_ops = SIZE_MAX, .xprof_compat = o->xprof_compat};
-	struct xp_result *r = xp_analyze_overview(p, &oo);
-	text_top(r, "top_ops", TEXT_TOP);
-	return r;
-}
-
-static struct xp_result *run_steps(const struct xp_capture *c, const struct xp_prep *p, struct xp_shared *s,
-				   const struct xp_report_opts *o)
-{
-	(void)s, (void)c, (void)o;
-	return xp_analyze_steps(p);
-}
-
-static struct xp_result *run_input_pipeline(const struct xp_capture *c, const struct xp_prep *p, struct xp_shared *s,
-					    const struct xp_report_opts *o)
-{
-	(void)s, (void)c;
-	struct xp_input_opts io = {.xprof_compat = o->xprof_compat};
-	return xp_analyze_input_pipeline(p, &io);
-}
-
-static struct xp_result *run_tf_data(const struct xp_capture *c, const struct xp_prep *p, struct xp_shared *s,
-				     const struct xp_report_opts *o)
-{
-	(void)c, (void)p, (void)o;
-	return xp_tf_data_result(xp_shared_tfdata(s));
-}
-
-static struct xp_result *run_tf_stats(const struct xp_capture *c, const struct xp_prep *p, struct xp_shared *s,
-				      const struct xp_report_opts *o)
-{
-	(void)s, (void)p;
-	struct xp_tf_stats_opts to = {.xprof_compat = o->xprof_compat};
-	char err[128];
-	return xp_analyze_tf_stats(c, &to, err, sizeof err);
-}
-
-static struct xp_result *run_kernel_stats(const struct xp_capture *c, const struct xp_prep *p, struct xp_shared *s,
-					  const struct xp_report_opts *o)
-{
-	(void)s, (void)p;
-	struct xp_kernel_stats_opts ko = {.xprof_compat = o->xprof_compat};
-	char err[128];
-	return xp_analyze_kernel_stats(c, &ko, err, sizeof err);
-}
-
-static struct xp_result *run_memory(const struct xp_capture *c, const struct xp_prep *p, struct xp_shared *s,
-				    const struct xp_report_opts *o)
-{
-	(void)s, (void)c, (void)o;
-	struct xp_memory_opts mo = {.breakdown = true};
-	struct xp_result *r = xp_analyze_memory(p, &mo);
-	text_top(r, "breakdown", TEXT_TOP);
-	return r;
-}
-
-static struct xp_result *run_pod(const struct xp_capture *c, const struct xp_prep *p, struct xp_shared *s,
-				 const struct xp_report_opts *o)
-{
-	(void)s, (void)c, (void)o;
-	return xp_analyze_pod(p);
-}
-
-/* What of the preparation an analysis needs before it can start. */
-enum needs { NEEDS_CAPTURE, NEEDS_GROUPS, NEEDS_PREP };
-
-static const struct {
-	const char *command;
-	enum needs needs;
-	run_fn run;
-} sections[] = {
-	{"info", NEEDS_CAPTURE, run_info},
-	{"overview", NEEDS_PREP, run_overview},
-	{"steps", NEEDS_PREP, run_steps},
-	{"input-pipeline", NEEDS_PREP, run_input_pipeline},
-	{"tf-data", NEEDS_CAPTURE, run_tf_data},
-	{"tf-stats", NEEDS_CAPTURE, run_tf_stats},
-	{"kernel-stats", NEEDS_CAPTURE, run_kernel_stats},
-	{"memory", NEEDS_GROUPS, run_memory},   /* reads group ids only: starts while step databases are built */
-	{"pod", NEEDS_PREP, run_pod},
-};
-#define N_SECTIONS (sizeof sections / sizeof *sections)
+/* The analyses run in registry order (registry.c). */
+#define sections xp_analyses
+#define N_SECTIONS XP_N_ANALYSES
 
 const char *xp_report_command(size_t i)
 {
-	return i < N_SECTIONS ? sections[i].command : NULL;
+	return i < N_SECTIONS ? sections[i]->name : NULL;
 }
 
 static bool wanted(const char *command, const char *const *only)
@@ -184,16 +66,16 @@ struct pool {
 	pthread_cond_t ready;
 };
 
-static enum needs task_needs(size_t i)
+static enum xp_needs task_needs(size_t i)
 {
-	return i < N_SECTIONS ? sections[i].needs : NEEDS_CAPTURE;
+	return i < N_SECTIONS ? sections[i]->needs : XP_NEEDS_CAPTURE;
 }
 
 static bool task_waits(const struct pool *pl, size_t i)
 {
 	switch (task_needs(i)) {
-	case NEEDS_GROUPS: return !pl->groups_done && !pl->prep_done;
-	case NEEDS_PREP: return !pl->prep_done;
+	case XP_NEEDS_GROUPS: return !pl->groups_done && !pl->prep_done;
+	case XP_NEEDS_PREP: return !pl->prep_done;
 	default: return false;
 	}
 }
@@ -214,7 +96,7 @@ static size_t take(struct pool *pl, bool wait, const struct xp_prep **p)
 				continue;
 			}
 			pl->started[i] = true;
-			*p = task_needs(i) != NEEDS_CAPTURE ? pl->p : NULL;
+			*p = task_needs(i) != XP_NEEDS_CAPTURE ? pl->p : NULL;
 			pthread_mutex_unlock(&pl->lock);
 			return i;
 		}
@@ -237,8 +119,9 @@ static void *worker(void *arg)
 		if (i == WARM_SHARED) {
 			xp_shared_input_host_db(pl->s);
 			xp_shared_tfdata(pl->s);
-		} else if (sections[i].needs == NEEDS_CAPTURE || p) {
-			pl->r[i] = sections[i].run(pl->c, p, pl->s, pl->o);
+		} else if (sections[i]->needs == XP_NEEDS_CAPTURE || p) {
+			struct xp_run_in in = {.c = pl->c, .p = p, .s = pl->s, .xprof_compat = pl->o->xprof_compat};
+			pl->r[i] = sections[i]->run(&in);
 		}
 	}
 	return NULL;
@@ -262,9 +145,9 @@ struct xp_report *xp_report_run(const struct xp_capture *c, const struct xp_prep
 	size_t n = 0;
 	bool need_prep = false;
 	for (size_t i = 0; i < N_SECTIONS; i++) {
-		pl.started[i] = !wanted(sections[i].command, only);
+		pl.started[i] = !wanted(sections[i]->name, only);
 		n += !pl.started[i];
-		need_prep |= !pl.started[i] && sections[i].needs != NEEDS_CAPTURE;
+		need_prep |= !pl.started[i] && sections[i]->needs != XP_NEEDS_CAPTURE;
 	}
 	/* Only overview and input-pipeline read both shared inputs (tf-data builds its own share when asked). */
 	pl.started[WARM_SHARED] = !wanted("overview", only) && !wanted("input-pipeline", only);
@@ -305,7 +188,7 @@ struct xp_report *xp_report_run(const struct xp_capture *c, const struct xp_prep
 	struct xp_report *rep = xp_report_new("");
 	for (size_t i = 0; i < N_SECTIONS; i++)
 		if (pl.r[i])
-			xp_report_add(rep, sections[i].command, pl.r[i]);
+			xp_report_add(rep, sections[i]->name, pl.r[i]);
 	if (p)
 		xp_prep_free(p);
 	return rep;

@@ -88,3 +88,15 @@ struct xp_result *xp_analyze_steps(const struct xp_prep *p)
 	xp_step_align_free(&a);
 	return r;
 }
+
+static struct xp_result *run(const struct xp_run_in *in)
+{
+	return xp_analyze_steps(in->p);
+}
+
+const struct xp_analysis xp_analysis_steps = {
+	.name = "steps",
+	.needs = XP_NEEDS_PREP,
+	.reads = NULL,
+	.run = run,
+};

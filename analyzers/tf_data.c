@@ -1,6 +1,7 @@
 /* tf_data.c - the `tf-data` command: verdict, summary, bottleneck analysis, pipelines, the slowest call's iterators, every call. */
 #include "tf_data.h"
 #include "analyzers/db/steptime.h"
+#include "analyzers/db/shared.h"
 #include "analyzers/db/tfdata.h"
 #include "formats/model/capture.h"
 #include "formats/model/result.h"
@@ -291,3 +292,16 @@ struct xp_result *xp_analyze_tf_data(const struct xp_capture *c)
 	xp_tfdata_free(t);
 	return r;
 }
+
+/* In a report, from the tf.data model the report's analyses share. */
+static struct xp_result *run(const struct xp_run_in *in)
+{
+	return in->s ? xp_tf_data_result(xp_shared_tfdata(in->s)) : xp_analyze_tf_data(in->c);
+}
+
+const struct xp_analysis xp_analysis_tf_data = {
+	.name = "tf-data",
+	.needs = XP_NEEDS_CAPTURE,
+	.reads = NULL,
+	.run = run,
+};

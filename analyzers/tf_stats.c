@@ -30,12 +30,6 @@
  * these totals.
  */
 
-static void oom(void)
-{
-	fputs("xpstat: out of memory\n", stderr);
-	abort();
-}
-
 /* --- the two sides ------------------------------------------------------------------------------ */
 
 struct side {
@@ -403,7 +397,7 @@ static void table_note(struct xp_table *t, const struct tfs *s)
 		 "unless --top is given.", s->o->top, parts[0], n > 1 ? " and " : "", n > 1 ? parts[1] : "");
 	t->text_note = strdup(note);
 	if (!t->text_note)
-		oom();
+		xp_oom();
 }
 
 static void add_table(struct xp_result *r, struct tfs *s)
@@ -676,3 +670,22 @@ struct xp_result *xp_analyze_tf_stats(const struct xp_capture *c, const struct x
 	tfs_free(&s);
 	return r;
 }
+
+static struct xp_result *run(const struct xp_run_in *in)
+{
+	struct xp_tf_stats_opts o = {0};
+	if (in->opts)
+		o = *(const struct xp_tf_stats_opts *)in->opts;
+	o.xprof_compat = in->xprof_compat;
+	char err[128];
+	return xp_analyze_tf_stats(in->c, &o, in->errmsg ? in->errmsg : err, in->errmsg ? in->errlen : sizeof err);
+}
+
+static const char *const reads[] = {XP_KERNEL_DETAIL_STATS, NULL};
+
+const struct xp_analysis xp_analysis_tf_stats = {
+	.name = "tf-stats",
+	.needs = XP_NEEDS_CAPTURE,
+	.reads = reads,
+	.run = run,
+};

@@ -2,6 +2,7 @@
 #ifndef XPSTAT_TF_STATS_H
 #define XPSTAT_TF_STATS_H
 
+#include "analyzers/analysis.h"
 #include "formats/model/capture.h"
 #include "formats/model/result.h"
 
@@ -27,5 +28,8 @@ struct xp_tf_stats_opts {
  * Returns NULL with ERRMSG set for an invalid regular expression. */
 struct xp_result *xp_analyze_tf_stats(const struct xp_capture *c, const struct xp_tf_stats_opts *o, char *errmsg,
 				      size_t errlen);
+
+/* The analysis as report and cmd/ run it (registry.c). */
+extern const struct xp_analysis xp_analysis_tf_stats;
 
 #endif

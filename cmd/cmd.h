@@ -5,10 +5,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "formats/model/capture.h"
 #include "formats/core/xperr.h"
 #include "formats/model/result.h"
+#include "analyzers/registry.h"
 
 /* One option of a command (global options live in main.c). */
 struct xp_opt {
@@ -36,6 +38,7 @@ struct xp_ctx {
 	char **paths;
 	size_t n_paths;
 	const struct xp_cmd *cmd;
+	struct xp_drop_list drop; /* what the command's analyses leave out of the load */
 };
 
 struct xp_cmd {
@@ -47,8 +50,9 @@ struct xp_cmd {
 	/* Returns 0, or an xp_exit status for a bad option value. */
 	int (*set_opt)(struct xp_ctx *ctx, int key, const char *arg);
 	int (*run)(struct xp_ctx *ctx);
-	/* Event stats that none of the command's analyses read: not loaded (NULL: load all). */
-	const char *const *drop_stats;
+	/* The analyses it runs, NULL-terminated: the optional stats none of them reads are not
+	 * loaded (NULL: load all). */
+	const struct xp_analysis *const *analyses;
 };
 
 extern const struct xp_cmd xp_cmd_info, xp_cmd_runs;
@@ -61,12 +65,14 @@ extern const struct xp_cmd xp_cmd_report, xp_cmd_check, xp_cmd_compare;
 
 /* Load every capture named by ctx->paths (honouring --run, --host). */
 int xp_load(struct xp_ctx *ctx, struct xp_capture **out);
-struct xp_prep;
-/* Load, prepare (steps, with --step-marker and --compat), run analyze, emit:
- * the whole job of a command that needs nothing but the prepared capture. */
-int xp_run_prepared(struct xp_ctx *ctx, struct xp_result *(*analyze)(const struct xp_prep *p));
+/* Load, prepare when A needs it (steps, with --step-marker and --compat), run A with
+ * OPTS (its options struct, may be NULL), emit: the whole job of most commands. */
+int xp_run_analysis(struct xp_ctx *ctx, const struct xp_analysis *a, const void *opts);
 /* Render r with the chosen writer to stdout or -o (atomically). Frees nothing. */
 int xp_emit(struct xp_ctx *ctx, const struct xp_result *r);
+struct xp_out_opts;
+/* The same for any rendering FN (report's sections, check's JUnit): stdout or -o, written atomically. */
+int xp_emit_fn(struct xp_ctx *ctx, int (*fn)(FILE *f, const struct xp_out_opts *oo, void *arg), void *arg);
 /* "xpstat: CMD: ..." usage error; returns XP_EXIT_USAGE. */
 int xp_usage_error(const struct xp_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A bad regular expression is a usage error before any file is read. */

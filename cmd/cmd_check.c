@@ -222,5 +222,5 @@ const struct xp_cmd xp_cmd_check = {
 	.opts = check_opts,
 	.set_opt = check_set,
 	.run = check_run,
-	.drop_stats = xp_drop_never_read,
+	.analyses = xp_analyses,
 };

@@ -51,5 +51,5 @@ const struct xp_cmd xp_cmd_compare = {
 	.opts = compare_opts,
 	.set_opt = compare_set,
 	.run = compare_run,
-	.drop_stats = xp_drop_never_read,
+	.analyses = xp_analyses,
 };

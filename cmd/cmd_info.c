@@ -1,7 +1,6 @@
 /* cmd_info.c - `xpstat info`: what a capture holds and what is missing from it. */
 #include "cmd.h"
 #include "analyzers/info.h"
-#include "analyzers/unread_stats.h"
 #include "formats/model/capture.h"
 #include "formats/model/result.h"
 
@@ -37,6 +36,8 @@ static int info_run(struct xp_ctx *ctx)
 	return rc;
 }
 
+static const struct xp_analysis *const analyses[] = {&xp_analysis_info, NULL};
+
 const struct xp_cmd xp_cmd_info = {
 	.name = "info",
 	.summary = "Show what a capture holds: hosts, planes, devices, analyses with data, and what is missing",
@@ -45,5 +46,5 @@ const struct xp_cmd xp_cmd_info = {
 	.opts = info_opts,
 	.set_opt = info_set,
 	.run = info_run,
-	.drop_stats = xp_drop_never_read,
+	.analyses = analyses,
 };

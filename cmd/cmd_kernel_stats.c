@@ -2,7 +2,6 @@
 #include "cmd.h"
 #include "analyzers/db/kernel_db.h"
 #include "analyzers/kernel_stats.h"
-#include "analyzers/unread_stats.h"
 #include "formats/model/capture.h"
 #include "formats/model/result.h"
 
@@ -70,6 +69,8 @@ static int kernel_stats_run(struct xp_ctx *ctx)
 	return rc;
 }
 
+static const struct xp_analysis *const analyses[] = {&xp_analysis_kernel_stats, NULL};
+
 const struct xp_cmd xp_cmd_kernel_stats = {
 	.name = "kernel-stats",
 	.summary = "Show GPU Kernel Stats: one row per kernel and op, with time, launch shape and Tensor Core use",
@@ -78,5 +79,5 @@ const struct xp_cmd xp_cmd_kernel_stats = {
 	.opts = kernel_stats_opts,
 	.set_opt = kernel_stats_set,
 	.run = kernel_stats_run,
-	.drop_stats = xp_drop_but_kernel_details,
+	.analyses = analyses,
 };

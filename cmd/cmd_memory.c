@@ -3,7 +3,6 @@
 #include "analyzers/memory/memory.h"
 #include "analyzers/memory/profile.h"
 #include "analyzers/prepare/prepare.h"
-#include "analyzers/unread_stats.h"
 #include "formats/model/capture.h"
 #include "formats/model/result.h"
 
@@ -87,6 +86,8 @@ static int memory_run(struct xp_ctx *ctx)
 	return rc;
 }
 
+static const struct xp_analysis *const analyses[] = {&xp_analysis_memory, NULL};
+
 const struct xp_cmd xp_cmd_memory = {
 	.name = "memory",
 	.summary = "Show the Memory Profile: per allocator the peak, fragmentation, breakdown at the peak, timeline",
@@ -95,5 +96,5 @@ const struct xp_cmd xp_cmd_memory = {
 	.opts = memory_opts,
 	.set_opt = memory_set,
 	.run = memory_run,
-	.drop_stats = xp_drop_but_allocator_stats,
+	.analyses = analyses,
 };

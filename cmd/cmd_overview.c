@@ -2,7 +2,6 @@
 #include "cmd.h"
 #include "analyzers/overview.h"
 #include "analyzers/prepare/prepare.h"
-#include "analyzers/unread_stats.h"
 #include "formats/model/result.h"
 
 enum { OPT_TOP = 1 };
@@ -25,16 +24,12 @@ static int overview_set(struct xp_ctx *ctx, int key, const char *arg)
 	return 0;
 }
 
-static struct xp_result *analyze(const struct xp_prep *p)
-{
-	opts.xprof_compat = p->opts.xprof_compat;
-	return xp_analyze_overview(p, &opts);
-}
-
 static int overview_run(struct xp_ctx *ctx)
 {
-	return xp_run_prepared(ctx, analyze);
+	return xp_run_analysis(ctx, &xp_analysis_overview, &opts);
 }
+
+static const struct xp_analysis *const analyses[] = {&xp_analysis_overview, NULL};
 
 const struct xp_cmd xp_cmd_overview = {
 	.name = "overview",
@@ -44,5 +39,5 @@ const struct xp_cmd xp_cmd_overview = {
 	.opts = overview_opts,
 	.set_opt = overview_set,
 	.run = overview_run,
-	.drop_stats = xp_drop_all_details,
+	.analyses = analyses,
 };

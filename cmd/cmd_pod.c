@@ -1,12 +1,13 @@
 /* cmd_pod.c - `xpstat pod`: the Pod Viewer, every host's step breakdown side by side. */
 #include "cmd.h"
 #include "analyzers/pod.h"
-#include "analyzers/unread_stats.h"
 
 static int pod_run(struct xp_ctx *ctx)
 {
-	return xp_run_prepared(ctx, xp_analyze_pod);
+	return xp_run_analysis(ctx, &xp_analysis_pod, NULL);
 }
+
+static const struct xp_analysis *const analyses[] = {&xp_analysis_pod, NULL};
 
 const struct xp_cmd xp_cmd_pod = {
 	.name = "pod",
@@ -16,5 +17,5 @@ const struct xp_cmd xp_cmd_pod = {
 	.opts = NULL,
 	.set_opt = NULL,
 	.run = pod_run,
-	.drop_stats = xp_drop_all_details,
+	.analyses = analyses,
 };

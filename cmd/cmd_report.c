@@ -54,13 +54,13 @@ static int report_run(struct xp_ctx *ctx)
 		return rc;
 	struct report_out ro = {rep, report_verdict(rep, hosts), ctx};
 	if (csv && ctx->table && !ctx->output) {
-		rc = xp_gate_emit(ctx, write_csv_table, &ro);
+		rc = xp_emit_fn(ctx, write_csv_table, &ro);
 	} else if (csv) {
 		struct xp_out_opts oo = {.csv_raw = ctx->csv_raw};
 		rc = ctx->table ? xp_usage_error(ctx, "--table and -o DIR do not go together with --format csv")
 				: xp_report_write_csv_dir(rep, ctx->output, &oo);
 	} else {
-		rc = xp_gate_emit(ctx, !strcmp(ctx->format, "json") ? write_json : write_text, &ro);
+		rc = xp_emit_fn(ctx, !strcmp(ctx->format, "json") ? write_json : write_text, &ro);
 	}
 	free((char *)ro.verdict);
 	xp_report_free(rep);
@@ -75,5 +75,5 @@ const struct xp_cmd xp_cmd_report = {
 	.opts = NULL,
 	.set_opt = NULL,
 	.run = report_run,
-	.drop_stats = xp_drop_never_read,
+	.analyses = xp_analyses,
 };

@@ -1,12 +1,13 @@
 /* cmd_steps.c - `xpstat steps`: one row per step with its step time and every category. */
 #include "cmd.h"
 #include "analyzers/steps.h"
-#include "analyzers/unread_stats.h"
 
 static int steps_run(struct xp_ctx *ctx)
 {
-	return xp_run_prepared(ctx, xp_analyze_steps);
+	return xp_run_analysis(ctx, &xp_analysis_steps, NULL);
 }
+
+static const struct xp_analysis *const analyses[] = {&xp_analysis_steps, NULL};
 
 const struct xp_cmd xp_cmd_steps = {
 	.name = "steps",
@@ -16,5 +17,5 @@ const struct xp_cmd xp_cmd_steps = {
 	.opts = NULL,
 	.set_opt = NULL,
 	.run = steps_run,
-	.drop_stats = xp_drop_all_details,
+	.analyses = analyses,
 };

@@ -1,7 +1,6 @@
 /* cmd_tf_stats.c - `xpstat tf-stats`: TensorFlow Stats, per-op total and self time on the devices and the hosts. */
 #include "cmd.h"
 #include "analyzers/tf_stats.h"
-#include "analyzers/unread_stats.h"
 #include "formats/model/capture.h"
 #include "formats/model/result.h"
 
@@ -88,6 +87,8 @@ static int tf_stats_run(struct xp_ctx *ctx)
 	return rc;
 }
 
+static const struct xp_analysis *const analyses[] = {&xp_analysis_tf_stats, NULL};
+
 const struct xp_cmd xp_cmd_tf_stats = {
 	.name = "tf-stats",
 	.summary = "Show TensorFlow Stats: per-op total and self time on the devices and the hosts",
@@ -96,5 +97,5 @@ const struct xp_cmd xp_cmd_tf_stats = {
 	.opts = tf_stats_opts,
 	.set_opt = tf_stats_set,
 	.run = tf_stats_run,
-	.drop_stats = xp_drop_but_kernel_details,
+	.analyses = analyses,
 };

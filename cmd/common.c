@@ -68,6 +68,15 @@ bool xp_parse_size(const char *s, uint64_t *out)
 	return true;
 }
 
+/* The optional stats none of the command's analyses reads (registry.c), or NULL: load all. */
+static const char *const *drop_stats(struct xp_ctx *ctx)
+{
+	if (!ctx->cmd || !ctx->cmd->analyses)
+		return NULL;
+	xp_drop_list(ctx->cmd->analyses, &ctx->drop);
+	return ctx->drop.names;
+}
+
 static bool show_progress(const struct xp_ctx *ctx, uint64_t bytes)
 {
 	return !ctx->quiet && bytes >= (256ull << 20) && isatty(STDERR_FILENO);
@@ -81,7 +90,7 @@ static int load_trace_json(struct xp_ctx *ctx, struct xp_capture *c, const struc
 	if (progress)
 		fprintf(stderr, "xpstat: reading %s (%.1f MB)...\r", f->path, (double)st.st_size / 1e6);
 	struct xp_json_opts jo = {.max_bytes = ctx->max_input_bytes, .threads = ctx->threads,
-				  .drop_stats = ctx->cmd ? ctx->cmd->drop_stats : NULL};
+				  .drop_stats = drop_stats(ctx)};
 	int rc = xp_read_trace_json_file(c, f->path, &jo, err);
 	if (progress)
 		fprintf(stderr, "\033[K");
@@ -99,7 +108,7 @@ static int load_file(struct xp_ctx *ctx, struct xp_capture *c, const struct xp_i
 	if (progress)
 		fprintf(stderr, "xpstat: reading %s (%.1f MB)...\r", f->path, (double)buf.len / 1e6);
 	struct xp_read_opts ro = {.threads = ctx->threads, .release_pages = buf.map != NULL,
-				  .drop_stats = ctx->cmd ? ctx->cmd->drop_stats : NULL};
+				  .drop_stats = drop_stats(ctx)};
 	int rc = xp_read_xspace(c, f->path, buf.data, buf.len, &ro, err);
 	if (!rc) {
 		struct xp_host *h = &c->hosts[c->n_hosts - 1];
@@ -207,11 +216,8 @@ static bool want_color(const struct xp_ctx *ctx)
 	return isatty(STDOUT_FILENO);
 }
 
-int xp_emit(struct xp_ctx *ctx, const struct xp_result *r)
+int xp_emit_fn(struct xp_ctx *ctx, int (*fn)(FILE *f, const struct xp_out_opts *oo, void *arg), void *arg)
 {
-	const struct xp_writer *w = xp_writer_find(ctx->format);
-	if (!w)
-		return xp_usage_error(ctx, "unknown --format '%s'", ctx->format);
 	struct xp_out_opts oo = {
 		.table = ctx->table,
 		.csv_raw = ctx->csv_raw,
@@ -219,13 +225,13 @@ int xp_emit(struct xp_ctx *ctx, const struct xp_result *r)
 		.tty = !ctx->output && isatty(STDOUT_FILENO),
 	};
 	if (!ctx->output)
-		return w->write(r, stdout, &oo);
+		return fn(stdout, &oo, arg);
 	struct xp_outfile of;
 	if (xp_outfile_open(&of, ctx->output)) {
 		fprintf(stderr, "xpstat: %s: cannot create: %s\n", ctx->output, strerror(errno));
 		return XP_EXIT_USAGE;
 	}
-	int rc = w->write(r, of.f, &oo);
+	int rc = fn(of.f, &oo, arg);
 	if (rc) {
 		xp_outfile_abort(&of);
 		return rc;
@@ -237,20 +243,44 @@ int xp_emit(struct xp_ctx *ctx, const struct xp_result *r)
 	return 0;
 }
 
-int xp_run_prepared(struct xp_ctx *ctx, struct xp_result *(*analyze)(const struct xp_prep *p))
+struct emit_result {
+	const struct xp_writer *w;
+	const struct xp_result *r;
+};
+
+static int write_result(FILE *f, const struct xp_out_opts *oo, void *arg)
+{
+	const struct emit_result *e = arg;
+	return e->w->write(e->r, f, oo);
+}
+
+int xp_emit(struct xp_ctx *ctx, const struct xp_result *r)
+{
+	const struct xp_writer *w = xp_writer_find(ctx->format);
+	if (!w)
+		return xp_usage_error(ctx, "unknown --format '%s'", ctx->format);
+	struct emit_result e = {w, r};
+	return xp_emit_fn(ctx, write_result, &e);
+}
+
+int xp_run_analysis(struct xp_ctx *ctx, const struct xp_analysis *a, const void *opts)
 {
 	struct xp_capture *c;
 	int rc = xp_load(ctx, &c);
 	if (rc)
 		return rc;
 	char err[256] = "";
-	struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat, .step_marker = ctx->step_marker};
-	struct xp_prep *p = xp_prepare(c, &po, err, sizeof err);
-	if (!p) {
-		xp_capture_free(c);
-		return xp_usage_error(ctx, "%s", err);
+	struct xp_prep *p = NULL;
+	if (a->needs != XP_NEEDS_CAPTURE) {
+		struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat, .step_marker = ctx->step_marker};
+		p = xp_prepare(c, &po, err, sizeof err);
+		if (!p) {
+			xp_capture_free(c);
+			return xp_usage_error(ctx, "%s", err);
+		}
 	}
-	struct xp_result *r = analyze(p);
+	struct xp_run_in in = {.c = c, .p = p, .opts = opts, .xprof_compat = ctx->xprof_compat};
+	struct xp_result *r = a->run(&in);
 	rc = xp_emit(ctx, r);
 	xp_result_free(r);
 	xp_prep_free(p);

@@ -8,7 +8,6 @@
 #include "analyzers/check.h"
 #include "analyzers/compare.h"
 #include "analyzers/report.h"
-#include "analyzers/unread_stats.h"
 #include "formats/model/report.h"
 #include "formats/out/out.h"
 
@@ -23,7 +22,6 @@ int xp_gate_load_captures(struct xp_ctx *ctx, struct xp_report **out, uint32_t *
 struct xp_out_opts;
 /* Write through FN to standard output, or to -o atomically, with the output
  * options xp_emit would use (colour, terminal). Returns 0 or an exit status. */
-int xp_gate_emit(struct xp_ctx *ctx, int (*fn)(FILE *f, const struct xp_out_opts *oo, void *arg), void *arg);
 
 /* "120ms", "1.5s", "250us", "800ns", "5ps": exact picoseconds; a unit is required. */
 bool xp_parse_duration(const char *s, int64_t *ps);

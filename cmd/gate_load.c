@@ -89,47 +89,6 @@ int xp_gate_load_captures(struct xp_ctx *ctx, struct xp_report **out, uint32_t *
 	return run_captures(ctx, ctx->paths, ctx->n_paths, NULL, out, hosts);
 }
 
-/* --- output --------------------------------------------------------------------------------------- */
-
-/* As xp_emit decides: never with NO_COLOR, TERM=dumb or -o, else on a terminal. */
-static bool want_color(const struct xp_ctx *ctx)
-{
-	if (ctx->color >= 0)
-		return ctx->color == 1;
-	const char *term = getenv("TERM");
-	const char *no_color = getenv("NO_COLOR");
-	if ((no_color && *no_color) || (term && !strcmp(term, "dumb")) || ctx->output)
-		return false;
-	return isatty(STDOUT_FILENO);
-}
-
-int xp_gate_emit(struct xp_ctx *ctx, int (*fn)(FILE *f, const struct xp_out_opts *oo, void *arg), void *arg)
-{
-	struct xp_out_opts oo = {
-		.table = ctx->table,
-		.csv_raw = ctx->csv_raw,
-		.color = want_color(ctx),
-		.tty = !ctx->output && isatty(STDOUT_FILENO),
-	};
-	if (!ctx->output)
-		return fn(stdout, &oo, arg);
-	struct xp_outfile of;
-	if (xp_outfile_open(&of, ctx->output)) {
-		fprintf(stderr, "xpstat: %s: cannot create: %s\n", ctx->output, strerror(errno));
-		return XP_EXIT_USAGE;
-	}
-	int rc = fn(of.f, &oo, arg);
-	if (rc) {
-		xp_outfile_abort(&of);
-		return rc;
-	}
-	if (xp_outfile_commit(&of)) {
-		fprintf(stderr, "xpstat: %s: cannot write: %s\n", ctx->output, strerror(errno));
-		return XP_EXIT_INTERNAL;
-	}
-	return 0;
-}
-
 /* --- limits ----------------------------------------------------------------------------------------- */
 
 /* Decimal "123.456" into an integer scaled by 10^DIGITS (extra digits are cut); false on junk or overflow. */

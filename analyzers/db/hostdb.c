@@ -27,17 +27,11 @@
  * events are stored out of order.
  */
 
-static void oom(void)
-{
-	fputs("xpstat: out of memory\n", stderr);
-	abort();
-}
-
 static char *xstrndup(const char *s, size_t n)
 {
 	char *p = malloc(n + 1);
 	if (!p)
-		oom();
+		xp_oom();
 	memcpy(p, s, n);
 	p[n] = 0;
 	return p;

@@ -1,5 +1,6 @@
 /* input_bound.c - the input-bound test and its texts (spec §1.10, §2.4), shared by overview and input-pipeline. */
 #include "input_bound.h"
+#include "formats/core/xalloc.h"
 #include "steptime.h"
 #include "analyzers/prepare/prepare.h"
 
@@ -94,7 +95,7 @@ void xp_breakdown_steps_init(const struct xp_prep *p, struct xp_breakdown_steps 
 	b->view = xp_step_view(&p->hosts[b->host].steps, &b->al, b->host);
 	b->step_ps = calloc(b->al.n ? b->al.n : 1, sizeof *b->step_ps);
 	if (!b->step_ps)
-		abort();
+		xp_oom();
 	for (size_t i = 0; i < b->al.n; i++)
 		for (uint32_t h = 0; h < p->n_hosts; h++) {
 			struct xp_step_db v = xp_step_view(&p->hosts[h].steps, &b->al, h);

@@ -26,17 +26,11 @@
  * live), valid as long as the capture.
  */
 
-static void oom(void)
-{
-	fputs("xpstat: out of memory\n", stderr);
-	abort();
-}
-
 static char *xstrndup(const char *s, size_t n)
 {
 	char *p = malloc(n + 1);
 	if (!p)
-		oom();
+		xp_oom();
 	if (n)
 		memcpy(p, s, n);
 	p[n] = 0;

@@ -24,17 +24,11 @@
  * - memory: the peak usage of each allocator of each host.
  */
 
-static void oom(void)
-{
-	fputs("xpstat: out of memory\n", stderr);
-	abort();
-}
-
 static char *xstrdup(const char *s)
 {
 	char *d = strdup(s ? s : "");
 	if (!d)
-		oom();
+		xp_oom();
 	return d;
 }
 

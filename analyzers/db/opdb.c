@@ -25,17 +25,11 @@ struct xp_op_index {
 	size_t *slot;       /* row index + 1; 0 = empty */
 };
 
-static void oom(void)
-{
-	fputs("xpstat: out of memory\n", stderr);
-	abort();
-}
-
 static char *xstrndup(const char *s, size_t n)
 {
 	char *p = malloc(n + 1);
 	if (!p)
-		oom();
+		xp_oom();
 	memcpy(p, s, n);
 	p[n] = 0;
 	return p;
@@ -121,7 +115,7 @@ static size_t db_get(struct xp_op_db *db, enum xp_op_kind kind, const char *modu
 		db->cap = db->cap ? db->cap * 2 : 32;
 		db->rows = realloc(db->rows, db->cap * sizeof *db->rows);
 		if (!db->rows)
-			oom();
+			xp_oom();
 	}
 	row = db->n++;
 	memset(&db->rows[row], 0, sizeof db->rows[row]);

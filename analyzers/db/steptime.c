@@ -81,8 +81,7 @@ struct xp_step_db xp_step_view(const struct xp_step_db *db, const struct xp_step
 void xp_align_or_die(const struct xp_prep *p, struct xp_step_align *a)
 {
 	if (xp_align_steps(p, a)) {
-		fputs("xpstat: out of memory\n", stderr);
-		abort();
+		xp_oom();
 	}
 }
 

@@ -42,7 +42,7 @@ struct xp_table *xp_steps_add_table(struct xp_result *r, const struct xp_prep *p
 void xp_step_diags(struct xp_result *r, const struct xp_prep *p, uint32_t host);
 /* The empty_intersection diagnostic when A found none (several hosts). */
 void xp_align_diags(struct xp_result *r, const struct xp_prep *p, const struct xp_step_align *a);
-/* Align P's hosts; aborts when out of memory. */
+/* Align P's hosts; out of memory ends the program (exit 4). */
 void xp_align_or_die(const struct xp_prep *p, struct xp_step_align *a);
 
 #endif

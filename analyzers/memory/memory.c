@@ -1,5 +1,6 @@
 /* memory.c - the `memory` command: the memory profile (profile.c) as a result: verdict, summary, the allocators, breakdown and timeline tables, diagnostics. */
 #include "memory.h"
+#include "formats/core/xalloc.h"
 #include "analyzers/db/steptime.h"
 #include "profile.h"
 #include "analyzers/prepare/prepare.h"
@@ -338,7 +339,7 @@ static void unknown_allocator(struct xp_result *r, const struct mem *m)
 	size_t len = 0, cap = 256;
 	char *list = malloc(cap);
 	if (!list)
-		abort();
+		xp_oom();
 	list[0] = 0;
 	for (size_t i = 0; i < m->n_alcs; i++) {
 		const struct mem_alc *a = m->sorted[i];
@@ -346,7 +347,7 @@ static void unknown_allocator(struct xp_result *r, const struct mem *m)
 		while (len + need >= cap) {
 			list = realloc(list, cap *= 2);
 			if (!list)
-				abort();
+				xp_oom();
 		}
 		len += (size_t)snprintf(list + len, cap - len, "%s%s", i ? ", " : "", a->id);
 		if (a->name && strcmp(a->name, a->id))
@@ -406,3 +407,24 @@ struct xp_result *xp_analyze_memory(const struct xp_prep *p, const struct xp_mem
 	xp_mem_profile_free(&m);
 	return r;
 }
+
+/* In a report the breakdown too, text showing its first rows. Reads group ids only (XP_NEEDS_GROUPS). */
+static struct xp_result *run(const struct xp_run_in *in)
+{
+	struct xp_memory_opts o = {.breakdown = true};
+	if (in->opts)
+		o = *(const struct xp_memory_opts *)in->opts;
+	struct xp_result *r = xp_analyze_memory(in->p, &o);
+	if (!in->opts)
+		xp_text_top(r, "breakdown", XP_REPORT_TEXT_TOP);
+	return r;
+}
+
+static const char *const reads[] = {XP_ALLOCATOR_STATS, NULL};
+
+const struct xp_analysis xp_analysis_memory = {
+	.name = "memory",
+	.needs = XP_NEEDS_GROUPS,
+	.reads = reads,
+	.run = run,
+};

@@ -2,6 +2,7 @@
 #ifndef XPSTAT_MEMORY_H
 #define XPSTAT_MEMORY_H
 
+#include "analyzers/analysis.h"
 #include "profile.h"
 #include "formats/model/result.h"
 
@@ -9,5 +10,8 @@
  * absolute time order (DESIGN §8). An unknown opts->allocator gives an error
  * diagnostic with code "unknown_allocator" and no rows. */
 struct xp_result *xp_analyze_memory(const struct xp_prep *p, const struct xp_memory_opts *o);
+
+/* The analysis as report and cmd/ run it (registry.c). */
+extern const struct xp_analysis xp_analysis_memory;
 
 #endif

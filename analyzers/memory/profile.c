@@ -32,12 +32,6 @@
  * line). No copy of the events' stats.
  */
 
-static void oom(void)
-{
-	fputs("xpstat: out of memory\n", stderr);
-	abort();
-}
-
 static char *xstrndup(const char *s, size_t n)
 {
 	char *p = xmalloc(n + 1);
@@ -259,7 +253,7 @@ static uint32_t alc_get(struct mem *m, uint32_t host, const char *id, size_t n)
 			return k - 1;
 	}
 	if (m->n_alcs >= UINT32_MAX - 1)
-		oom();
+		xp_oom();
 	if (m->n_alcs == m->cap_alcs) {
 		m->cap_alcs = m->cap_alcs ? m->cap_alcs * 2 : 16;
 		m->alcs = xrealloc(m->alcs, m->cap_alcs * sizeof *m->alcs);

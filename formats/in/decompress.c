@@ -386,6 +386,8 @@ int xp_buf_open(const char *path, uint64_t max_bytes, struct xp_buf *b, struct x
 	void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
 	int map_errno = errno;
 	close(fd);
+	if (map == MAP_FAILED && map_errno == ENOMEM) /* no address space left: out of memory, as anywhere */
+		return xp_err_set(err, XP_EXIT_INTERNAL, NULL, "out of memory");
 	if (map == MAP_FAILED)
 		return xp_err_set(err, XP_EXIT_BAD_INPUT, path, "cannot map: %s", strerror(map_errno));
 	b->file_bytes = size;

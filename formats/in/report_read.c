@@ -27,12 +27,6 @@
  * picosecond below 2^53 ps (about 2.5 hours) and integers below 2^53.
  */
 
-static void oom(void)
-{
-	fputs("xpstat: out of memory\n", stderr);
-	abort();
-}
-
 static bool ends_with(const char *s, const char *tail)
 {
 	size_t n = strlen(s), t = strlen(tail);
@@ -447,12 +441,12 @@ static char *slurp(const char *path, uint64_t max_bytes, size_t *len, struct xp_
 	size_t cap = 1 << 16, n = 0;
 	char *buf = malloc(cap);
 	if (!buf)
-		oom();
+		xp_oom();
 	for (;;) {
 		if (n + 1 >= cap) {
 			cap *= 2;
 			if (!(buf = realloc(buf, cap)))
-				oom();
+				xp_oom();
 		}
 		size_t got = fread(buf + n, 1, cap - n - 1, f);
 		n += got;

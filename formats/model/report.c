@@ -10,8 +10,7 @@ static char *xstrdup(const char *s)
 {
 	char *d = strdup(s ? s : "");
 	if (!d) {
-		fputs("xpstat: out of memory\n", stderr);
-		abort();
+		xp_oom();
 	}
 	return d;
 }

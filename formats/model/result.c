@@ -13,12 +13,6 @@
  * failure, so running out of memory here is fatal: a half-built result
  * would only produce wrong output later.
  */
-static void oom(void)
-{
-	fputs("xpstat: out of memory\n", stderr);
-	abort();
-}
-
 static char *xstrdup(const char *s)
 {
 	char *p;
@@ -27,7 +21,7 @@ static char *xstrdup(const char *s)
 		return NULL;
 	p = strdup(s);
 	if (!p)
-		oom();
+		xp_oom();
 	return p;
 }
 
@@ -76,11 +70,11 @@ static void *grow(void *arr, size_t *cap, size_t need, size_t size)
 	ncap = *cap ? *cap : 8;
 	while (ncap < need) {
 		if (ncap > SIZE_MAX / 2)
-			oom();
+			xp_oom();
 		ncap *= 2;
 	}
 	if (ncap > SIZE_MAX / size)
-		oom();
+		xp_oom();
 	*cap = ncap;
 	return xrealloc(arr, ncap * size);
 }
@@ -250,7 +244,7 @@ static void widen_rows(struct xp_table *t)
 	struct xp_cell *cells;
 
 	if (t->n_rows > SIZE_MAX / sizeof(*cells) / nw)
-		oom();
+		xp_oom();
 	cells = xcalloc(t->n_rows * nw, sizeof(*cells));
 	for (row = 0; row < t->n_rows; row++)
 		if (old)
@@ -285,7 +279,7 @@ size_t xp_table_row(struct xp_table *t)
 		size_t ncap = t->cap_rows ? t->cap_rows * 2 : 16;
 
 		if (ncap <= t->cap_rows || ncap > SIZE_MAX / sizeof(*t->cells) / width)
-			oom();
+			xp_oom();
 		t->cells = xrealloc(t->cells, ncap * width * sizeof(*t->cells));
 		t->cap_rows = ncap;
 	}

@@ -1,5 +1,6 @@
 /* out.c - the writer registry, atomic output files, and helpers shared by the writers. */
 #include "out.h"
+#include "formats/core/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -198,8 +199,7 @@ char *xp_utf8_sanitize(const char *s)
 
 	/* Each bad byte grows from 1 to 3 bytes (EF BF BD). */
 	if (n > (SIZE_MAX - 1) / 3 || !(out = malloc(n * 3 + 1))) {
-		fputs("xpstat: out of memory\n", stderr);
-		abort();
+		xp_oom();
 	}
 	while (i < n) {
 		uint32_t cp;

@@ -1,5 +1,6 @@
 /* out_csv.c - the CSV writer: one table of a result as RFC 4180 CSV. */
 #include "out.h"
+#include "formats/core/xalloc.h"
 #include "formats/core/xperr.h"
 
 #include <csv.h>
@@ -32,12 +33,6 @@
  *   run as a formula - starting with =, +, -, @, tab or CR - get a leading
  *   ' unless --csv-raw.
  */
-
-static void oom(void)
-{
-	fputs("xpstat: out of memory\n", stderr);
-	abort();
-}
 
 static bool needs_quotes(const char *s, size_t n)
 {
@@ -75,7 +70,7 @@ static void put_text(FILE *f, const char *s, const struct xp_out_opts *o, bool l
 		char *q = malloc(n + 2);
 
 		if (!q)
-			oom();
+			xp_oom();
 		q[0] = '\'';
 		memcpy(q + 1, clean, n + 1);
 		free(clean);

@@ -1,5 +1,6 @@
 /* out_report.c - writing a report (several results) as text, as one JSON document, or as a directory of CSV files. */
 #include "out_report.h"
+#include "formats/core/xalloc.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -16,12 +17,6 @@
  * `xpstat COMMAND --format json` writes, so its schema applies to it.
  * CSV: one file DIR/<key>-<table>.csv per table, each written atomically.
  */
-
-static void oom(void)
-{
-	fputs("xpstat: out of memory\n", stderr);
-	abort();
-}
 
 int xp_report_write_json(const struct xp_report *rep, const char *verdict, char *const *inputs, size_t n_inputs,
 			 FILE *f)
@@ -86,11 +81,11 @@ size_t xp_report_csv_names(const struct xp_report *rep, char ***names)
 		n += rep->sec[i].r->n_tables;
 	char **v = calloc(n ? n : 1, sizeof *v);
 	if (!v)
-		oom();
+		xp_oom();
 	for (size_t i = 0; i < rep->n; i++)
 		for (size_t j = 0; j < rep->sec[i].r->n_tables; j++)
 			if (asprintf(&v[k++], "%s-%s", rep->sec[i].key, rep->sec[i].r->tables[j]->name) < 0)
-				oom();
+				xp_oom();
 	*names = v;
 	return n;
 }
@@ -171,7 +166,7 @@ int xp_report_write_csv_dir(const struct xp_report *rep, const char *dir, const 
 		for (size_t j = 0; !rc && j < r->n_tables; j++) {
 			char *path;
 			if (asprintf(&path, "%s/%s-%s.csv", dir, rep->sec[i].key, r->tables[j]->name) < 0)
-				oom();
+				xp_oom();
 			rc = write_one(r, r->tables[j]->name, path, o);
 			free(path);
 		}

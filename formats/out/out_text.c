@@ -62,12 +62,6 @@ struct sbuf {
 	size_t len, cap;
 };
 
-static void oom(void)
-{
-	fputs("xpstat: out of memory\n", stderr);
-	abort();
-}
-
 static void sb_putn(struct sbuf *b, const char *s, size_t n)
 {
 	if (n >= b->cap - b->len || !b->p) {
@@ -75,12 +69,12 @@ static void sb_putn(struct sbuf *b, const char *s, size_t n)
 
 		while (ncap - b->len <= n) {
 			if (ncap > SIZE_MAX / 2)
-				oom();
+				xp_oom();
 			ncap *= 2;
 		}
 		b->p = realloc(b->p, ncap);
 		if (!b->p)
-			oom();
+			xp_oom();
 		b->cap = ncap;
 	}
 	memcpy(b->p + b->len, s, n);
@@ -438,7 +432,7 @@ static void grid_fill(struct grid *g, const struct xp_table *t, size_t rows)
 	g->width = xcalloc(g->n_vis, sizeof(*g->width));
 	g->head = xcalloc(g->n_vis, sizeof(*g->head));
 	if (rows > SIZE_MAX / sizeof(*g->cell) / (g->n_vis ? g->n_vis : 1))
-		oom();
+		xp_oom();
 	g->cell = xcalloc(rows * g->n_vis, sizeof(*g->cell));
 	for (j = 0; j < g->n_vis; j++) {
 		g->head[j] = escaped(t->cols[g->vis[j]].header);

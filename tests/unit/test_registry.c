@@ -1,0 +1,132 @@
+/* test_registry.c - the analyzer registry: drop lists derived from declared stats, and reading an undeclared stat stops (exit 4). */
+#include "check.h"
+#include "xsbuild.h"
+#include "analyzers/registry.h"
+#include "analyzers/memory/memory.h"
+#include "analyzers/prepare/prepare.h"
+#include "formats/in/xplane_read.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The lists each command was given by hand before the registry (unread_stats.c, e3bff57). */
+#define ALLOC "allocator_name", "index_on_host", "device_ordinal", "bytes_reserved", "bytes_allocated", \
+	"bytes_available", "fragmentation", "peak_bytes_in_use", "requested_bytes", "allocation_bytes", "addr", \
+	"region_type", "data_type"
+#define KERNEL "kernel_details", "theoretical_occupancy_pct", "occupancy_min_grid_size", \
+	"occupancy_suggested_block_size"
+#define NEVER "kernel_name", "num_output_edges", "num_output_control_edges", "tf_function_call", "tracing_count", \
+	"buffer_limit", "device_id", "context_id"
+static const char *const all_details[] = {ALLOC, KERNEL, NEVER, NULL};
+static const char *const but_kernel[] = {ALLOC, NEVER, NULL};
+static const char *const but_alloc[] = {KERNEL, NEVER, NULL};
+static const char *const never[] = {NEVER, NULL};
+
+static void check_list(const char *name, const struct xp_drop_list *got, const char *const *want)
+{
+	size_t i = 0;
+	for (; want[i] && got->names[i]; i++)
+		if (strcmp(want[i], got->names[i])) {
+			CHECK_STR(got->names[i], want[i]);
+			fprintf(stderr, "  (%s, entry %zu)\n", name, i);
+			return;
+		}
+	if (want[i] || got->names[i]) {
+		CHECK(!want[i] && !got->names[i]);
+		fprintf(stderr, "  (%s: lengths differ at %zu)\n", name, i);
+	}
+}
+
+static void derived(const char *name, const char *const *want)
+{
+	const struct xp_analysis *a = xp_analysis_find(name);
+	REQUIRE(a != NULL);
+	const struct xp_analysis *const list[] = {a, NULL};
+	struct xp_drop_list d;
+	xp_drop_list(list, &d);
+	check_list(name, &d, want);
+}
+
+/* Every command's list, derived from what its analyses declare, is the list it had by hand. */
+static void test_derived_lists(void)
+{
+	derived("info", never);
+	derived("overview", all_details);
+	derived("steps", all_details);
+	derived("pod", all_details);
+	derived("input-pipeline", all_details);
+	derived("tf-data", all_details);
+	derived("kernel-stats", but_kernel);
+	derived("tf-stats", but_kernel);
+	derived("memory", but_alloc);
+	struct xp_drop_list d;
+	xp_drop_list(xp_analyses, &d); /* report, check and compare run them all */
+	check_list("report", &d, never);
+}
+
+static void test_registry_order(void)
+{
+	static const char *const order[] = {"info", "overview", "steps", "input-pipeline", "tf-data",
+					    "tf-stats", "kernel-stats", "memory", "pod", NULL};
+	size_t i = 0;
+	for (; order[i] && xp_analyses[i]; i++)
+		CHECK_STR(xp_analyses[i]->name, order[i]);
+	CHECK(!order[i] && !xp_analyses[i] && i == XP_N_ANALYSES);
+	CHECK(xp_analysis_find("no-such") == NULL);
+}
+
+/* A memory capture read with overview's drop list: running memory on it reads allocator stats that
+ * were not loaded, which must stop with exit 4 rather than answer as if the capture lacked them. */
+static int run_memory_with_drops_of(const char *command)
+{
+	struct xsb *b = xsb_new();
+	int h = xsb_plane(b, "/host:CPU", 0);
+	int l = xsb_line(b, h, 0, "tf_executor", 0);
+	int e = xsb_event(b, h, l, "MemoryAllocation", 1000, 0);
+	xsb_stat_ref(b, h, e, "allocator_name", "GPU_0_bfc");
+	xsb_stat_int(b, h, e, "bytes_allocated", 4096);
+	xsb_stat_int(b, h, e, "bytes_reserved", 0);
+	xsb_stat_int(b, h, e, "allocation_bytes", 4096);
+	size_t n;
+	uint8_t *bytes = xsb_pack(b, &n);
+	const struct xp_analysis *const list[] = {xp_analysis_find(command), NULL};
+	struct xp_drop_list d;
+	xp_drop_list(list, &d);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stderr))
+			_exit(12);
+		struct xp_capture *c = xp_capture_new();
+		struct xp_err err = {0};
+		struct xp_read_opts ro = {.threads = 1, .drop_stats = d.names};
+		if (xp_read_xspace(c, "mem", bytes, n, &ro, &err))
+			_exit(10);
+		char msg[64];
+		struct xp_prep *p = xp_prepare(c, &(struct xp_prep_opts){0}, msg, sizeof msg);
+		struct xp_run_in in = {.c = c, .p = p};
+		struct xp_result *r = xp_analysis_memory.run(&in);
+		_exit(r ? 0 : 11);
+	}
+	int st = 0;
+	waitpid(pid, &st, 0);
+	free(bytes);
+	xsb_free(b);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void test_undeclared_read_exits_4(void)
+{
+	CHECK_INT(run_memory_with_drops_of("overview"), 4);
+	CHECK_INT(run_memory_with_drops_of("memory"), 0);
+}
+
+int main(void)
+{
+	static const struct test tests[] = {
+		TEST(test_derived_lists),
+		TEST(test_registry_order),
+		TEST(test_undeclared_read_exits_4),
+	};
+	return RUN_TESTS("test_registry", tests);
+}
