@@ -81,7 +81,7 @@ struct tmeta *tj_get_tmeta(struct tj_stage *r, struct jkey pid, struct jkey tid)
 	return &r->thr.tmetas[i];
 }
 
-uint32_t tj_get_line(struct tj_stage *r, struct jkey pid, struct jkey tid, uint8_t route)
+uint32_t tj_get_line_slow(struct tj_stage *r, struct jkey pid, struct jkey tid, uint8_t route)
 {
 	struct key3 k = thread_key(pid, tid);
 	k.c |= (uint64_t)route << 2;
@@ -145,7 +145,7 @@ static void by_str_reserve(uint32_t **arr, size_t *cap, uint32_t sid)
 }
 
 /* An event name, with or without a display name: the common case without one is an array lookup. */
-uint32_t tj_event_meta(struct tj_stage *r, uint32_t name, uint32_t disp)
+uint32_t tj_event_meta_slow(struct tj_stage *r, uint32_t name, uint32_t disp)
 {
 	struct tj_meta *m = &r->meta;
 	struct key3 k = {name, disp, 0};

@@ -143,44 +143,6 @@ int tj_us_to_ps(const uint8_t *s, size_t len, __int128 *out)
 	return TM_OK;
 }
 
-int tj_time_ps(const struct jval *v, bool done, __int128 converted, __int128 *ps)
-{
-	if (done) {
-		*ps = converted;
-		return TM_OK;
-	}
-	return v->type == JV_NUM || (v->type == JV_STR && !v->esc) ? tj_us_to_ps(v->p, v->len, ps) : TM_BAD;
-}
-
-int tj_ts_rel(struct tj_clock *c, __int128 ps, int64_t *rel, bool *overflow)
-{
-	/* |ts| below 9e21 ps keeps the host base (in ns) inside int64. */
-	const __int128 lim = (__int128)9000000000000000000ll * 1000;
-	if (ps >= lim || ps <= -lim)
-		return TM_RANGE;
-	if (!c->have_t0) {
-		c->t0 = ps;
-		c->have_t0 = true;
-	}
-	__int128 d = ps - c->t0;
-	if (d > INT64_MAX || d < INT64_MIN) {
-		*overflow = true;
-		*rel = d > 0 ? INT64_MAX : INT64_MIN;
-	} else {
-		*rel = (int64_t)d;
-	}
-	return TM_OK;
-}
-
-int tj_dur(__int128 ps, int64_t *dur, bool *negative)
-{
-	if (ps > INT64_MAX || ps < -INT64_MAX)
-		return TM_RANGE;
-	*negative = ps < 0;
-	*dur = ps < 0 ? 0 : (int64_t)ps;
-	return TM_OK;
-}
-
 static int64_t floor_div(__int128 a, int64_t b)
 {
 	__int128 q = a / b;

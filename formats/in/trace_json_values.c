@@ -14,13 +14,9 @@ uint8_t *tj_scratch(struct tj_stage *r, int slot, size_t n)
 	return s->p;
 }
 
-/* The bytes of a string value, unescaped into scratch slot when needed. */
-const uint8_t *tj_str_bytes(struct tj_stage *r, const struct jval *v, int slot, size_t *len)
+/* A string value with escapes, unescaped into scratch slot. */
+const uint8_t *tj_unescaped(struct tj_stage *r, const struct jval *v, int slot, size_t *len)
 {
-	if (!v->esc) {
-		*len = v->len;
-		return v->p;
-	}
 	uint8_t *b = tj_scratch(r, slot, v->len);
 	*len = jl_unescape(v->p, v->len, b, &r->odd.invalid_utf8);
 	return b;
@@ -51,16 +47,6 @@ const uint8_t *tj_compact(struct tj_stage *r, const struct jval *v, int slot, si
 	return o;
 }
 
-/* Any value as text: strings unescaped, the rest as compact JSON. */
-const uint8_t *tj_val_text(struct tj_stage *r, const struct jval *v, int slot, size_t *len)
-{
-	if (v->type == JV_STR)
-		return tj_str_bytes(r, v, slot, len);
-	if (v->type == JV_ARR || v->type == JV_OBJ)
-		return tj_compact(r, v, slot, len);
-	*len = v->len;
-	return v->p;
-}
 
 static inline uint64_t mix(uint64_t h, uint64_t v)
 {

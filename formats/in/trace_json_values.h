@@ -42,12 +42,30 @@ static inline bool bytes_eq(const uint8_t *p, size_t n, const char *s)
 }
 
 uint8_t *tj_scratch(struct tj_stage *r, int slot, size_t n);
-/* The bytes of a string value, unescaped into scratch slot when needed. */
-const uint8_t *tj_str_bytes(struct tj_stage *r, const struct jval *v, int slot, size_t *len);
+/* A string value with escapes, unescaped into scratch slot (lone surrogates counted as invalid UTF-8). */
+const uint8_t *tj_unescaped(struct tj_stage *r, const struct jval *v, int slot, size_t *len);
 /* An array or object as compact JSON text: the source without insignificant whitespace. */
 const uint8_t *tj_compact(struct tj_stage *r, const struct jval *v, int slot, size_t *len);
+
+/* The bytes of a string value, unescaped into scratch slot when needed (inline: most have no escape). */
+static inline const uint8_t *tj_str_bytes(struct tj_stage *r, const struct jval *v, int slot, size_t *len)
+{
+	if (v->esc)
+		return tj_unescaped(r, v, slot, len);
+	*len = v->len;
+	return v->p;
+}
+
 /* Any value as text: strings unescaped, the rest as compact JSON. */
-const uint8_t *tj_val_text(struct tj_stage *r, const struct jval *v, int slot, size_t *len);
+static inline const uint8_t *tj_val_text(struct tj_stage *r, const struct jval *v, int slot, size_t *len)
+{
+	if (v->type == JV_STR)
+		return tj_str_bytes(r, v, slot, len);
+	if (v->type == JV_ARR || v->type == JV_OBJ)
+		return tj_compact(r, v, slot, len);
+	*len = v->len;
+	return v->p;
+}
 uint32_t tj_intern(struct tj_stage *r, const uint8_t *p, size_t len);
 uint32_t tj_intern_val(struct tj_stage *r, const struct jval *v, int slot);
 /* Integer text (optional '-', digits): 1 = int64 in *i, 2 = uint64 above INT64_MAX in *u, 0 = neither. */
