@@ -5,6 +5,7 @@
 #include "formats/out/out.h"
 #include "formats/in/xplane_read.h"
 #include "formats/in/trace_json.h"
+#include "formats/core/suggest.h"
 
 #include <errno.h>
 #include <regex.h>
@@ -142,9 +143,17 @@ static int filter_hosts(struct xp_ctx *ctx, struct xp_capture *c)
 	}
 	if (!kept) {
 		fprintf(stderr, "xpstat: no host '%s'; hosts:", ctx->host);
-		for (uint32_t h = 0; h < c->n_hosts; h++)
+		const char **names = calloc(c->n_hosts ? c->n_hosts : 1, sizeof *names);
+		for (uint32_t h = 0; h < c->n_hosts; h++) {
 			fprintf(stderr, "%s %s", h ? "," : "", c->hosts[h].name);
-		fputc('\n', stderr);
+			if (names)
+				names[h] = c->hosts[h].name;
+		}
+		char hint[256] = "";
+		if (names)
+			xp_did_you_mean(hint, sizeof hint, ctx->host, names, c->n_hosts, false, 1);
+		free(names);
+		fprintf(stderr, "%s\n", hint);
 		free(keep);
 		return XP_EXIT_USAGE;
 	}
@@ -283,5 +292,7 @@ int xp_parse_choice(const struct xp_ctx *ctx, const char *opt, const char *arg, 
 	for (size_t i = 0; i < n; i++)
 		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? (i + 1 == n ? " or " : ", ") : "",
 			 names[i]);
-	return xp_usage_error(ctx, "%s takes %s, not '%s'", opt, list, arg);
+	char hint[256];
+	xp_did_you_mean(hint, sizeof hint, arg, names, n, false, 1);
+	return xp_usage_error(ctx, "%s takes %s, not '%s'%s", opt, list, arg, hint);
 }
