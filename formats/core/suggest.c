@@ -72,10 +72,34 @@ static bool folded_prefix(const char *want, const char *name)
 	return true;
 }
 
-/* How far name is from want: a name that want begins counts as one edit. */
+/* Does name hold want (folded) somewhere? */
+static bool folded_contains(const char *want, const char *name)
+{
+	if (strlen(want) < 3)
+		return false;
+	for (const char *p = name; *p; p++)
+		if (folded_prefix(want, p))
+			return true;
+	return false;
+}
+
+/* How far name is from want: a name that want begins counts as one edit, one
+ * that holds want elsewhere (an op's last part, say) as two, a typo of a
+ * path's last part as one more than the typo. */
 static size_t score(const char *want, const char *name, size_t cap)
 {
-	return folded_prefix(want, name) ? 1 : xp_name_distance(want, name, cap);
+	if (folded_prefix(want, name))
+		return 1;
+	if (folded_contains(want, name))
+		return 2;
+	size_t d = xp_name_distance(want, name, cap);
+	const char *last = strrchr(name, '/');
+	if (last && last[1] && d > 2) {
+		/* Op names are paths: a typo of the last part is a near miss. */
+		size_t dl = xp_name_distance(want, last + 1, d) + 1;
+		d = dl < d ? dl : d;
+	}
+	return d;
 }
 
 static size_t plausible_limit(const char *want)
@@ -96,6 +120,11 @@ size_t xp_closest(const char *want, const char *const *names, size_t n, bool any
 		size_t cap = got == max_out ? dist[got - 1] : (limit == SIZE_MAX ? CMP_MAX + 1 : limit);
 		size_t d = score(want, names[i], cap);
 		if (d >= cap && !(limit == SIZE_MAX && got < max_out))
+			continue;
+		bool seen = false;
+		for (size_t j = 0; j < got && !seen; j++)
+			seen = !strcmp(names[out[j]], names[i]);
+		if (seen)
 			continue;
 		size_t k = got < max_out ? got++ : got - 1;
 		while (k > 0 && dist[k - 1] > d) {
