@@ -30,6 +30,7 @@ struct xp_ctx {
 	int color;              /* -1 auto, 0 never, 1 always */
 	bool quiet;
 	bool csv_raw;
+	bool wide;              /* --wide: text neither fitted to the terminal nor cut */
 	uint64_t max_input_bytes;
 	const char *step_marker; /* --step-marker REGEX */
 	bool xprof_compat;       /* --compat xprof */
@@ -67,6 +68,9 @@ struct xp_prep;
 int xp_run_prepared(struct xp_ctx *ctx, struct xp_result *(*analyze)(const struct xp_prep *p));
 /* Render r with the chosen writer to stdout or -o (atomically). Frees nothing. */
 int xp_emit(struct xp_ctx *ctx, const struct xp_result *r);
+/* Columns text output must fit: COLUMNS, else the terminal's width when
+ * standard output is one; 0 (no limit) for --wide, CSV, JSON, pipes and files. */
+size_t xp_text_width(const struct xp_ctx *ctx);
 /* "xpstat: CMD: ..." usage error; returns XP_EXIT_USAGE. */
 int xp_usage_error(const struct xp_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A bad regular expression is a usage error before any file is read. */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -216,6 +217,22 @@ static bool want_color(const struct xp_ctx *ctx)
 	return isatty(STDOUT_FILENO);
 }
 
+size_t xp_text_width(const struct xp_ctx *ctx)
+{
+	if (ctx->wide || strcmp(ctx->format, "text"))
+		return 0;
+	const char *env = getenv("COLUMNS");
+	long n;
+	if (env && *env && xp_parse_int(env, 1, 1000000, &n))
+		return n < 40 ? 40 : (size_t)n;
+	if (ctx->output || !isatty(STDOUT_FILENO))
+		return 0;
+	struct winsize ws;
+	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col)
+		return ws.ws_col < 40 ? 40 : ws.ws_col;
+	return 80;
+}
+
 int xp_emit(struct xp_ctx *ctx, const struct xp_result *r)
 {
 	const struct xp_writer *w = xp_writer_find(ctx->format);
@@ -226,6 +243,8 @@ int xp_emit(struct xp_ctx *ctx, const struct xp_result *r)
 		.csv_raw = ctx->csv_raw,
 		.color = want_color(ctx),
 		.tty = !ctx->output && isatty(STDOUT_FILENO),
+		.width = xp_text_width(ctx),
+		.wide = ctx->wide,
 	};
 	if (!ctx->output)
 		return w->write(r, stdout, &oo);

@@ -110,6 +110,8 @@ int xp_gate_emit(struct xp_ctx *ctx, int (*fn)(FILE *f, const struct xp_out_opts
 		.csv_raw = ctx->csv_raw,
 		.color = want_color(ctx),
 		.tty = !ctx->output && isatty(STDOUT_FILENO),
+		.width = xp_text_width(ctx),
+		.wide = ctx->wide,
 	};
 	if (!ctx->output)
 		return fn(stdout, &oo, arg);

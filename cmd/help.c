@@ -13,14 +13,14 @@ struct cmd_help {
 	const char *examples;
 };
 
-#define LOADS "format output host run threads color csv-raw max-input-bytes quiet"
+#define LOADS "format output host run threads color wide csv-raw max-input-bytes quiet"
 #define STEPS LOADS " step-marker compat"
 
 static const struct cmd_help helps[] = {
 	{"info", LOADS " table", "hosts planes devices analyses lines",
 	 "xpstat info logs/\n"
 	 "xpstat info --format json run/host.xplane.pb\n"},
-	{"runs", "format output table color csv-raw quiet", "runs run_hosts",
+	{"runs", "format output table color wide csv-raw quiet", "runs run_hosts",
 	 "xpstat runs logs/\n"
 	 "xpstat runs --format csv --table run_hosts logs/\n"},
 	{"overview", STEPS " table", "step_time top_ops run_environment recommendation",

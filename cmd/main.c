@@ -34,7 +34,7 @@ static const struct xp_cmd *const commands[] = {
 
 enum {
 	G_FORMAT = 1000, G_OUTPUT, G_HOST, G_RUN, G_THREADS, G_COLOR, G_QUIET, G_CSV_RAW, G_TABLE, G_MAX_INPUT,
-	G_STEP_MARKER, G_COMPAT, G_HELP, G_VERSION
+	G_STEP_MARKER, G_COMPAT, G_WIDE, G_HELP, G_VERSION
 };
 
 static const struct xp_opt global_opts[] = {
@@ -49,6 +49,7 @@ static const struct xp_opt global_opts[] = {
 	{"max-input-bytes", 1, G_MAX_INPUT, "N", "refuse inputs that decompress to more than N bytes (default: physical memory)"},
 	{"step-marker", 1, G_STEP_MARKER, "REGEX", "every host event whose name matches REGEX is one step (captures without step markers)"},
 	{"compat", 1, G_COMPAT, "MODE", "xpstat (default) or xprof: step breakdown as current xprof computes it"},
+	{"wide", 0, G_WIDE, NULL, "text: do not fit the terminal's width (COLUMNS) nor cut long tables"},
 	{"quiet", 0, G_QUIET, NULL, "no progress messages; also -q"},
 	{"help", 0, G_HELP, NULL, "show help and exit; also -h"},
 	{"version", 0, G_VERSION, NULL, "show the version and exit; also -V"},
@@ -250,6 +251,9 @@ static int set_global(struct xp_ctx *ctx, int key, const char *arg)
 		return 0;
 	case G_QUIET:
 		ctx->quiet = true;
+		return 0;
+	case G_WIDE:
+		ctx->wide = true;
 		return 0;
 	case G_STEP_MARKER:
 		if (!*arg)
