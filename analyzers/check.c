@@ -6,6 +6,7 @@
 #include "analyzers/db/steptime.h"
 #include "analyzers/prepare/prepare.h"
 #include "formats/model/result.h"
+#include "formats/core/suggest.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -21,10 +22,11 @@
  * max_op_self_time, max_peak_memory. A status is one of
  *   pass   the value is within its limit;
  *   fail   it is not (a regression: over the limit AND significant);
- *   skip   not evaluated: an op that is not in the capture, or a step
- *          check when min_steps is an error;
+ *   skip   not evaluated: a step check when min_steps is an error;
  *   error  the input cannot answer it: no steps, fewer than --min-steps,
- *          a test that cannot reach significance, no memory data.
+ *          a test that cannot reach significance, no memory data, an op
+ *          or allocator that the candidate does not have (a typo must not
+ *          pass the gate).
  * The exit status is 1 when any check failed, else 3 when any is an error,
  * else 0: a failure found is real whatever else could not be checked.
  */
@@ -446,6 +448,38 @@ static struct val op_val(const struct xp_metric_row *op, enum xp_limit_kind kind
 	return (struct val){XP_LIM_DUR, op->time_ps, 0};
 }
 
+/* The check names something the candidate lacks: an error (exit 3) that
+ * names the closest names it has, never a silent pass. */
+static void not_found(struct ck *k, const char *check, const struct xp_named_limit *nl, const char *code,
+		      const char *what, const char *const *names, size_t n, const char *hint)
+{
+	char mean[600], opt[32];
+	xp_did_you_mean(mean, sizeof mean, nl->name, names, n, true, 3);
+	snprintf(opt, sizeof opt, "%s", check);
+	for (char *p = opt; *p; p++)
+		*p = *p == '_' ? '-' : *p;
+	size_t row = add_row(k, check, nl->name, ST_ERROR, NULL, NULL, "no %s of this name in the candidate%s", what,
+			     mean);
+	set_limit(k, row, &nl->lim, false);
+	xp_result_diag(k->r, XP_SEV_ERROR, code, NULL, hint, "--%s: no %s '%s' in the candidate%s", opt, what,
+		       nl->name, mean);
+	char why[700];
+	snprintf(why, sizeof why, "no %s '%s' in the candidate", what, nl->name);
+	if (!k->unusable && !(k->unusable = strdup(why)))
+		xp_oom();
+}
+
+static void missing_op(struct ck *k, const struct xp_metric_list *l, const struct xp_named_limit *nl)
+{
+	const char **names = xmalloc((l->n ? l->n : 1) * sizeof *names);
+	for (size_t i = 0; i < l->n; i++)
+		names[i] = l->rows[i].name;
+	char hint[160];
+	snprintf(hint, sizeof hint, "op names are the full names %s shows (xpstat tf-stats --format csv)", l->from);
+	not_found(k, "max_op_self_time", nl, "op_not_found", "op", names, l->n, hint);
+	free(names);
+}
+
 static void op_rows(struct ck *k)
 {
 	const struct xp_metric_list *l = xp_metrics_ops(k->cand, NULL, false);
@@ -462,12 +496,7 @@ static void op_rows(struct ck *k)
 			continue;
 		}
 		if (!op) {
-			size_t row = add_row(k, "max_op_self_time", nl->name, ST_SKIP, NULL, NULL,
-					     "no op of this name in the candidate (%s)", l->from);
-			set_limit(k, row, &nl->lim, false);
-			xp_result_diag(k->r, XP_SEV_WARNING, "op_not_found", NULL,
-				       "op names are the full names tf-stats shows (xpstat tf-stats --format csv)",
-				       "--max-op-self-time: no op '%s' in the candidate; the check is skipped", nl->name);
+			missing_op(k, l, nl);
 			continue;
 		}
 		struct val v = op_val(op, nl->lim.kind), bv = bop ? op_val(bop, nl->lim.kind) : v;
@@ -497,16 +526,19 @@ static void memory_row(struct ck *k)
 	const struct xp_named_limit *nl = &k->o->peak;
 	int64_t v = 0, bv = 0;
 	if (!peak_of(k->cand, nl->name, &v)) {
+		if (k->cand->has_memory) {
+			const char **names = xmalloc((k->cand->n_allocs ? k->cand->n_allocs : 1) * sizeof *names);
+			for (size_t i = 0; i < k->cand->n_allocs; i++)
+				names[i] = k->cand->allocs[i].allocator;
+			not_found(k, "max_peak_memory", nl, "no_memory_data", "allocator", names, k->cand->n_allocs,
+				  "name an allocator that xpstat memory lists, or leave the name out for the highest peak");
+			free(names);
+			return;
+		}
 		size_t row = add_row(k, "max_peak_memory", nl->name, ST_ERROR, NULL, NULL, "%s",
-				     k->cand->has_memory ? "no allocator of this name in the candidate"
-							 : "the candidate has no memory profile");
+				     "the candidate has no memory profile");
 		set_limit(k, row, &nl->lim, false);
-		if (k->cand->has_memory)
-			xp_result_diag(k->r, XP_SEV_ERROR, "no_memory_data", NULL,
-				       "name an allocator that xpstat memory lists, or leave the name out for the highest peak",
-				       "--max-peak-memory: no allocator '%s' in the candidate", nl->name);
-		else
-			xp_result_diag(k->r, XP_SEV_ERROR, "no_memory_data", NULL,
+		xp_result_diag(k->r, XP_SEV_ERROR, "no_memory_data", NULL,
 				       "profile with memory tracking on (the allocators that xpstat memory lists come from "
 				       "the profiler's memory events)",
 				       "--max-peak-memory: the candidate has no memory profile (no allocator events)");

@@ -32,6 +32,7 @@ struct xp_ctx {
 	int color;              /* -1 auto, 0 never, 1 always */
 	bool quiet;
 	bool csv_raw;
+	bool wide;              /* --wide: text neither fitted to the terminal nor cut */
 	uint64_t max_input_bytes;
 	const char *step_marker; /* --step-marker REGEX */
 	bool xprof_compat;       /* --compat xprof */
@@ -73,6 +74,9 @@ int xp_emit(struct xp_ctx *ctx, const struct xp_result *r);
 struct xp_out_opts;
 /* The same for any rendering FN (report's sections, check's JUnit): stdout or -o, written atomically. */
 int xp_emit_fn(struct xp_ctx *ctx, int (*fn)(FILE *f, const struct xp_out_opts *oo, void *arg), void *arg);
+/* Columns text output must fit: COLUMNS, else the terminal's width when
+ * standard output is one; 0 (no limit) for --wide, CSV, JSON, pipes and files. */
+size_t xp_text_width(const struct xp_ctx *ctx);
 /* "xpstat: CMD: ..." usage error; returns XP_EXIT_USAGE. */
 int xp_usage_error(const struct xp_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A bad regular expression is a usage error before any file is read. */

@@ -1,5 +1,6 @@
 /* cmd_check.c - `xpstat check`: the CI gate; thresholds and a baseline, exit status 0 pass, 1 fail, 3 input unusable. */
 #include "gate.h"
+#include "formats/core/suggest.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -64,9 +65,14 @@ static int set_category(struct xp_ctx *ctx, const char *arg)
 		return xp_usage_error(ctx, "--max-category needs NAME=LIMIT with LIMIT a duration or a percentage "
 				      "(input=5ms, input=10%%), not '%s'", arg);
 	if (xp_step_cat_from_key(name) == XP_N_STEP_CATS) {
+		static const char *const cats[] = {"device_compute", "device_to_device", "device_collectives",
+						   "host_compute", "kernel_launch", "input", "output", "compilation",
+						   "all_others"};
+		char hint[128];
+		xp_did_you_mean(hint, sizeof hint, name, cats, sizeof cats / sizeof cats[0], false, 1);
 		int rc = xp_usage_error(ctx, "--max-category: no category '%s'; categories: device_compute, "
 					"device_to_device, device_collectives, host_compute, kernel_launch, input, output, "
-					"compilation, all_others", name);
+					"compilation, all_others%s", name, hint);
 		free(name);
 		return rc;
 	}

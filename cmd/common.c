@@ -5,6 +5,7 @@
 #include "formats/out/out.h"
 #include "formats/in/xplane_read.h"
 #include "formats/in/trace_json.h"
+#include "formats/core/suggest.h"
 
 #include <errno.h>
 #include <regex.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -151,9 +153,17 @@ static int filter_hosts(struct xp_ctx *ctx, struct xp_capture *c)
 	}
 	if (!kept) {
 		fprintf(stderr, "xpstat: no host '%s'; hosts:", ctx->host);
-		for (uint32_t h = 0; h < c->n_hosts; h++)
+		const char **names = calloc(c->n_hosts ? c->n_hosts : 1, sizeof *names);
+		for (uint32_t h = 0; h < c->n_hosts; h++) {
 			fprintf(stderr, "%s %s", h ? "," : "", c->hosts[h].name);
-		fputc('\n', stderr);
+			if (names)
+				names[h] = c->hosts[h].name;
+		}
+		char hint[256] = "";
+		if (names)
+			xp_did_you_mean(hint, sizeof hint, ctx->host, names, c->n_hosts, false, 1);
+		free(names);
+		fprintf(stderr, "%s\n", hint);
 		free(keep);
 		return XP_EXIT_USAGE;
 	}
@@ -216,6 +226,22 @@ static bool want_color(const struct xp_ctx *ctx)
 	return isatty(STDOUT_FILENO);
 }
 
+size_t xp_text_width(const struct xp_ctx *ctx)
+{
+	if (ctx->wide || strcmp(ctx->format, "text"))
+		return 0;
+	const char *env = getenv("COLUMNS");
+	long n;
+	if (env && *env && xp_parse_int(env, 1, 1000000, &n))
+		return n < 40 ? 40 : (size_t)n;
+	if (ctx->output || !isatty(STDOUT_FILENO))
+		return 0;
+	struct winsize ws;
+	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col)
+		return ws.ws_col < 40 ? 40 : ws.ws_col;
+	return 80;
+}
+
 int xp_emit_fn(struct xp_ctx *ctx, int (*fn)(FILE *f, const struct xp_out_opts *oo, void *arg), void *arg)
 {
 	struct xp_out_opts oo = {
@@ -223,6 +249,8 @@ int xp_emit_fn(struct xp_ctx *ctx, int (*fn)(FILE *f, const struct xp_out_opts *
 		.csv_raw = ctx->csv_raw,
 		.color = want_color(ctx),
 		.tty = !ctx->output && isatty(STDOUT_FILENO),
+		.width = xp_text_width(ctx),
+		.wide = ctx->wide,
 	};
 	if (!ctx->output)
 		return fn(stdout, &oo, arg);
@@ -313,5 +341,7 @@ int xp_parse_choice(const struct xp_ctx *ctx, const char *opt, const char *arg, 
 	for (size_t i = 0; i < n; i++)
 		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? (i + 1 == n ? " or " : ", ") : "",
 			 names[i]);
-	return xp_usage_error(ctx, "%s takes %s, not '%s'", opt, list, arg);
+	char hint[256];
+	xp_did_you_mean(hint, sizeof hint, arg, names, n, false, 1);
+	return xp_usage_error(ctx, "%s takes %s, not '%s'%s", opt, list, arg, hint);
 }

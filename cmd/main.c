@@ -1,7 +1,9 @@
 /* main.c - global options, the command table, help text and the mapping to exit statuses. */
 #include "cmd.h"
+#include "help.h"
 #include "config.h"
 #include "formats/core/work.h"
+#include "formats/core/suggest.h"
 
 #include <getopt.h>
 #include <locale.h>
@@ -32,21 +34,22 @@ static const struct xp_cmd *const commands[] = {
 
 enum {
 	G_FORMAT = 1000, G_OUTPUT, G_HOST, G_RUN, G_THREADS, G_COLOR, G_QUIET, G_CSV_RAW, G_TABLE, G_MAX_INPUT,
-	G_STEP_MARKER, G_COMPAT, G_HELP, G_VERSION
+	G_STEP_MARKER, G_COMPAT, G_WIDE, G_HELP, G_VERSION
 };
 
 static const struct xp_opt global_opts[] = {
-	{"format", 1, G_FORMAT, "FMT", "output format: text (default), csv or json; junit (check only)"},
+	{"format", 1, G_FORMAT, "FMT", "output format: text (default), csv or json; junit (check only); also -f"},
 	{"output", 1, G_OUTPUT, "FILE", "write to FILE (atomically) instead of standard output; also -o"},
 	{"host", 1, G_HOST, "NAME", "only the host NAME (':' and '_' are the same)"},
 	{"run", 1, G_RUN, "NAME", "the run NAME of a logdir instead of the newest"},
 	{"table", 1, G_TABLE, "NAME", "CSV: the table to write (default: the command's main table)"},
-	{"threads", 1, G_THREADS, "N", "decode with N threads (default: all cores); also -j"},
+	{"threads", 1, G_THREADS, "N", "decode with N threads (default and 0: all cores); also -j"},
 	{"color", 1, G_COLOR, "WHEN", "colour in text output: auto (default), always or never"},
 	{"csv-raw", 0, G_CSV_RAW, NULL, "CSV: do not neutralize text cells that look like formulas"},
 	{"max-input-bytes", 1, G_MAX_INPUT, "N", "refuse inputs that decompress to more than N bytes (default: physical memory)"},
 	{"step-marker", 1, G_STEP_MARKER, "REGEX", "every host event whose name matches REGEX is one step (captures without step markers)"},
 	{"compat", 1, G_COMPAT, "MODE", "xpstat (default) or xprof: step breakdown as current xprof computes it"},
+	{"wide", 0, G_WIDE, NULL, "text: do not fit the terminal's width (COLUMNS) nor cut long tables"},
 	{"quiet", 0, G_QUIET, NULL, "no progress messages; also -q"},
 	{"help", 0, G_HELP, NULL, "show help and exit; also -h"},
 	{"version", 0, G_VERSION, NULL, "show the version and exit; also -V"},
@@ -61,13 +64,68 @@ static const struct xp_cmd *find_command(const char *name)
 	return NULL;
 }
 
-static void print_opts(FILE *f, const struct xp_opt *o)
+static int unknown_command(const char *name)
 {
-	for (; o && o->name; o++) {
-		char left[64];
-		snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg_name ? " " : "", o->arg_name ? o->arg_name : "");
-		fprintf(f, "  %-26s %s\n", left, o->help);
-	}
+	const char *names[N_COMMANDS];
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		names[i] = commands[i]->name;
+	char hint[256];
+	xp_did_you_mean(hint, sizeof hint, name, names, N_COMMANDS, false, 3);
+	fprintf(stderr, "xpstat: unknown command '%s'%s\n", name, hint);
+	fputs("xpstat: run 'xpstat --help' for the list of commands\n", stderr);
+	return XP_EXIT_USAGE;
+}
+
+/* Names of the options known to command c (every command's when c is NULL),
+ * for suggestions; returns how many went into names. */
+static size_t option_names(const struct xp_cmd *c, const char **names, size_t max)
+{
+	size_t n = 0;
+	for (const struct xp_opt *o = global_opts; o->name && n < max; o++)
+		names[n++] = o->name;
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (!c || commands[i] == c)
+			for (const struct xp_opt *o = commands[i]->opts; o && o->name && n < max; o++)
+				names[n++] = o->name;
+	return n;
+}
+
+/* "unknown option '--fromat'; did you mean '--format'?", or which command an
+ * option belongs to when it is another command's. */
+static int unknown_option(const struct xp_ctx *ctx, const char *arg)
+{
+	if (strncmp(arg, "--", 2))
+		return xp_usage_error(ctx, "unknown option '%s'", arg);
+	char name[128];
+	snprintf(name, sizeof name, "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+	for (size_t i = 0; ctx->cmd && i < N_COMMANDS; i++)
+		for (const struct xp_opt *o = commands[i]->opts; o && o->name; o++)
+			if (!strcmp(o->name, name))
+				return xp_usage_error(ctx, "option '--%s' belongs to '%s', not '%s'", name, commands[i]->name,
+						      ctx->cmd->name);
+	const char *names[256];
+	size_t n = option_names(ctx->cmd, names, 256);
+	size_t idx[3];
+	size_t got = xp_closest(name, names, n, false, idx, 3);
+	char hint[256] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < got; i++)
+		len += (size_t)snprintf(hint + len, sizeof hint - len, "%s'--%s'",
+					i == 0 ? "; did you mean " : (i + 1 == got ? " or " : ", "), names[idx[i]]);
+	return xp_usage_error(ctx, "unknown option '--%s'%s%s", name, hint, got ? "?" : "");
+}
+
+/* An unknown long option before the command word: report it rather than
+ * take its value for the command. */
+static bool known_long_option(const char *arg)
+{
+	const char *names[256];
+	size_t n = option_names(NULL, names, 256);
+	size_t len = strcspn(arg + 2, "=");
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(names[i], arg + 2, len) && len)
+			return true;
+	return false;
 }
 
 static void print_main_help(FILE *f)
@@ -77,24 +135,15 @@ static void print_main_help(FILE *f)
 	      "PATH is a capture file, a run directory (.../plugins/profile/RUN) or a logdir.\n\n"
 	      "Commands:\n", f);
 	for (size_t i = 0; i < N_COMMANDS; i++)
-		fprintf(f, "  %-14s %s\n", commands[i]->name, commands[i]->summary);
-	fputs("\nOptions (before or after the command):\n", f);
-	print_opts(f, global_opts);
-	fputs("\nExit status: 0 success, 1 a check failed, 2 usage error, 3 unreadable or corrupt input,\n"
-	      "4 internal error.\n"
-	      "Run 'xpstat COMMAND --help' for a command's options, 'man xpstat' for the manual.\n", f);
-}
-
-static void print_cmd_help(FILE *f, const struct xp_cmd *c)
-{
-	fprintf(f, "Usage: xpstat %s [OPTIONS] %s\n\n%s.\n", c->name, c->args, c->summary);
-	if (c->opts && c->opts->name) {
-		fputs("\nOptions:\n", f);
-		print_opts(f, c->opts);
+	{
+		int n = fprintf(f, "  %-14s ", commands[i]->name);
+		xp_print_wrapped(f, commands[i]->summary, n > 0 ? (size_t)n : 17, 17);
 	}
-	fputs("\nGlobal options:\n", f);
-	print_opts(f, global_opts);
-	fprintf(f, "\nSee 'man xpstat-%s'.\n", c->name);
+	fputs("\nOptions (before or after the command):\n", f);
+	xp_print_opts(f, global_opts, NULL);
+	fputs("\nExit status: 0 success, 1 a check failed, 2 usage error, 3 unreadable or corrupt\n"
+	      "input, 4 internal error.\n"
+	      "Run 'xpstat help COMMAND' for a command's options, 'man xpstat' for the manual.\n", f);
 }
 
 static size_t count_opts(const struct xp_opt *o)
@@ -141,17 +190,33 @@ static int find_command_index(int argc, char **argv)
 	return -1;
 }
 
+static int all_cores(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	return cpus > 0 ? (cpus > 64 ? 64 : (int)cpus) : 1;
+}
+
+static void print_version(void)
+{
+	printf("xpstat %s\n", XPSTAT_VERSION);
+	printf("built with %s\n", XPSTAT_DEPS);
+}
+
 static int set_global(struct xp_ctx *ctx, int key, const char *arg)
 {
 	long n;
 	switch (key) {
-	case G_FORMAT:
-		if (!strcmp(arg, "junit") && !(ctx->cmd && !strcmp(ctx->cmd->name, "check")))
+	case G_FORMAT: {
+		static const char *const formats[] = {"text", "csv", "json", "junit"};
+		bool junit = ctx->cmd && !strcmp(ctx->cmd->name, "check");
+		if (!strcmp(arg, "junit") && !junit)
 			return xp_usage_error(ctx, "--format junit is only for check (use text, csv or json)");
-		if (strcmp(arg, "text") && strcmp(arg, "csv") && strcmp(arg, "json") && strcmp(arg, "junit"))
-			return xp_usage_error(ctx, "unknown --format '%s' (use text, csv or json)", arg);
-		ctx->format = arg;
+		int i;
+		if (xp_parse_choice(ctx, "--format", arg, formats, junit ? 4 : 3, &i))
+			return XP_EXIT_USAGE;
+		ctx->format = formats[i];
 		return 0;
+	}
 	case G_OUTPUT:
 		ctx->output = arg;
 		return 0;
@@ -165,20 +230,18 @@ static int set_global(struct xp_ctx *ctx, int key, const char *arg)
 		ctx->table = arg;
 		return 0;
 	case G_THREADS:
-		if (!xp_parse_int(arg, 1, 1024, &n))
-			return xp_usage_error(ctx, "--threads needs a number from 1 to 1024, not '%s'", arg);
-		ctx->threads = (int)n;
+		if (!xp_parse_int(arg, 0, 1024, &n))
+			return xp_usage_error(ctx, "--threads needs a number from 0 (all cores) to 1024, not '%s'", arg);
+		ctx->threads = n ? (int)n : all_cores();
 		return 0;
-	case G_COLOR:
-		if (!strcmp(arg, "auto"))
-			ctx->color = -1;
-		else if (!strcmp(arg, "always"))
-			ctx->color = 1;
-		else if (!strcmp(arg, "never"))
-			ctx->color = 0;
-		else
-			return xp_usage_error(ctx, "--color takes auto, always or never, not '%s'", arg);
+	case G_COLOR: {
+		static const char *const whens[] = {"never", "always", "auto"};
+		int i;
+		if (xp_parse_choice(ctx, "--color", arg, whens, 3, &i))
+			return XP_EXIT_USAGE;
+		ctx->color = i == 2 ? -1 : i;
 		return 0;
+	}
 	case G_CSV_RAW:
 		ctx->csv_raw = true;
 		return 0;
@@ -189,16 +252,22 @@ static int set_global(struct xp_ctx *ctx, int key, const char *arg)
 	case G_QUIET:
 		ctx->quiet = true;
 		return 0;
+	case G_WIDE:
+		ctx->wide = true;
+		return 0;
 	case G_STEP_MARKER:
 		if (!*arg)
 			return xp_usage_error(ctx, "--step-marker needs a regular expression");
 		ctx->step_marker = arg;
 		return 0;
-	case G_COMPAT:
-		if (strcmp(arg, "xprof") && strcmp(arg, "xpstat"))
-			return xp_usage_error(ctx, "--compat takes xpstat or xprof, not '%s'", arg);
-		ctx->xprof_compat = !strcmp(arg, "xprof");
+	case G_COMPAT: {
+		static const char *const modes[] = {"xpstat", "xprof"};
+		int i;
+		if (xp_parse_choice(ctx, "--compat", arg, modes, 2, &i))
+			return XP_EXIT_USAGE;
+		ctx->xprof_compat = i == 1;
 		return 0;
+	}
 	}
 	return XP_EXIT_INTERNAL;
 }
@@ -239,13 +308,14 @@ static int parse_options(struct xp_ctx *ctx, int argc, char **argv)
 	optind = 1;
 	while (rc < 0 && (ch = getopt_long(argc, argv, ":o:j:f:qhV", lo, NULL)) != -1) {
 		int key = short_key(ch);
-		if (ch == '?' || ch == ':') {
-			const char *bad = argv[optind - 1];
-			rc = xp_usage_error(ctx, ch == ':' ? "option '%s' needs a value" : "unknown option '%s'", bad);
+		if (ch == ':') {
+			rc = xp_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
+		} else if (ch == '?') {
+			rc = unknown_option(ctx, optopt ? (char[]){'-', (char)optopt, 0} : argv[optind - 1]);
 		} else if (key == G_HELP) {
 			help = true;
 		} else if (key == G_VERSION) {
-			printf("xpstat %s\n", XPSTAT_VERSION);
+			print_version();
 			rc = 0;
 		} else if (key >= G_FORMAT && key < G_HELP) {
 			int r = set_global(ctx, key, optarg);
@@ -262,12 +332,28 @@ static int parse_options(struct xp_ctx *ctx, int argc, char **argv)
 		return rc;
 	if (help) {
 		if (ctx->cmd)
-			print_cmd_help(stdout, ctx->cmd);
+			xp_print_cmd_help(stdout, ctx->cmd, global_opts);
 		else
 			print_main_help(stdout);
 		return 0;
 	}
 	return -1;
+}
+
+static int check_stdout(void);
+
+/* `xpstat help [COMMAND]`. */
+static int help_command(int argc, char **argv)
+{
+	if (argc == 0) {
+		print_main_help(stdout);
+		return check_stdout();
+	}
+	const struct xp_cmd *c = find_command(argv[0]);
+	if (!c)
+		return unknown_command(argv[0]);
+	xp_print_cmd_help(stdout, c, global_opts);
+	return check_stdout();
 }
 
 static int check_stdout(void)
@@ -286,16 +372,18 @@ int main(int argc, char **argv)
 	setlocale(LC_NUMERIC, "C");
 	atexit(xp_work_report);
 	struct xp_ctx ctx = {.format = "text", .color = -1};
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	ctx.threads = cpus > 0 ? (cpus > 64 ? 64 : (int)cpus) : 1;
+	ctx.threads = all_cores();
 
 	int ci = find_command_index(argc, argv);
+	if (ci > 0 && !strcmp(argv[ci], "help"))
+		return help_command(argc - ci - 1, argv + ci + 1);
 	if (ci > 0) {
+		for (int i = 1; i < ci; i++)
+			if (!strncmp(argv[i], "--", 2) && argv[i][2] && !known_long_option(argv[i]))
+				return unknown_option(&ctx, argv[i]);
 		ctx.cmd = find_command(argv[ci]);
-		if (!ctx.cmd) {
-			fprintf(stderr, "xpstat: unknown command '%s'; run 'xpstat --help' for the list\n", argv[ci]);
-			return XP_EXIT_USAGE;
-		}
+		if (!ctx.cmd)
+			return unknown_command(argv[ci]);
 	}
 	int rc = parse_options(&ctx, argc, argv);
 	if (rc >= 0)

@@ -1,5 +1,6 @@
 /* discover.c - finding capture files: single files, run directories, and logdirs holding plugins/profile/<run>/. */
 #include "input.h"
+#include "formats/core/suggest.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -641,6 +642,20 @@ static void join_names(char *buf, size_t size, const char *const *names, size_t 
 	}
 }
 
+/* A run is asked for by its full name or its last part: suggest either. */
+static void suggest_run(char *hint, size_t size, const char *want, const char **names, size_t n)
+{
+	const char **both = malloc((2 * n + 1) * sizeof *both);
+	if (!both)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		both[2 * i] = names[i];
+		both[2 * i + 1] = base_name(names[i]);
+	}
+	xp_did_you_mean(hint, size, want, both, 2 * n, false, 1);
+	free(both);
+}
+
 static int run_error(const struct rvec *runs, const char *logdir, const char *want,
 		     const char *what, const size_t *idx, size_t n_idx, struct xp_err *err)
 {
@@ -653,9 +668,11 @@ static int run_error(const struct rvec *runs, const char *logdir, const char *wa
 	}
 	for (size_t i = 0; i < n_idx; i++)
 		names[i] = runs->v[idx ? idx[i] : i].name;
-	char list[XP_LIST_CHARS];
+	char list[XP_LIST_CHARS], hint[XP_LIST_CHARS] = "";
 	join_names(list, sizeof list, names, n_idx);
-	xp_err_set(err, XP_EXIT_USAGE, NULL, "%s %s in %s; runs: %s", what, want, d, list);
+	if (!idx)
+		suggest_run(hint, sizeof hint, want, names, n_idx);
+	xp_err_set(err, XP_EXIT_USAGE, NULL, "%s %s in %s; runs: %s%s", what, want, d, list, hint);
 	free(names);
 	free(d);
 	return -1;
@@ -780,9 +797,10 @@ static int host_error(const struct fvec *f, const char *want, struct xp_err *err
 	for (size_t i = 0; i < n; i++)
 		if (!u || strcmp(hosts[i], hosts[u - 1]))
 			hosts[u++] = hosts[i];
-	char list[XP_LIST_CHARS];
+	char list[XP_LIST_CHARS], hint[XP_LIST_CHARS];
 	join_names(list, sizeof list, hosts, u);
-	xp_err_set(err, XP_EXIT_USAGE, NULL, "no host %s; hosts: %s", want, list);
+	xp_did_you_mean(hint, sizeof hint, want, hosts, u, false, 1);
+	xp_err_set(err, XP_EXIT_USAGE, NULL, "no host %s; hosts: %s%s", want, list, hint);
 	free(hosts);
 	return -1;
 }

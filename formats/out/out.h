@@ -16,7 +16,15 @@ struct xp_out_opts {
 	bool color;             /* text: ANSI colour allowed */
 	bool tty;               /* text: stdout is a terminal (bar charts) */
 	size_t text_rows;       /* text: override table text_limit (0 = keep) */
+	size_t max_rows;        /* text: and never more than this many (0 = no cap) */
+	size_t width;           /* text: fit every line in this many columns (0 = no limit) */
+	bool wide;              /* text: --wide, no row cut beyond the tables' own */
 };
+
+/* Rows a text table shows when it fits a width and has no limit of its own,
+ * and per table in report text: the rest is in CSV and JSON. */
+#define XP_TEXT_FIT_ROWS 40
+#define XP_TEXT_REPORT_ROWS 20
 
 struct xp_writer {
 	const char *name;
@@ -48,6 +56,9 @@ int xp_outfile_commit(struct xp_outfile *of);                    /* 0 or -1 */
 void xp_outfile_abort(struct xp_outfile *of);                    /* safe to call twice */
 
 /* Helpers shared by the writers. */
+
+/* "xpstat: no table NAME in CMD output; tables: ...; did you mean ...?" on stderr. */
+void xp_out_no_table(const struct xp_result *r, const char *name);
 
 /* Malloc'd copy of S where each byte that does not start a valid UTF-8
  * sequence becomes U+FFFD. Aborts on OOM. */

@@ -2,6 +2,8 @@
 #include "out.h"
 #include "formats/core/xalloc.h"
 #include "formats/core/xperr.h"
+#include "formats/core/suggest.h"
+#include "formats/core/xalloc.h"
 
 #include <csv.h>
 #include <inttypes.h>
@@ -114,7 +116,7 @@ static void put_cell(FILE *f, const struct xp_cell *c, const struct xp_col *col,
 	put_field(f, num, lone);
 }
 
-static void no_table(const struct xp_result *r, const char *name)
+void xp_out_no_table(const struct xp_result *r, const char *name)
 {
 	size_t i;
 
@@ -129,6 +131,16 @@ static void no_table(const struct xp_result *r, const char *name)
 	fputs("tables: ", stderr);
 	for (i = 0; i < r->n_tables; i++)
 		fprintf(stderr, "%s%s", i ? ", " : "", r->tables[i]->name);
+	if (name) {
+		const char **names = xcalloc(r->n_tables, sizeof(*names));
+		char hint[256];
+
+		for (i = 0; i < r->n_tables; i++)
+			names[i] = r->tables[i]->name;
+		xp_did_you_mean(hint, sizeof(hint), name, names, r->n_tables, false, 1);
+		fputs(hint, stderr);
+		free(names);
+	}
 	fputc('\n', stderr);
 }
 
@@ -141,7 +153,7 @@ static const struct xp_table *pick_table(const struct xp_result *r, const char *
 	else if (r->primary < r->n_tables)
 		t = r->tables[r->primary];
 	if (!t)
-		no_table(r, name);
+		xp_out_no_table(r, name);
 	return t;
 }
 

@@ -62,6 +62,12 @@ int xp_report_write_text(const struct xp_report *rep, const char *verdict, FILE 
 	}
 	int rc = xp_writer_text.write(head, f, o);
 	xp_result_free(head);
+	/* A report is read section by section: each table shows its top rows;
+	 * --wide shows them all, CSV and JSON always do. */
+	struct xp_out_opts top = *o;
+	if (!o->wide)
+		top.max_rows = XP_TEXT_REPORT_ROWS;
+	o = &top;
 	for (size_t i = 0; !rc && i < rep->n; i++) {
 		struct xp_result *r = rep->sec[i].r;
 		char *v = r->verdict;

@@ -1,6 +1,7 @@
 /* out_text.c - the text writer: verdict, aligned summary, aligned tables, diagnostics. */
 #include "out.h"
 #include "formats/core/xalloc.h"
+#include "formats/core/xperr.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -199,6 +200,101 @@ static size_t text_width(const char *s)
 	return w;
 }
 
+/* --- fitting a width --- */
+
+#define ELLIPSIS "\xe2\x80\xa6"
+
+/* Code points of s with their byte offsets and columns. */
+struct cps {
+	size_t n, *off, *w;
+};
+
+static void cps_of(struct cps *c, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0;
+
+	c->n = 0;
+	c->off = xcalloc(n + 1, sizeof(*c->off));
+	c->w = xcalloc(n + 1, sizeof(*c->w));
+	while (i < n) {
+		uint32_t cp;
+		size_t len = xp_utf8_decode(p + i, n - i, &cp);
+
+		c->off[c->n] = i;
+		c->w[c->n++] = len ? cp_width(cp) : 1;
+		i += len ? len : 1;
+	}
+	c->off[c->n] = n;
+}
+
+/* s shortened in the middle to at most w columns with "…" (long kernel and
+ * op names differ at both ends). */
+static char *ellipsize(const char *s, size_t w)
+{
+	struct sbuf b = {0};
+	struct cps c;
+	size_t head = 0, tail, hw = 0, tw = 0, keep_h, keep_t;
+
+	if (text_width(s) <= w) {
+		sb_puts(&b, s);
+		return sb_take(&b);
+	}
+	keep_t = w ? (w - 1) / 2 : 0;
+	keep_h = w ? w - 1 - keep_t : 0;
+	cps_of(&c, s);
+	while (head < c.n && hw + c.w[head] <= keep_h)
+		hw += c.w[head++];
+	tail = c.n;
+	while (tail > head && tw + c.w[tail - 1] <= keep_t)
+		tw += c.w[--tail];
+	sb_putn(&b, s, c.off[head]);
+	if (w)
+		sb_puts(&b, ELLIPSIS);
+	sb_puts(&b, s + c.off[tail]);
+	free(c.off);
+	free(c.w);
+	return sb_take(&b);
+}
+
+/* s from column col, broken at spaces (or inside a word longer than a line)
+ * so that no line passes width; later lines start with indent. */
+static char *wrapped(const char *s, size_t width, size_t col, const char *indent)
+{
+	struct sbuf b = {0};
+	struct cps c;
+	size_t i = 0, ind = strlen(indent);
+
+	cps_of(&c, s);
+	while (i < c.n) {
+		size_t j = i, ww = 0;
+
+		while (j < c.n && s[c.off[j]] != ' ')
+			ww += c.w[j++];
+		if (col > ind && col + 1 + ww > width) {
+			sb_printf(&b, "\n%s", indent);
+			col = ind;
+		} else if (i > 0) {
+			sb_puts(&b, " ");
+			col++;
+		}
+		for (size_t k = i; k < j; k++) {
+			if (col + c.w[k] > width && col > ind) {
+				sb_printf(&b, "\n%s", indent);
+				col = ind;
+			}
+			sb_putn(&b, s + c.off[k], c.off[k + 1] - c.off[k]);
+			col += c.w[k];
+		}
+		i = j;
+		while (i < c.n && s[c.off[i]] == ' ')
+			i++;
+	}
+	free(c.off);
+	free(c.w);
+	return sb_take(&b);
+}
+
 /* --- humanized numbers --- */
 
 /* printf a number in the C locale, and never show a negative zero ("-0.0"). */
@@ -369,16 +465,29 @@ static void put_sgr(FILE *f, bool color, const char *sgr, const char *s)
 		fputs(s, f);
 }
 
+/* Escaped s, wrapped to o->width when there is one. */
+static char *escaped_fit(const char *s, const struct xp_out_opts *o, size_t col, const char *indent)
+{
+	char *e = escaped(s);
+	char *w;
+
+	if (!o->width || col + text_width(e) <= o->width)
+		return e;
+	w = wrapped(e, o->width, col, indent);
+	free(e);
+	return w;
+}
+
 static void write_verdict(FILE *f, const struct xp_result *r, const struct xp_out_opts *o)
 {
-	char *v = escaped(r->verdict);
+	char *v = escaped_fit(r->verdict, o, 0, "");
 
 	put_sgr(f, o->color, SGR_BOLD, v);
 	fputc('\n', f);
 	free(v);
 }
 
-static void write_summary(FILE *f, const struct xp_result *r)
+static void write_summary(FILE *f, const struct xp_result *r, const struct xp_out_opts *o)
 {
 	size_t i, width = 0;
 
@@ -395,6 +504,13 @@ static void write_summary(FILE *f, const struct xp_result *r)
 		char *v = cell_text(&r->summary[i].value);
 
 		fprintf(f, "%s:", l);
+		if (o->width && width + 2 + text_width(v) > o->width) {
+			size_t room = o->width > width + 2 + 12 ? o->width - width - 2 : 12;
+			char *cut = ellipsize(v, room);
+
+			free(v);
+			v = cut;
+		}
 		if (*v) {
 			put_spaces(f, width - text_width(l) + 1);
 			fputs(v, f);
@@ -414,6 +530,8 @@ static bool col_right(const struct xp_col *c)
 /* The texts of the shown rows of a table, laid out for printing. */
 struct grid {
 	size_t n_vis, n_rows;
+	size_t n_show;      /* columns printed: those with show[j] */
+	bool *show;
 	size_t *vis;        /* table column of each shown column */
 	size_t *width;      /* widest text per shown column */
 	char **head;        /* n_vis headers */
@@ -447,6 +565,113 @@ static void grid_fill(struct grid *g, const struct xp_table *t, size_t rows)
 			if (w > g->width[j])
 				g->width[j] = w;
 		}
+	g->n_show = g->n_vis;
+	g->show = xcalloc(g->n_vis ? g->n_vis : 1, sizeof(*g->show));
+	for (j = 0; j < g->n_vis; j++)
+		g->show[j] = true;
+}
+
+/* Other text columns are shortened down to this width before columns are left out... */
+#define MIN_TEXT_COL 16
+/* ... and the widest text column (the name the table is about) to this. */
+#define MIN_NAME_COL 36
+
+static size_t widest_text(const struct grid *g, const struct xp_table *t)
+{
+	size_t k, widest = SIZE_MAX;
+
+	for (k = 0; k < g->n_vis; k++)
+		if (!col_right(&t->cols[g->vis[k]]) && (widest == SIZE_MAX || g->width[k] > g->width[widest]))
+			widest = k;
+	return widest;
+}
+
+static size_t grid_line_width(const struct grid *g, bool at_min, const struct xp_table *t)
+{
+	size_t w = strlen(INDENT), j, done = 0, name = widest_text(g, t);
+
+	for (j = 0; j < g->n_vis; j++) {
+		size_t cw = g->width[j], min = j == name ? MIN_NAME_COL : MIN_TEXT_COL;
+
+		if (!g->show[j])
+			continue;
+		if (at_min && !col_right(&t->cols[g->vis[j]]) && cw > min)
+			cw = min;
+		w += cw + (done++ ? strlen(COL_GAP) : 0);
+	}
+	return w;
+}
+
+/* Is column j one a narrow table must keep: the first two (a rank or key and
+ * what follows it), the widest text (the name), the first number and a last
+ * one (the main figures)? */
+static bool keep_column(const struct grid *g, const struct xp_table *t, size_t j)
+{
+	size_t k, first_num = SIZE_MAX;
+
+	for (k = 1; k < g->n_vis && first_num == SIZE_MAX; k++)
+		if (col_right(&t->cols[g->vis[k]]))
+			first_num = k;
+	return j < 2 || j == widest_text(g, t) || j == first_num ||
+	       (j + 1 == g->n_vis && col_right(&t->cols[g->vis[j]]));
+}
+
+/* The column to leave out next: the rightmost that need not stay, or
+ * SIZE_MAX when none can go. */
+static size_t column_to_drop(const struct grid *g, const struct xp_table *t)
+{
+	size_t j;
+
+	for (j = g->n_vis; j-- > 0;)
+		if (g->show[j] && !keep_column(g, t, j))
+			return j;
+	return SIZE_MAX;
+}
+
+/* Fit the grid in width: numbers are never cut; text columns give up their
+ * middles, widest first; columns that still do not fit are left out (CSV
+ * and JSON hold them). */
+static void grid_fit(struct grid *g, const struct xp_table *t, size_t width)
+{
+	size_t j, row, total;
+
+	if (!width || grid_line_width(g, false, t) <= width)
+		return;
+	while (grid_line_width(g, true, t) > width) {
+		size_t d = column_to_drop(g, t);
+
+		if (d == SIZE_MAX)
+			break;
+		g->show[d] = false;
+		g->n_show--;
+	}
+	for (total = grid_line_width(g, false, t); total > width; total--) {
+		size_t best = SIZE_MAX;
+
+		for (j = 0; j < g->n_vis; j++)
+			if (g->show[j] && !col_right(&t->cols[g->vis[j]]) && g->width[j] > MIN_TEXT_COL &&
+			    (best == SIZE_MAX || g->width[j] > g->width[best]))
+				best = j;
+		if (best == SIZE_MAX)
+			break;
+		g->width[best]--;
+	}
+	for (j = 0; j < g->n_vis; j++) {
+		char *h = ellipsize(g->head[j], g->width[j]);
+
+		free(g->head[j]);
+		g->head[j] = h;
+		for (row = 0; row < g->n_rows; row++) {
+			char **c = &g->cell[row * g->n_vis + j];
+
+			if (text_width(*c) > g->width[j]) {
+				char *e = ellipsize(*c, g->width[j]);
+
+				free(*c);
+				*c = e;
+			}
+		}
+	}
 }
 
 static void grid_free(struct grid *g)
@@ -461,18 +686,23 @@ static void grid_free(struct grid *g)
 	free(g->head);
 	free(g->width);
 	free(g->vis);
+	free(g->show);
 }
 
 static void grid_line(FILE *f, const struct grid *g, const struct xp_table *t, char *const *texts)
 {
 	size_t j;
 
+	size_t done = 0;
+
 	fputs(INDENT, f);
 	for (j = 0; j < g->n_vis; j++) {
 		size_t pad = g->width[j] - text_width(texts[j]);
-		bool last = j + 1 == g->n_vis;
+		bool last = done + 1 == g->n_show;
 
-		if (j)
+		if (!g->show[j])
+			continue;
+		if (done++)
 			fputs(COL_GAP, f);
 		if (col_right(&t->cols[g->vis[j]])) {
 			put_spaces(f, pad);
@@ -486,18 +716,37 @@ static void grid_line(FILE *f, const struct grid *g, const struct xp_table *t, c
 	fputc('\n', f);
 }
 
-static void write_table(FILE *f, const struct xp_table *t, const struct xp_out_opts *o)
+/* Rows shown: --top or the table's own limit, else a screenful when fitting a width. */
+static size_t row_limit(const struct xp_table *t, const struct xp_out_opts *o)
 {
 	size_t limit = o->text_rows ? o->text_rows : t->text_limit;
+
+	if (!limit && o->width && !o->wide)
+		limit = XP_TEXT_FIT_ROWS;
+	if (o->max_rows && (!limit || limit > o->max_rows))
+		limit = o->max_rows;
+	return limit;
+}
+
+static void write_table(FILE *f, const struct xp_table *t, const struct xp_out_opts *o)
+{
+	size_t limit = row_limit(t, o);
 	size_t shown = limit && t->n_rows > limit ? limit : t->n_rows;
 	struct grid g = {0};
 	char *s;
 	size_t row;
 
 	s = escaped(t->title);
+	if (o->width && text_width(s) > o->width) {
+		char *e = ellipsize(s, o->width);
+
+		free(s);
+		s = e;
+	}
 	fprintf(f, "%s\n", s);
 	free(s);
 	grid_fill(&g, t, shown);
+	grid_fit(&g, t, o->width);
 	if (!t->n_rows || !g.n_vis) {
 		fputs(INDENT "(no rows)\n", f);
 	} else {
@@ -508,11 +757,20 @@ static void write_table(FILE *f, const struct xp_table *t, const struct xp_out_o
 	if (shown < t->n_rows) {
 		size_t more = t->n_rows - shown;
 
-		fprintf(f, INDENT "\xe2\x80\xa6 %zu more row%s (use --format csv or json for all)\n",
-			more, more == 1 ? "" : "s");
+		if (o->width)
+			fprintf(f, INDENT ELLIPSIS " %zu more row%s (--top N, --wide or --format csv for all)\n", more,
+				more == 1 ? "" : "s");
+		else
+			fprintf(f, INDENT ELLIPSIS " %zu more row%s (use --format csv or json for all)\n", more,
+				more == 1 ? "" : "s");
+	}
+	if (g.n_show < g.n_vis) {
+		size_t more = g.n_vis - g.n_show;
+
+		fprintf(f, INDENT ELLIPSIS " %zu more column%s (--wide or --format csv)\n", more, more == 1 ? "" : "s");
 	}
 	if (t->text_note && *t->text_note) {
-		s = escaped(t->text_note);
+		s = escaped_fit(t->text_note, o, strlen(INDENT), INDENT);
 		fprintf(f, INDENT "%s\n", s);
 		free(s);
 	}
@@ -536,18 +794,25 @@ static void write_diag(FILE *f, const struct xp_diag *d, const struct xp_out_opt
 {
 	char *msg = escaped(d->message);
 
+	size_t col = strlen(xp_severity_name(d->severity)) + 2;
+
 	put_sgr(f, o->color, severity_sgr(d->severity), xp_severity_name(d->severity));
 	fputs(": ", f);
 	if (d->host) {
 		char *h = escaped(d->host);
 
 		fprintf(f, "%s: ", h);
+		col += text_width(h) + 2;
 		free(h);
+	}
+	if (o->width) {
+		free(msg);
+		msg = escaped_fit(d->message, o, col, INDENT);
 	}
 	fprintf(f, "%s\n", msg);
 	free(msg);
 	if (d->hint) {
-		char *h = escaped(d->hint);
+		char *h = escaped_fit(d->hint, o, strlen(INDENT "hint: "), INDENT "      ");
 
 		fprintf(f, INDENT "hint: %s\n", h);
 		free(h);
@@ -562,6 +827,17 @@ static int text_write(const struct xp_result *r, FILE *f, const struct xp_out_op
 
 	if (!o)
 		o = &defaults;
+	if (o->table) {
+		/* --table: that table alone, as in CSV. */
+		const struct xp_table *t = xp_result_table(r, o->table);
+
+		if (!t) {
+			xp_out_no_table(r, o->table);
+			return XP_EXIT_USAGE;
+		}
+		write_table(f, t, o);
+		return 0;
+	}
 	if (r->verdict) {
 		write_verdict(f, r, o);
 		started = true;
@@ -569,7 +845,7 @@ static int text_write(const struct xp_result *r, FILE *f, const struct xp_out_op
 	if (r->n_summary) {
 		if (started)
 			fputc('\n', f);
-		write_summary(f, r);
+		write_summary(f, r, o);
 		started = true;
 	}
 	for (i = 0; i < r->n_tables; i++) {

@@ -44,6 +44,22 @@ section() {
 	' "$1"
 }
 
+# Help text $1 with each wrapped option description joined onto its option's line.
+joined() {
+	awk '/^    / && prev != "" { prev = prev " " substr($0, 30); next }
+	     { if (prev != "") print prev; prev = $0 } END { if (prev != "") print prev }' "$1"
+}
+
+# The names in section "# $2" of man page $1: "## NAME" subsections (tables),
+# or the "*name*(N)" references (SEE ALSO).
+man_subsections() {
+	awk -v head="# $2" '$0 == head { on = 1; next } on && /^# / { exit } on && /^## / { print $2 }' "$1"
+}
+see_also() {
+	awk '$0 == "# SEE ALSO" { on = 1; next } on && /^# / { exit } on' "$1" |
+		grep -o '\*[A-Za-z0-9_-]*\*([0-9])' | tr -d '*'
+}
+
 # Does file $1 mention option --$2 as a whole word (not as a prefix of a
 # longer option)?
 has_option() {
@@ -57,8 +73,11 @@ if [ ! -f "$man/xpstat.1.scd" ]; then
 	fail "man/xpstat.1.scd is missing"
 fi
 
+sed -n 's/^  --\([A-Za-z0-9_-]*\).*/\1/p' "$tmp/help" >"$tmp/global-all"
+: >"$tmp/late"
+
 # Commands.
-section "$tmp/help" "Commands:" | awk '{ print $1 }' >"$tmp/commands"
+section "$tmp/help" "Commands:" | sed -n 's/^  \([a-z][a-z0-9-]*\) .*/\1/p' >"$tmp/commands"
 if [ ! -s "$tmp/commands" ]; then
 	fail "'xpstat --help' lists no commands under \"Commands:\""
 fi
@@ -85,7 +104,61 @@ while read -r cmd; do
 			fail "option --$opt of 'xpstat $cmd' is not in man/xpstat-$cmd.1.scd"
 		fi
 	done <"$tmp/opts-$cmd"
+	# The other way: every option the page's OPTIONS section describes exists.
+	sed -n 's/^  --\([A-Za-z0-9_-]*\).*/\1/p' "$tmp/help-$cmd" >"$tmp/all-opts-$cmd"
+	awk '$0 == "# OPTIONS" { on = 1; next } on && /^# / { exit } on' "$page" |
+		sed -n 's/^\*--\([A-Za-z0-9_-]*\)\*.*/\1/p' | while read -r opt; do
+		grep -qx -- "$opt" "$tmp/all-opts-$cmd" || grep -qx -- "$opt" "$tmp/global-all" ||
+			echo "FAIL: man/xpstat-$cmd.1.scd describes --$opt, which 'xpstat $cmd' does not have"
+	done >>"$tmp/late"
+	# Tables: --help names those the page's TABLES section describes.
+	if [ "$cmd" != report ]; then
+		help_tables=$(awk '/^Tables:/ { on = 1; sub(/^Tables:/, "") } on && /^$/ { exit } on' "$tmp/help-$cmd" |
+			tr -s ' \n' '\n\n' | sed '/^$/d' | sort | tr '\n' ' ')
+		man_tables=$(man_subsections "$page" TABLES | sort | tr '\n' ' ')
+		if [ "$help_tables" != "$man_tables" ]; then
+			fail "'xpstat $cmd --help' names tables '$help_tables', man/xpstat-$cmd.1.scd '$man_tables'"
+		fi
+	fi
+	# Examples use only options the command has.
+	awk '/^Examples:/ { on = 1; next } on && /^$/ { exit } on' "$tmp/help-$cmd" >"$tmp/examples-$cmd"
+	if [ ! -s "$tmp/examples-$cmd" ]; then
+		fail "'xpstat $cmd --help' shows no examples"
+	fi
+	grep -o -- ' --[a-z-]*' "$tmp/examples-$cmd" | sed 's/^ --//' | while read -r opt; do
+		grep -qx -- "$opt" "$tmp/all-opts-$cmd" ||
+			echo "FAIL: an example in 'xpstat $cmd --help' uses --$opt, which it does not list"
+	done >>"$tmp/late"
+	# SEE ALSO: back to xpstat(1), and only pages that exist.
+	see_also "$page" | grep -qx 'xpstat(1)' || fail "man/xpstat-$cmd.1.scd: SEE ALSO does not name xpstat(1)"
 done <"$tmp/commands"
+if [ -s "$tmp/late" ]; then
+	cat "$tmp/late"
+	fails=$((fails + $(wc -l <"$tmp/late")))
+fi
+
+# SEE ALSO of every page names pages that exist; xpstat(1) names them all.
+for page in "$man"/*.scd; do
+	see_also "$page" | grep '^xpstat' | while read -r ref; do
+		name=${ref%(*}
+		sec=${ref#*(}
+		sec=${sec%)}
+		[ -f "$man/$name.$sec.scd" ] || echo "FAIL: ${page##*/}: SEE ALSO names $ref, which has no page"
+	done
+done >"$tmp/refs"
+if [ -s "$tmp/refs" ]; then
+	cat "$tmp/refs"
+	fails=$((fails + $(wc -l <"$tmp/refs")))
+fi
+for page in "$man"/xpstat-*.scd; do
+	[ -e "$page" ] || continue
+	base=${page##*/}
+	ref="${base%.*.scd}(${base#*.}"
+	ref=${ref%.scd}")"
+	if [ -f "$man/xpstat.1.scd" ] && ! see_also "$man/xpstat.1.scd" | grep -qxF "$ref"; then
+		fail "man/xpstat.1.scd: SEE ALSO does not name $ref"
+	fi
+done
 
 # Pages without a command.
 for page in "$man"/xpstat-*.1.scd; do
@@ -108,7 +181,7 @@ if [ -f "$man/xpstat.1.scd" ]; then
 			fail "global option --$opt is not in man/xpstat.1.scd"
 		fi
 	done <"$tmp/global"
-	sed -n 's/^  --.*also \(-[A-Za-z0-9]\).*/\1/p' "$tmp/help" | while read -r short; do
+	joined "$tmp/help" | sed -n 's/^  --.*also \(-[A-Za-z0-9]\).*/\1/p' | while read -r short; do
 		if ! grep -Eq -- "(^|[^A-Za-z0-9-])\\*?$short\\*?([^A-Za-z0-9-]|\$)" "$man/xpstat.1.scd"; then
 			echo "FAIL: short option $short is not in man/xpstat.1.scd"
 		fi

@@ -1,7 +1,8 @@
 #!/bin/sh
 # run_golden.sh - run one golden case: make its fixtures with xpgen, run xpstat, compare stdout, stderr and exit status.
 # Usage: run_golden.sh XPSTAT XPGEN CASE_FILE EXPECTED_DIR
-# A case file holds lines "gen: ARGS" (xpgen), "sh: COMMAND" (fixture surgery), one "run: ARGS" (xpstat)
+# A case file holds lines "gen: ARGS" (xpgen), "sh: COMMAND" (fixture surgery), one "run: ARGS" (xpstat),
+# an optional "columns: N" (COLUMNS for the run; unset otherwise)
 # and "after: COMMAND" lines whose output is appended to stdout (to check files the run left behind),
 # all run in a fresh temporary directory. XPSTAT_UPDATE_GOLDEN=1 rewrites the expected files instead.
 set -u
@@ -13,11 +14,13 @@ trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 run_args=
 after=
+columns=
 while IFS= read -r line || [ -n "$line" ]; do
 	case $line in
 	gen:*) eval "set -- ${line#gen:}"; "$xpgen" "$@" >/dev/null || { echo "xpgen failed: $line" >&2; exit 1; } ;;
 	sh:*) sh -c "${line#sh:}" || { echo "fixture command failed: $line" >&2; exit 1; } ;;
 	run:*) run_args=${line#run:} ;;
+	columns:*) columns=${line#columns:}; columns=${columns# } ;;
 	after:*) after="$after${line#after:}
 " ;;
 	''|'#'*) ;;
@@ -26,7 +29,12 @@ while IFS= read -r line || [ -n "$line" ]; do
 done <"$case_file"
 [ -n "$run_args" ] || { echo "$case_file has no run: line" >&2; exit 1; }
 eval "set -- $run_args"
-NO_COLOR=1 "$xpstat" "$@" >stdout 2>stderr
+# Text is fitted to COLUMNS: only a case's "columns: N" line sets it.
+if [ -n "$columns" ]; then
+	NO_COLOR=1 COLUMNS=$columns "$xpstat" "$@" >stdout 2>stderr
+else
+	(unset COLUMNS; NO_COLOR=1 exec "$xpstat" "$@") >stdout 2>stderr
+fi
 echo $? >status
 if [ -n "$after" ]; then
 	printf '%s' "$after" | while IFS= read -r cmd; do sh -c "$cmd" >>stdout 2>&1; done
