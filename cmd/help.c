@@ -40,7 +40,7 @@ static const struct cmd_help helps[] = {
 	{"tf-data", LOADS " table", "bottleneck_analysis input_pipelines slowest_call calls",
 	 "xpstat tf-data logs/\n"
 	 "xpstat tf-data --format json logs/\n"},
-	{"tf-stats", LOADS " compat", "tf_stats",
+	{"tf-stats", LOADS " compat table", "tf_stats hlo_ops",
 	 "xpstat tf-stats logs/\n"
 	 "xpstat tf-stats --device-only --top 10 logs/\n"},
 	{"kernel-stats", LOADS " compat", "kernels",
