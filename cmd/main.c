@@ -293,7 +293,7 @@ int main(int argc, char **argv)
 	if (ci > 0) {
 		ctx.cmd = find_command(argv[ci]);
 		if (!ctx.cmd) {
-			fprintf(stderr, "xpstat: unknown command '%s'; run 'xpstat --help' for the list\n", argv[ci]);
+			xp_eprintf("xpstat: unknown command '%s'; run 'xpstat --help' for the list\n", argv[ci]);
 			return XP_EXIT_USAGE;
 		}
 	}

@@ -119,16 +119,16 @@ static void no_table(const struct xp_result *r, const char *name)
 	size_t i;
 
 	if (name)
-		fprintf(stderr, "xpstat: no table %s in %s output; ", name, r->command);
+		xp_eprintf("xpstat: no table %s in %s output; ", name, r->command);
 	else
-		fprintf(stderr, "xpstat: %s output has no table to write as CSV; ", r->command);
+		xp_eprintf("xpstat: %s output has no table to write as CSV; ", r->command);
 	if (!r->n_tables) {
 		fputs("it has no tables\n", stderr);
 		return;
 	}
 	fputs("tables: ", stderr);
 	for (i = 0; i < r->n_tables; i++)
-		fprintf(stderr, "%s%s", i ? ", " : "", r->tables[i]->name);
+		xp_eprintf("%s%s", i ? ", " : "", r->tables[i]->name);
 	fputc('\n', stderr);
 }
 
