@@ -322,7 +322,7 @@ static void hosts_table(struct xp_result *r, const struct xp_capture *c, struct 
 		xp_set_int(t, row, c_li, (int64_t)hs[i].lines);
 		xp_set_int(t, row, c_ev, (int64_t)hs[i].total.events);
 		if (hs[i].total.any_time)
-			xp_set_dur(t, row, c_span, hs[i].total.last_ps - hs[i].total.first_ps);
+			xp_set_dur(t, row, c_span, xp_sat_sub(hs[i].total.last_ps, hs[i].total.first_ps));
 		xp_set_int(t, row, c_k, (int64_t)hs[i].total.kernels);
 		xp_set_int(t, row, c_kd, (int64_t)hs[i].n_kernel_names);
 		xp_set_dur(t, row, c_kt, hs[i].total.kernel_ps);
@@ -364,7 +364,7 @@ static void planes_table(struct xp_result *r, const struct xp_capture *c, struct
 			xp_set_int(t, row, c_sm, p->n_smeta ? p->n_smeta - 1 : 0);
 			if (s->any_time) {
 				xp_set_dur(t, row, c_first, s->first_ps);
-				xp_set_dur(t, row, c_span, s->last_ps - s->first_ps);
+				xp_set_dur(t, row, c_span, xp_sat_sub(s->last_ps, s->first_ps));
 			}
 			xp_set_int(t, row, c_k, (int64_t)s->kernels);
 			xp_set_int(t, row, c_mem, (int64_t)(s->mem_alloc + s->mem_dealloc));
@@ -701,7 +701,7 @@ static void summarize(struct xp_result *r, const struct xp_capture *c, const str
 	xp_sum_int(r, "hosts", "Hosts", c->n_hosts);
 	xp_sum_int(r, "planes", "Planes", planes);
 	xp_sum_int(r, "events", "Events", (int64_t)events);
-	xp_sum_dur(r, "span_ms", "Time span", any ? last - first : 0, XP_U_MS);
+	xp_sum_dur(r, "span_ms", "Time span", any ? xp_sat_sub(last, first) : 0, XP_U_MS);
 	xp_sum_int(r, "active_gpus", "GPUs with events", gpus);
 	xp_sum_int(r, "kernels", "Kernels", (int64_t)kernels);
 	xp_sum_int(r, "memory_events", "Memory events", (int64_t)mem);

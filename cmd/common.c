@@ -22,10 +22,10 @@ int xp_usage_error(const struct xp_ctx *ctx, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	if (ctx && ctx->cmd)
-		fprintf(stderr, "xpstat: %s: ", ctx->cmd->name);
+		xp_eprintf("xpstat: %s: ", ctx->cmd->name);
 	else
 		fputs("xpstat: ", stderr);
-	vfprintf(stderr, fmt, ap);
+	xp_veprintf(fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
 	return XP_EXIT_USAGE;
@@ -90,7 +90,7 @@ static int load_trace_json(struct xp_ctx *ctx, struct xp_capture *c, const struc
 	struct stat st;
 	bool progress = stat(f->path, &st) == 0 && show_progress(ctx, (uint64_t)st.st_size);
 	if (progress)
-		fprintf(stderr, "xpstat: reading %s (%.1f MB)...\r", f->path, (double)st.st_size / 1e6);
+		xp_eprintf("xpstat: reading %s (%.1f MB)...\r", f->path, (double)st.st_size / 1e6);
 	struct xp_json_opts jo = {.max_bytes = ctx->max_input_bytes, .threads = ctx->threads,
 				  .drop_stats = drop_stats(ctx)};
 	int rc = xp_read_trace_json_file(c, f->path, &jo, err);
@@ -108,7 +108,7 @@ static int load_file(struct xp_ctx *ctx, struct xp_capture *c, const struct xp_i
 		return -1;
 	bool progress = show_progress(ctx, buf.len);
 	if (progress)
-		fprintf(stderr, "xpstat: reading %s (%.1f MB)...\r", f->path, (double)buf.len / 1e6);
+		xp_eprintf("xpstat: reading %s (%.1f MB)...\r", f->path, (double)buf.len / 1e6);
 	struct xp_read_opts ro = {.threads = ctx->threads, .release_pages = buf.map != NULL,
 				  .drop_stats = drop_stats(ctx)};
 	int rc = xp_read_xspace(c, f->path, buf.data, buf.len, &ro, err);
@@ -152,10 +152,10 @@ static int filter_hosts(struct xp_ctx *ctx, struct xp_capture *c)
 		kept += keep[h];
 	}
 	if (!kept) {
-		fprintf(stderr, "xpstat: no host '%s'; hosts:", ctx->host);
+		xp_eprintf("xpstat: no host '%s'; hosts:", ctx->host);
 		const char **names = calloc(c->n_hosts ? c->n_hosts : 1, sizeof *names);
 		for (uint32_t h = 0; h < c->n_hosts; h++) {
-			fprintf(stderr, "%s %s", h ? "," : "", c->hosts[h].name);
+			xp_eprintf("%s %s", h ? "," : "", c->hosts[h].name);
 			if (names)
 				names[h] = c->hosts[h].name;
 		}
@@ -163,7 +163,7 @@ static int filter_hosts(struct xp_ctx *ctx, struct xp_capture *c)
 		if (names)
 			xp_did_you_mean(hint, sizeof hint, ctx->host, names, c->n_hosts, false, 1);
 		free(names);
-		fprintf(stderr, "%s\n", hint);
+		xp_eprintf("%s\n", hint);
 		free(keep);
 		return XP_EXIT_USAGE;
 	}
@@ -256,7 +256,7 @@ int xp_emit_fn(struct xp_ctx *ctx, int (*fn)(FILE *f, const struct xp_out_opts *
 		return fn(stdout, &oo, arg);
 	struct xp_outfile of;
 	if (xp_outfile_open(&of, ctx->output)) {
-		fprintf(stderr, "xpstat: %s: cannot create: %s\n", ctx->output, strerror(errno));
+		xp_eprintf("xpstat: %s: cannot create: %s\n", ctx->output, strerror(errno));
 		return XP_EXIT_USAGE;
 	}
 	int rc = fn(of.f, &oo, arg);
@@ -265,7 +265,7 @@ int xp_emit_fn(struct xp_ctx *ctx, int (*fn)(FILE *f, const struct xp_out_opts *
 		return rc;
 	}
 	if (xp_outfile_commit(&of)) {
-		fprintf(stderr, "xpstat: %s: cannot write: %s\n", ctx->output, strerror(errno));
+		xp_eprintf("xpstat: %s: cannot write: %s\n", ctx->output, strerror(errno));
 		return XP_EXIT_INTERNAL;
 	}
 	return 0;

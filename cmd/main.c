@@ -71,7 +71,7 @@ static int unknown_command(const char *name)
 		names[i] = commands[i]->name;
 	char hint[256];
 	xp_did_you_mean(hint, sizeof hint, name, names, N_COMMANDS, false, 3);
-	fprintf(stderr, "xpstat: unknown command '%s'%s\n", name, hint);
+	xp_eprintf("xpstat: unknown command '%s'%s\n", name, hint);
 	fputs("xpstat: run 'xpstat --help' for the list of commands\n", stderr);
 	return XP_EXIT_USAGE;
 }

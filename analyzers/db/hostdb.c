@@ -4,6 +4,7 @@
 #include "analyzers/prepare/prepare.h"
 #include "formats/model/capture.h"
 #include "formats/core/xalloc.h"
+#include "formats/core/satint.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -465,7 +466,7 @@ static void finish_line(struct hpass *hp)
 	hp->n_estack = 0;
 	if (!hp->any)
 		return;
-	int64_t span = hp->last_ps - hp->first_ps;
+	int64_t span = xp_sat_sub(hp->last_ps, hp->first_ps);
 	int64_t total = span > hp->op_ps ? span : hp->op_ps;
 	if (!hp->idle_made) {
 		bool created;

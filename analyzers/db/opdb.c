@@ -4,6 +4,7 @@
 #include "analyzers/prepare/prepare.h"
 #include "formats/model/capture.h"
 #include "formats/core/xalloc.h"
+#include "formats/core/satint.h"
 #include "hlodb.h"
 
 #include <inttypes.h>
@@ -432,7 +433,7 @@ static void finish_plane(struct plane_pass *pp)
 	int64_t op = 0;
 	for (size_t i = 0; i < db->n; i++)
 		op += db->rows[i].self_ps;
-	int64_t span = pp->any ? pp->last_ps - pp->first_ps : 0;
+	int64_t span = pp->any ? xp_sat_sub(pp->last_ps, pp->first_ps) : 0;
 	db->total_op_time_ps = op;
 	db->total_time_ps = span > op ? span : op;
 	bool created;

@@ -3,6 +3,7 @@
 #include "formats/model/capture.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,10 @@ static const struct amd_caps {
 	{"gfx950", 4096, 256},
 };
 
+#define DEVICE_NUM_MAX 1e15 /* past any core count, clock (kHz), bandwidth (B/s) or peak a device reports */
+
+/* A numeric device property; a non-finite or absurd one (a hostile capture: inf, 1e300) is absent,
+ * so that nothing derived from it overflows or is cast out of range. */
 static bool plane_num(const struct xp_capture *c, const struct xp_plane *p, const char *name, double *out)
 {
 	struct xp_value v;
@@ -48,11 +53,21 @@ static bool plane_num(const struct xp_capture *c, const struct xp_plane *p, cons
 		*out = (double)v.u;
 	else if (xp_value_int(&v, &n))
 		*out = (double)n;
-	else if (v.kind == XP_STAT_F64 && v.d == v.d)
+	else if (v.kind == XP_STAT_F64 && isfinite(v.d))
 		*out = v.d;
 	else
 		return false;
+	if (!(fabs(*out) <= DEVICE_NUM_MAX)) {
+		*out = 0;
+		return false;
+	}
 	return true;
+}
+
+/* A compute capability as an int: -1 when out of any real range. */
+static int cap_int(double v)
+{
+	return v >= 0 && v < 1000 ? (int)v : -1;
 }
 
 static bool plane_str(const struct xp_capture *c, const struct xp_plane *p, const char *name, char *buf, size_t n)
@@ -118,11 +133,11 @@ void xp_perf_env_plane(const struct xp_capture *c, const struct xp_plane *p, str
 	double ghz = clock_khz / 1e6, per_cycle = 0, sram_bytes = 0;
 	e->amd = !strcmp(vendor, "AMD");
 	if (e->amd) {
-		const struct amd_caps *a = amd_lookup(device, (int)major, (int)minor);
+		const struct amd_caps *a = amd_lookup(device, cap_int(major), cap_int(minor));
 		per_cycle = a ? a->flops : 0;
 		sram_bytes = a ? a->lds_bytes : 0;
 	} else {
-		const struct nv_caps *n = nv_lookup((int)major, (int)minor);
+		const struct nv_caps *n = nv_lookup(cap_int(major), cap_int(minor));
 		per_cycle = max4(n->cuda32, n->cuda16, n->tc32, n->tc16);
 		sram_bytes = major <= 2 ? 64 : 256;
 	}

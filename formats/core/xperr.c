@@ -130,3 +130,24 @@ char *xp_safe_text(char *dst, size_t cap, const char *s)
 	dst[o] = 0;
 	return dst;
 }
+
+void xp_veprintf(const char *fmt, va_list ap)
+{
+	char raw[2048], safe[4 * sizeof raw];
+	vsnprintf(raw, sizeof raw, fmt, ap);
+	size_t n = strlen(raw);
+	char end = n && (raw[n - 1] == '\n' || raw[n - 1] == '\r') ? raw[--n] : 0;
+	raw[n] = 0;
+	xp_safe_text(safe, sizeof safe, raw);
+	fputs(safe, stderr);
+	if (end)
+		fputc(end, stderr);
+}
+
+void xp_eprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	xp_veprintf(fmt, ap);
+	va_end(ap);
+}

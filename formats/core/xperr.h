@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include <stdarg.h>
 #include <stddef.h>
 
 /* Exit statuses (DESIGN §3). */
@@ -42,5 +43,10 @@ bool xp_must_escape(uint32_t cp);
  * full): what xp_must_escape names as \t \n \r \xNN or \uNNNN, bytes of
  * invalid UTF-8 as \xNN -- as text output shows names. Returns DST. */
 char *xp_safe_text(char *dst, size_t cap, const char *s);
+
+/* fprintf(stderr, ...) for text that holds names from the input (paths, hosts, runs, tables): the
+ * formatted text is escaped as xp_safe_text does, but for one newline or carriage return at its end. */
+void xp_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void xp_veprintf(const char *fmt, va_list ap);
 
 #endif

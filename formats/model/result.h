@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+#include "formats/core/satint.h"
+
 /*
  * An analyzer fills a struct xp_result and never prints. Writers in formats/
  * render any result as text, CSV or JSON. Cell values are stored raw and
@@ -144,19 +146,5 @@ const char *xp_severity_name(enum xp_severity s);
 /* Exact decimal text of ps in the given unit ("29690.748" for 29690748000 ps in us). */
 void xp_format_dur_exact(int64_t ps, enum xp_unit unit, char *buf, size_t bufsz);
 const char *xp_unit_suffix(enum xp_unit u);
-
-/* Sums and differences of durations and counts read back from saved documents, which may hold any value up to
- * 2^61: past int64 they stay at its ends instead of wrapping (which would be undefined). */
-static inline int64_t xp_sat_add(int64_t a, int64_t b)
-{
-	int64_t s;
-	return __builtin_add_overflow(a, b, &s) ? (b > 0 ? INT64_MAX : INT64_MIN) : s;
-}
-
-static inline int64_t xp_sat_sub(int64_t a, int64_t b)
-{
-	int64_t s;
-	return __builtin_sub_overflow(a, b, &s) ? (b < 0 ? INT64_MAX : INT64_MIN) : s;
-}
 
 #endif

@@ -121,16 +121,16 @@ void xp_out_no_table(const struct xp_result *r, const char *name)
 	size_t i;
 
 	if (name)
-		fprintf(stderr, "xpstat: no table %s in %s output; ", name, r->command);
+		xp_eprintf("xpstat: no table %s in %s output; ", name, r->command);
 	else
-		fprintf(stderr, "xpstat: %s output has no table to write as CSV; ", r->command);
+		xp_eprintf("xpstat: %s output has no table to write as CSV; ", r->command);
 	if (!r->n_tables) {
 		fputs("it has no tables\n", stderr);
 		return;
 	}
 	fputs("tables: ", stderr);
 	for (i = 0; i < r->n_tables; i++)
-		fprintf(stderr, "%s%s", i ? ", " : "", r->tables[i]->name);
+		xp_eprintf("%s%s", i ? ", " : "", r->tables[i]->name);
 	if (name) {
 		const char **names = xcalloc(r->n_tables, sizeof(*names));
 		char hint[256];
@@ -138,7 +138,7 @@ void xp_out_no_table(const struct xp_result *r, const char *name)
 		for (i = 0; i < r->n_tables; i++)
 			names[i] = r->tables[i]->name;
 		xp_did_you_mean(hint, sizeof(hint), name, names, r->n_tables, false, 1);
-		fputs(hint, stderr);
+		xp_eprintf("%s", hint);
 		free(names);
 	}
 	fputc('\n', stderr);

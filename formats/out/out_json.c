@@ -75,9 +75,21 @@ static void put_escaped(FILE *f, const char *s)
 	putc_unlocked('"', f);
 	const unsigned char *run = (const unsigned char *)s, *p = run;
 	for (;; p++) {
-		if (*p >= 0x20 && *p != '"' && *p != '\\')
+		if (*p >= 0x20 && *p != '"' && *p != '\\' && *p != 0x7f && *p != 0xc2 && *p != 0xd8 && *p != 0xe2)
 			continue;
+		uint32_t cp = 0;
+		size_t len = *p >= 0x7f ? xp_utf8_decode(p, strnlen((const char *)p, 4), &cp) : 0;
+		if (len && !xp_must_escape(cp)) {
+			p += len - 1;
+			continue;
+		}
 		put_raw(f, (const char *)run, (size_t)(p - run));
+		if (len) { /* DEL, a C1 control or a bidi override: valid text a terminal would act on */
+			fprintf(f, "\\u%04x", (unsigned)cp);
+			p += len - 1;
+			run = p + 1;
+			continue;
+		}
 		run = p + 1;
 		switch (*p) {
 		case 0: putc_unlocked('"', f); return;

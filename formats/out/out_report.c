@@ -119,9 +119,9 @@ int xp_report_write_csv_table(const struct xp_report *rep, const char *name, FIL
 	if (!find_table(rep, name, &sec, &table)) {
 		char **names;
 		size_t n = xp_report_csv_names(rep, &names);
-		fprintf(stderr, "xpstat: report: no table '%s'; tables:", name);
+		xp_eprintf("xpstat: report: no table '%s'; tables:", name);
 		for (size_t i = 0; i < n; i++) {
-			fprintf(stderr, "%s %s", i ? "," : "", names[i]);
+			xp_eprintf("%s %s", i ? "," : "", names[i]);
 			free(names[i]);
 		}
 		fputc('\n', stderr);
@@ -137,7 +137,7 @@ static int write_one(const struct xp_result *r, const char *table, const char *p
 {
 	struct xp_outfile of;
 	if (xp_outfile_open(&of, path)) {
-		fprintf(stderr, "xpstat: %s: cannot create: %s\n", path, strerror(errno));
+		xp_eprintf("xpstat: %s: cannot create: %s\n", path, strerror(errno));
 		return XP_EXIT_USAGE;
 	}
 	struct xp_out_opts oo = *o;
@@ -148,7 +148,7 @@ static int write_one(const struct xp_result *r, const char *table, const char *p
 		return rc;
 	}
 	if (xp_outfile_commit(&of)) {
-		fprintf(stderr, "xpstat: %s: cannot write: %s\n", path, strerror(errno));
+		xp_eprintf("xpstat: %s: cannot write: %s\n", path, strerror(errno));
 		return XP_EXIT_INTERNAL;
 	}
 	return 0;
@@ -158,11 +158,11 @@ int xp_report_write_csv_dir(const struct xp_report *rep, const char *dir, const 
 {
 	struct stat st;
 	if (mkdir(dir, 0777) && errno != EEXIST) {
-		fprintf(stderr, "xpstat: %s: cannot create the directory: %s\n", dir, strerror(errno));
+		xp_eprintf("xpstat: %s: cannot create the directory: %s\n", dir, strerror(errno));
 		return XP_EXIT_USAGE;
 	}
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "xpstat: %s: not a directory (report --format csv writes one file per table into -o DIR)\n",
+		xp_eprintf("xpstat: %s: not a directory (report --format csv writes one file per table into -o DIR)\n",
 			dir);
 		return XP_EXIT_USAGE;
 	}

@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+"""check_hostile.py - the catalogue of hostile inputs, each class a small generated input with its stated outcome:
+'ok' (read; info and report exit 0, what info must count in its completeness report), or 'bad' (one-line error,
+exit 3, nothing written). For every class: no control character from the input in any output or message, no file
+left next to the -o target, and (in the sanitizer build) no undefined behaviour: that exits 1."""
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import wire  # noqa: E402
+import saved  # noqa: E402
+
+XPSTAT = os.path.abspath(sys.argv[1])
+I64_MAX, I64_MIN, I32_MAX, I32_MIN = 2**63 - 1, -2**63, 2**31 - 1, -2**31
+# What a terminal acts on: C0 but newline and tab (JSON's indentation; a tab from the input is escaped), DEL, C1 (UTF-8 C2 80..9F), bidi overrides/isolates, and a raw ESC.
+CONTROL = re.compile(rb'[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]')
+NASTY = ['op\x1b[31mred', 'osc\x1b]0;title\x07', 'c1\u009b2J', 'bidi\u202etxt.exe', 'nl\nsecond', 'cr\rback',
+         'nul\x00cut', '=cmd|calc', '+SUM(1)', '-1+2', '@x', '<b>&amp;"\'</b>']
+
+
+def xs_file(d, planes, name='h.xplane.pb', **kw):
+    p = os.path.join(d, name)
+    with open(p, 'wb') as f:
+        f.write(wire.xspace(planes, **kw))
+    return p
+
+
+def host_plane(events, metas, line_ts=1000, lines=None, stat_metas=(), stats=()):
+    lines = lines if lines is not None else [wire.line(1, 'python', line_ts, events)]
+    return wire.plane(1, '/host:CPU', lines=lines, event_metas=metas, stat_metas=stat_metas, stats=stats)
+
+
+def int_extremes(d):
+    offs = [0, 1, -1, I32_MAX, I32_MIN, I64_MAX, I64_MIN, 2**53 + 1]
+    evs = [wire.event(1, o, abs(o) % 1000) for o in offs] + [wire.event(1, 5, v) for v in (I64_MAX, I32_MAX, 2**62)]
+    return [xs_file(d, [host_plane(evs, [(1, 'op')])])]
+
+
+def offset_min(d):
+    return [xs_file(d, [host_plane([wire.event(1, I64_MIN, 5), wire.event(1, 10, 5)], [(1, 'op')])])]
+
+
+def line_ts_overflow(d):
+    """timestamp_ns that overflows when scaled to picoseconds."""
+    lines = [wire.line(1, 'a', I64_MAX, [wire.event(1, 1, 1)]), wire.line(2, 'b', I64_MIN, [wire.event(1, 1, 1)]),
+             wire.line(3, 'c', 2**53, [wire.event(1, 1, 1)])]
+    return [xs_file(d, [host_plane(None, [(1, 'op')], lines=lines)])]
+
+
+def negative_durations(d):
+    return [xs_file(d, [host_plane([wire.event(1, 10, -1), wire.event(1, 20, I64_MIN)], [(1, 'op')])])]
+
+
+def out_of_order(d):
+    return [xs_file(d, [host_plane([wire.event(1, t, 3) for t in (900, 5, 400, 5, 1)], [(1, 'op')])])]
+
+
+def dangling_ids(d):
+    ev = [wire.event(77, 1, 1, [wire.stat(99, 5), wire.stat(1, ('ref', 12345))]), wire.event(1, 2, 1)]
+    return [xs_file(d, [host_plane(ev, [(1, 'op')], stat_metas=[(1, 'step_num')])])]
+
+
+def colliding_ids(d):
+    lines = [wire.line(7, 'same', 1, [wire.event(1, 1, 1)]), wire.line(7, 'same', 1, [wire.event(2, 1, 1)])]
+    pl = wire.plane(1, '/host:CPU', lines=lines, event_metas=[(1, 'a'), (1, 'b'), (2, 'c')])
+    return [xs_file(d, [pl, pl])]
+
+
+def nasty_names(d, extra_planes=()):
+    metas = [(i + 1, n) for i, n in enumerate(NASTY)]
+    evs = [wire.event(i + 1, 10 * i, 5) for i in range(len(NASTY))]
+    lines = [wire.line(i + 1, n, 1000, evs) for i, n in enumerate(NASTY[:4])]
+    pl = wire.plane(1, '/host:CPU', lines=lines, event_metas=metas)
+    return [xs_file(d, [pl] + [wire.plane(2 + i, n) for i, n in enumerate(NASTY)], hostnames=['host\x1b[2J\u202e'],
+                    errors=['err\x1b]8;;x\x07'], warnings=['w\u009bq'])]
+
+
+def invalid_utf8(d):
+    bad = [b'\xff\xfe', b'a\xc0\xafb', b'\xed\xa0\x80', b'\xf4\x90\x80\x80', b'\xe2\x80', b'\xc2']
+    metas = [(i + 1, b) for i, b in enumerate(bad)]
+    evs = [wire.event(i + 1, i, 1) for i in range(len(bad))]
+    return [xs_file(d, [host_plane(evs, metas)], name='u.xplane.pb', hostnames=[b'h\xff\x9b'])]
+
+
+def hostile_doubles(d):
+    """NaN, +-inf, denormals, 1e308, -0 as event and GPU device stats (compute capability, peaks)."""
+    vals = [float('nan'), float('inf'), -float('inf'), 5e-324, 1e308, -0.0, 1e300]
+    names = ['compute_cap_major', 'compute_cap_minor', 'peak_teraflops_per_second', 'clock_rate', 'core_count',
+             'memory_bandwidth', 'peak_sram_rd_bw_gigabytes_per_second']
+    sm = [(i + 1, n) for i, n in enumerate(names)]
+    st = [wire.stat(i + 1, vals[i % len(vals)]) for i in range(len(names))]
+    k = [wire.event(1, 10, 100, [wire.stat(1, v) for v in vals])]
+    gpu = wire.plane(2, '/device:GPU:0', lines=[wire.line(1, 'stream 1', 1000, k)], event_metas=[(1, 'kern')],
+                     stat_metas=sm, stats=st)
+    host = host_plane([wire.event(1, 1, 1, [wire.stat(1, v) for v in vals])], [(1, 'op')], stat_metas=sm)
+    return [xs_file(d, [host, gpu])]
+
+
+def many_planes(d):
+    return [xs_file(d, [wire.plane(i, '/device:CUSTOM:%d' % (i % 1000)) for i in range(100000)])]
+
+
+def many_lines(d):
+    lines = [wire.line(i, 'l%d' % i, 1000, [wire.event(1, i, 1)]) for i in range(100000)]
+    return [xs_file(d, [host_plane(None, [(1, 'op')], lines=lines)])]
+
+
+def xs_truncated(d):
+    data = wire.xspace([host_plane([wire.event(1, 1, 1)] * 50, [(1, 'op')])])
+    p = os.path.join(d, 't.xplane.pb')
+    with open(p, 'wb') as f:
+        f.write(data[:len(data) * 2 // 3])
+    return [p]
+
+
+def xs_length_past_end(d):
+    p = os.path.join(d, 'l.xplane.pb')
+    with open(p, 'wb') as f:
+        f.write(b'\x0a\xff\xff\xff\xff\x0f' + b'\x00' * 10)
+    return [p]
+
+
+def tj_file(d, doc, name='t.trace.json', raw=None):
+    p = os.path.join(d, name)
+    with open(p, 'wb') as f:
+        f.write(raw if raw is not None else json.dumps(doc).encode())
+    return p
+
+
+def X(pid, tid, ts, dur, name='op', **kw):
+    return dict(ph='X', pid=pid, tid=tid, ts=ts, dur=dur, name=name, **kw)
+
+
+def tj_ids(d):
+    evs = [X(I64_MAX, I64_MAX, 1, 1), X(I64_MIN, I64_MIN, 2, 1), X(0, -1, 3, 1), X(2**64 - 1, 2**64, 4, 1),
+           dict(ph='M', name='process_name', pid=I64_MAX, args=dict(name='p')),
+           dict(ph='C', name='ctr', pid=I64_MAX, tid=1, ts=5, args=dict(v=1)),
+           dict(ph='b', name='as', cat='c', id=I64_MAX, pid=I64_MAX, tid=I64_MAX, ts=6)]
+    return [tj_file(d, dict(traceEvents=evs))]
+
+
+def tj_times(d):
+    raw = (b'{"traceEvents":[' + b','.join(
+        b'{"ph":"X","pid":1,"tid":1,"ts":%s,"dur":%s,"name":"t"}' % (t, u) for t, u in
+        [(b'1e308', b'1'), (b'-1e308', b'1'), (b'4.9e-324', b'1e-320'), (b'-0', b'-0'), (b'9223372036854775807', b'1'),
+         (b'-9223372036854775808', b'9223372036854775807'), (b'1', b'-5'), (b'3', b'1e300'), (b'2', b'-1e300')])
+        + b']}')
+    return [tj_file(d, None, raw=raw)]
+
+
+def tj_nasty_names(d):
+    evs = [X(1, 1, i, 1, name=n, cat=n, args={n: n}) for i, n in enumerate(NASTY)]
+    evs += [dict(ph='M', name='process_name', pid=1, args=dict(name=NASTY[0])),
+            dict(ph='M', name='thread_name', pid=1, tid=1, args=dict(name=NASTY[1]))]
+    return [tj_file(d, dict(traceEvents=evs, host_name=NASTY[3]))]
+
+
+def tj_invalid_utf8(d):
+    raw = b'{"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":1,"dur":1,"name":"a\xff\xc0\x80\xed\xa0\x80b"}]}'
+    return [tj_file(d, None, raw=raw)]
+
+
+def tj_deep(d):
+    raw = b'{"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":1,"dur":1,"name":"a","args":' + b'[' * 100000 + b']' * 100000 + b'}]}'
+    return [tj_file(d, None, raw=raw)]
+
+
+def tj_many_threads(d):
+    return [tj_file(d, dict(traceEvents=[X(1 + i % 7, i, i, 1) for i in range(100000)]))]
+
+
+def tj_syntax(d):
+    return [tj_file(d, None, raw=b'{"traceEvents":[{"ph":"X","pid":1,,}]}')]
+
+
+def tj_control_raw(d):
+    return [tj_file(d, None, raw=b'{"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":1,"dur":1,"name":"a\x1b[31m"}]}')]
+
+
+def gz_blanks(d):
+    p = os.path.join(d, 'b.trace.json.gz')
+    with gzip.open(p, 'wb') as f:
+        f.write(b'{"traceEvents":[' + b' ' * (8 << 20) + json.dumps(X(1, 1, 1, 1)).encode() + b']}')
+    return [p]
+
+
+def zst_long_element(d):
+    p = os.path.join(d, 'l.trace.json.zst')
+    body = b'{"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":1,"dur":1,"name":"' + b'n' * (4 << 20) + b'"}]}'
+    subprocess.run(['zstd', '-q', '-f', '-o', p], input=body, check=True)
+    return [p]
+
+
+def gz_truncated(d):
+    p = os.path.join(d, 't.trace.json.gz')
+    data = gzip.compress(json.dumps(dict(traceEvents=[X(1, 1, i, 1) for i in range(2000)])).encode())
+    with open(p, 'wb') as f:
+        f.write(data[:len(data) // 2])
+    return [p]
+
+
+def zst_trailing_garbage(d):
+    p = os.path.join(d, 'g.trace.json.zst')
+    r = subprocess.run(['zstd', '-q', '-c'], input=json.dumps(dict(traceEvents=[X(1, 1, 1, 1)])).encode(),
+                       stdout=subprocess.PIPE, check=True)
+    with open(p, 'wb') as f:
+        f.write(r.stdout + b'garbage!')
+    return [p]
+
+
+def gz_bomb(d):
+    p = os.path.join(d, 'bomb.trace.json.gz')
+    with gzip.open(p, 'wb') as f:
+        f.write(b'{"traceEvents":[' + b' ' * (64 << 20) + b']}')
+    return ['--max-input-bytes', '1000000', p]
+
+
+def xs_gz_named_pb(d):
+    p = os.path.join(d, 'z.xplane.pb')
+    with open(p, 'wb') as f:
+        f.write(gzip.compress(wire.xspace([host_plane([wire.event(1, 1, 1)], [(1, 'op')])])))
+    return [p]
+
+
+def sv(d, doc, name='s.json'):
+    return [saved.write(os.path.join(d, name), doc)] * 2
+
+
+def saved_doc(**sec):
+    return {'schema_version': 1, 'command': 'steps', 'summary': {}, 'tables': {}, 'diagnostics': [], **sec}
+
+
+SAVED_BAD = {
+    'saved-grid': lambda d: sv(d, saved_doc(tables={'x': [{'k%d' % i: 1} for i in range(3000)]})),
+    'saved-reports-garbage': lambda d: sv(d, {'schema_version': 1, 'command': 'report', 'reports': 'garbage'}),
+    'saved-cell-array': lambda d: sv(d, saved_doc(tables={'steps': [{'a': [1, 2]}]})),
+    'saved-cell-object': lambda d: sv(d, saved_doc(tables={'steps': [{'a': {'b': 1}}]})),
+    'saved-table-object': lambda d: sv(d, saved_doc(tables={'steps': {'a': 1}})),
+    'saved-mixed-column': lambda d: sv(d, saved_doc(tables={'steps': [{'a': 1}, {'a': True}]})),
+    'saved-huge-numbers': lambda d: sv(d, saved_doc(summary={'peak_bytes': 1e300})),
+    'saved-int64-overflow': lambda d: sv(d, saved_doc(tables={'steps': [{'step_time_ms': 2**63}]})),
+    'saved-not-object': lambda d: sv(d, [1, 2]),
+    'saved-escape-key': lambda d: sv(d, saved_doc(tables={'steps': [{'a\x1b[31m\u202e': [1]}]})),
+}
+
+
+def saved_nasty_ok(d):
+    doc = saved.report(50)
+    for row in doc['reports']['tf_stats']['tables']['tf_stats']:
+        row['op_name'] = NASTY[row['rank'] % len(NASTY)] + str(row['rank'])
+    return [saved.write(os.path.join(d, 'a.json'), doc), saved.write(os.path.join(d, 'b.json'), saved.report(50, 3))]
+
+
+def saved_many_ops(d):
+    return [saved.write(os.path.join(d, 'a.json'), saved.report(100000)),
+            saved.write(os.path.join(d, 'b.json'), saved.report(100000, 3))]
+
+
+# name, generator, outcome ('ok' / 'bad'), what info must say for 'ok' (a regular expression, or None)
+XS = [
+    ('xs-int-extremes', int_extremes, 'ok', rb'overflow 64-bit picoseconds'),
+    ('xs-offset-min', offset_min, 'ok', rb'Time span: +9223372 s'),
+    ('xs-line-timestamp-overflow', line_ts_overflow, 'ok', rb'overflow 64-bit picoseconds'),
+    ('xs-negative-durations', negative_durations, 'ok', rb'2 events with a negative duration'),
+    ('xs-out-of-order', out_of_order, 'ok', rb'1 lines whose events are not in start order'),
+    ('xs-dangling-ids', dangling_ids, 'ok', None),
+    ('xs-colliding-ids', colliding_ids, 'ok', rb'Planes: +2'),
+    ('xs-nasty-names', nasty_names, 'ok', rb'Planes: +13'),
+    ('xs-invalid-utf8', invalid_utf8, 'ok', None),
+    ('xs-hostile-doubles', hostile_doubles, 'ok', rb'GPUs with events: 1'),
+    ('xs-many-planes', many_planes, 'ok', rb'Planes: +100000'),
+    ('xs-many-lines', many_lines, 'ok', rb'Events: +100000'),
+    ('xs-gz-named-pb', xs_gz_named_pb, 'ok', rb'Events: +1'),
+    ('xs-truncated', xs_truncated, 'bad', None),
+    ('xs-length-past-end', xs_length_past_end, 'bad', None),
+    ('tj-extreme-ids', tj_ids, 'ok', None),
+    ('tj-extreme-times', tj_times, 'bad', None),
+    ('tj-nasty-names', tj_nasty_names, 'ok', None),
+    ('tj-invalid-utf8', tj_invalid_utf8, 'bad', None),
+    ('tj-deep-nesting', tj_deep, 'bad', None),
+    ('tj-many-threads', tj_many_threads, 'ok', rb'100000 complete'),
+    ('tj-syntax', tj_syntax, 'bad', None),
+    ('tj-raw-control', tj_control_raw, 'bad', None),
+    ('gz-blank-run', gz_blanks, 'ok', rb'1 complete'),
+    ('zst-long-element', zst_long_element, 'ok', rb'1 complete'),
+    ('gz-truncated', gz_truncated, 'bad', None),
+    ('zst-trailing-garbage', zst_trailing_garbage, 'bad', None),
+    ('gz-bomb', gz_bomb, 'bad', None),
+]
+SAVED = [(n, g, 'bad', None) for n, g in SAVED_BAD.items()] + [
+    ('saved-nasty-names', saved_nasty_ok, 'ok', None),
+    ('saved-many-ops', saved_many_ops, 'ok', None),
+]
+
+
+def run(args, cwd):
+    r = subprocess.run([XPSTAT] + args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
+    return r.returncode, r.stdout, r.stderr
+
+
+def problems(name, outcome, expect, inputs, out, saved_case):
+    bad = []
+    cmds = [['compare'] + inputs] if saved_case else [['info'] + inputs, ['report'] + inputs]
+    for k, cmd in enumerate(cmds):
+        for fmt in (['--format', 'text'], ['--format', 'json']) if k == 0 else (['--format', 'text'],):
+            target = os.path.join(out, 'r%d.out' % k)
+            rc, so, se = run(cmd + fmt + ['-o', target], out)
+            rc2, so2, se2 = run(cmd + fmt, out)
+            written = open(target, 'rb').read() if os.path.exists(target) else b''
+            for what, text in (('stdout', so2), ('stderr', se + se2), ('-o file', written)):
+                m = CONTROL.search(text)
+                if m:
+                    bad.append('%s %s: control byte %r in %s' % (' '.join(cmd[:1]), fmt[1], m.group(), what))
+            if outcome == 'bad':
+                if rc != 3 or rc2 != 3:
+                    bad.append('%s: exit %d/%d, want 3' % (cmd[0], rc, rc2))
+                if len(se.splitlines()) != 1 or not se.startswith(b'xpstat: '):
+                    bad.append('%s: want one error line, got %r' % (cmd[0], se[:300]))
+                if os.path.exists(target):
+                    bad.append('%s: %s written on an error' % (cmd[0], target))
+            elif rc not in (0, 1) or rc2 not in (0, 1) or (not saved_case and (rc, rc2) != (0, 0)):
+                bad.append('%s: exit %d/%d: %r' % (cmd[0], rc, rc2, se[-300:]))
+            if k == 0 and fmt[1] == 'text' and expect and outcome == 'ok' and not re.search(expect, so2):
+                bad.append('info does not say %r' % expect)
+            if os.path.exists(target):
+                os.unlink(target)
+            left = os.listdir(out)
+            if left:
+                bad.append('%s left %s' % (cmd[0], left))
+    return bad
+
+
+def main():
+    only = sys.argv[2:]
+    n_bad = 0
+    cases = [(c, False) for c in XS] + [(c, True) for c in SAVED]
+    for (name, gen, outcome, expect), saved_case in cases:
+        if only and name not in only:
+            continue
+        with tempfile.TemporaryDirectory() as d:
+            ind, out = os.path.join(d, 'in'), os.path.join(d, 'out')
+            os.mkdir(ind)
+            os.mkdir(out)
+            inputs = gen(ind)
+            bad = problems(name, outcome, expect, inputs, out, saved_case)
+        print('%s %s (%s)%s' % ('FAIL' if bad else 'ok', name, outcome, ''.join('\n  ' + b for b in bad)))
+        n_bad += bool(bad)
+    print('%d classes, %d failed' % (len(cases) if not only else len(only), n_bad))
+    return 1 if n_bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
