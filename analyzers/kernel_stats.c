@@ -340,6 +340,7 @@ struct xp_result *xp_analyze_kernel_stats(const struct xp_capture *c, const stru
 		no_kernels_diag(r, db);
 	implausible_diag(r, db);
 	xp_hlo_diagnostics(r, db->n_hlo_bad, db->hlo_problem, 0, 0, 0);
+	xp_result_set_semantics(r, xp_capture_semantics(c));
 	free(kept);
 	xp_kernel_db_free(db);
 	filters_free(&f);
