@@ -2,6 +2,7 @@
 #include "kernel_stats.h"
 #include "analyzers/db/hlodb.h"
 #include "analyzers/db/kernel_db.h"
+#include "analyzers/prepare/prepare.h"
 #include "analyzers/db/steptime.h"
 #include "formats/core/strpool.h"
 #include "formats/core/xalloc.h"
@@ -147,7 +148,7 @@ struct kcols {
 		op, kernel;
 };
 
-static void columns(struct xp_table *t, struct kcols *k, bool one_host, bool any_module)
+static void columns(struct xp_table *t, struct kcols *k, bool one_host, bool any_module, bool achieved)
 {
 	k->rank = xp_table_col(t, "rank", "#", XP_T_INT, XP_U_NONE, 0);
 	k->host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, one_host ? XP_COL_TEXT_HIDDEN : 0);
@@ -163,7 +164,8 @@ static void columns(struct xp_table *t, struct kcols *k, bool one_host, bool any
 	k->shm = xp_table_col(t, "shmem_bytes", "Shm", XP_T_BYTES, XP_U_NONE, 0);
 	k->grid = xp_table_col(t, "grid_dim", "Grid", XP_T_STR, XP_U_NONE, XP_COL_TEXT_RIGHT);
 	k->block = xp_table_col(t, "block_dim", "Block", XP_T_STR, XP_U_NONE, XP_COL_TEXT_RIGHT);
-	k->occ = xp_table_col(t, "occupancy_pct", "Occ", XP_T_PCT, XP_U_NONE, 0);
+	/* Kineto records CUPTI's estimated achieved occupancy, not the theoretical one. */
+	k->occ = xp_table_col(t, "occupancy_pct", achieved ? "Est. achieved occ" : "Occ", XP_T_PCT, XP_U_NONE, 0);
 	k->elig = xp_table_col(t, "is_op_tensor_core_eligible", "TC elig", XP_T_BOOL, XP_U_NONE, 0);
 	k->tc = xp_table_col(t, "is_kernel_using_tensor_core", "TC", XP_T_BOOL, XP_U_NONE, 0);
 	k->module = xp_table_col(t, "hlo_module", "Module", XP_T_STR, XP_U_NONE, any_module ? 0 : XP_COL_TEXT_HIDDEN);
@@ -301,9 +303,11 @@ static void implausible_diag(struct xp_result *r, const struct xp_kernel_db *db)
 static void fill_table(struct xp_result *r, const struct xp_capture *c, const struct xp_kernel_db *db,
 		       const bool *kept, const struct xp_kernel_stats_opts *o, const struct totals *t)
 {
-	struct xp_table *tab = xp_result_add_table(r, "kernels", "Kernels (per kernel and op)");
+	bool pytorch = xp_capture_semantics(c) != NULL;
+	struct xp_table *tab = xp_result_add_table(r, "kernels", pytorch ? "Kernels (per kernel and op; occupancy is "
+						   "the estimated achieved occupancy Kineto records)" : "Kernels (per kernel and op)");
 	struct kcols k;
-	columns(tab, &k, c->n_hosts <= 1, t->any_module);
+	columns(tab, &k, c->n_hosts <= 1, t->any_module, pytorch);
 	size_t limit = o->top ? o->top : SIZE_MAX;
 	for (size_t i = 0; i < db->n && tab->n_rows < limit; i++)
 		if (kept[i])
@@ -340,6 +344,7 @@ struct xp_result *xp_analyze_kernel_stats(const struct xp_capture *c, const stru
 		no_kernels_diag(r, db);
 	implausible_diag(r, db);
 	xp_hlo_diagnostics(r, db->n_hlo_bad, db->hlo_problem, 0, 0, 0);
+	xp_result_set_semantics(r, xp_capture_semantics(c));
 	free(kept);
 	xp_kernel_db_free(db);
 	filters_free(&f);

@@ -187,8 +187,10 @@ struct xp_report *xp_report_run(const struct xp_capture *c, const struct xp_prep
 	}
 	struct xp_report *rep = xp_report_new("");
 	for (size_t i = 0; i < N_SECTIONS; i++)
-		if (pl.r[i])
+		if (pl.r[i]) {
+			xp_result_set_semantics(pl.r[i], xp_capture_semantics(c));
 			xp_report_add(rep, sections[i]->name, pl.r[i]);
+		}
 	if (p)
 		xp_prep_free(p);
 	return rep;

@@ -667,6 +667,7 @@ struct xp_result *xp_analyze_tf_stats(const struct xp_capture *c, const struct x
 	add_table(r, &s);
 	add_hlo_table(r, &s);
 	diagnostics(r, &s);
+	xp_result_set_semantics(r, xp_capture_semantics(c));
 	tfs_free(&s);
 	return r;
 }

@@ -197,7 +197,10 @@ static int check_run(struct xp_ctx *ctx)
 	rc = xp_gate_load(ctx, ctx->paths, ctx->n_paths, NULL, &cand);
 	if (!rc && baseline)
 		rc = xp_gate_load(ctx, (char **)&baseline, 1, NULL, &base);
+	if (!rc && base)
+		rc = xp_gate_same_semantics(base, baseline, cand);
 	if (rc) {
+		xp_report_free(base);
 		xp_report_free(cand);
 		free_opts();
 		return rc;

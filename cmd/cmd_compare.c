@@ -26,6 +26,10 @@ static int compare_run(struct xp_ctx *ctx)
 	int rc = xp_gate_load(ctx, &ctx->paths[0], 1, NULL, &b);
 	if (!rc)
 		rc = xp_gate_load(ctx, &ctx->paths[1], 1, NULL, &c);
+	if (!rc)
+		rc = xp_gate_same_semantics(b, ctx->paths[0], c);
+	if (rc)
+		xp_report_free(c);
 	if (rc) {
 		xp_report_free(b);
 		return rc;

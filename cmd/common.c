@@ -309,6 +309,8 @@ int xp_run_analysis(struct xp_ctx *ctx, const struct xp_analysis *a, const void 
 	}
 	struct xp_run_in in = {.c = c, .p = p, .opts = opts, .xprof_compat = ctx->xprof_compat};
 	struct xp_result *r = a->run(&in);
+	if (r)
+		xp_result_set_semantics(r, xp_capture_semantics(c));
 	rc = xp_emit(ctx, r);
 	xp_result_free(r);
 	xp_prep_free(p);

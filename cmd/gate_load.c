@@ -79,6 +79,26 @@ int xp_gate_load(struct xp_ctx *ctx, char **paths, size_t n, const char *const *
 	return 0;
 }
 
+static const char *report_semantics(const struct xp_report *rep)
+{
+	for (size_t i = 0; rep && i < rep->n; i++)
+		if (rep->sec[i].r && rep->sec[i].r->semantics)
+			return rep->sec[i].r->semantics;
+	return NULL;
+}
+
+int xp_gate_same_semantics(const struct xp_report *base, const char *base_path, const struct xp_report *cand)
+{
+	const char *b = report_semantics(base), *c = report_semantics(cand);
+	if (!strcmp(b ? b : "", c ? c : ""))
+		return 0;
+	/* Numbers made by other rules: a false regression (or improvement) otherwise. */
+	fprintf(stderr, "xpstat: %s: made with %s semantics, the candidate with %s: regenerate the baseline with this "
+		"xpstat\n", base_path, b ? b : (c && !strncmp(c, "pytorch", 7) ? "older PyTorch" : "TensorFlow/JAX"),
+		c ? c : "TensorFlow/JAX");
+	return XP_EXIT_BAD_INPUT;
+}
+
 int xp_gate_load_captures(struct xp_ctx *ctx, struct xp_report **out, uint32_t *hosts)
 {
 	*out = NULL;

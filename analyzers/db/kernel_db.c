@@ -460,7 +460,7 @@ static void pass_free(struct plane_pass *pp)
 }
 
 static void read_plane(struct xp_kernel_db *db, const struct xp_capture *c, const struct xp_plane *p, uint32_t host,
-		       bool compat, const struct xp_hlo_db *hlo)
+		       bool compat, const struct xp_hlo_db *hlo, bool zero_ok)
 {
 	struct plane_pass pp = {.c = c, .p = p, .host = host, .compat = compat, .db = db, .hlo = hlo};
 	pp.ids = (struct plane_ids){
@@ -477,7 +477,9 @@ static void read_plane(struct xp_kernel_db *db, const struct xp_capture *c, cons
 		if (l->derived)
 			continue;
 		for (uint64_t i = 0; i < l->n_events; i++)
-			if (l->dur_ps[i] > 0)   /* zero-length (and negative) events are no kernels */
+			/* Zero-length (and negative) events are no kernels, but in microsecond trace JSON (PyTorch)
+			 * dur 0 means a launch under a microsecond: counted, as the PyTorch profiler does. */
+			if (l->dur_ps[i] > 0 || (zero_ok && l->dur_ps[i] == 0))
 				add_kernel(&pp, l, i);
 	}
 	pass_free(&pp);
@@ -492,7 +494,7 @@ static void read_host(struct xp_kernel_db *db, const struct xp_capture *c, uint3
 		if (host->planes[i].kind != XP_PLANE_GPU)
 			continue;
 		db->gpu_planes++;
-		read_plane(db, c, &host->planes[i], h, o && o->xprof_compat, hlo);
+		read_plane(db, c, &host->planes[i], h, o && o->xprof_compat, hlo, xp_host_is_pytorch(host));
 	}
 	if (hlo->n_bad && !db->hlo_problem)
 		db->hlo_problem = xstrndup(hlo->first_bad, strlen(hlo->first_bad));

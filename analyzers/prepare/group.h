@@ -32,7 +32,6 @@ void xp_stepdb_from_groups(const struct xp_capture *c, struct xp_prep_host *ph, 
 int xp_stepdb_from_marker(const struct xp_capture *c, struct xp_prep_host *ph, const struct xp_prep_opts *o,
 			  const struct xp_group_out *g, char *errmsg, size_t errlen);
 /* PyTorch (Kineto) traces: the step database by the PyTorch profiler's rules (pt_steps.c). */
-bool xp_host_is_pytorch(const struct xp_host *h);
 void xp_stepdb_pytorch(const struct xp_capture *c, struct xp_prep_host *ph);
 void xp_group_out_free(struct xp_group_out *g);
 /* Line k of the index: plane index, line index in the plane, first node. */

@@ -11,4 +11,12 @@ void xp_prep_free(struct xp_prep *p);
 /* Does a host of the capture have PyTorch semantics? (Tables then show PyTorch's categories.) */
 bool xp_prep_pytorch(const struct xp_prep *p);
 
+/* The version of xpstat's PyTorch rules: raise it whenever a PyTorch number changes meaning, so that
+ * check and compare refuse baselines made by the old rules. */
+#define XP_SEMANTICS_PYTORCH "pytorch-2"
+/* Is the host a PyTorch (Kineto) trace? Its numbers follow PyTorch's rules. */
+bool xp_host_is_pytorch(const struct xp_host *h);
+/* XP_SEMANTICS_PYTORCH when a host of C is a PyTorch trace, else NULL (TensorFlow/JAX rules). */
+const char *xp_capture_semantics(const struct xp_capture *c);
+
 #endif

@@ -1,5 +1,6 @@
 /* pt_steps.c - the step database of a PyTorch (Kineto) trace: ProfilerStep spans and the PyTorch breakdown. */
 #include "group.h"
+#include "prepare.h"
 #include "formats/core/xalloc.h"
 
 #include <inttypes.h>
@@ -508,6 +509,14 @@ static void dropped_note(const struct ptb *b, size_t keep, struct xp_step_db *db
 bool xp_host_is_pytorch(const struct xp_host *h)
 {
 	return h->format == XP_FMT_TRACE_JSON && h->json.kineto_events > 0;
+}
+
+const char *xp_capture_semantics(const struct xp_capture *c)
+{
+	for (uint32_t h = 0; h < c->n_hosts; h++)
+		if (xp_host_is_pytorch(&c->hosts[h]))
+			return XP_SEMANTICS_PYTORCH;
+	return NULL;
 }
 
 void xp_stepdb_pytorch(const struct xp_capture *c, struct xp_prep_host *ph)

@@ -395,6 +395,11 @@ static struct xp_result *read_document(const struct rd *d, const cJSON *doc, con
 		rc = bad(d, "\"verdict\" is not a string");
 	else if (cJSON_IsString(verdict))
 		xp_result_set_verdict(r, "%s", verdict->valuestring);
+	const cJSON *sem = cJSON_GetObjectItemCaseSensitive(doc, "semantics");
+	if (!rc && sem && !cJSON_IsString(sem))
+		rc = bad(d, "\"semantics\" is not a string");
+	else if (!rc && sem)
+		xp_result_set_semantics(r, sem->valuestring);
 	if (!rc)
 		rc = read_summary(d, r, cJSON_GetObjectItemCaseSensitive(doc, "summary"));
 	if (!rc && tables && !cJSON_IsObject(tables))

@@ -114,12 +114,21 @@ static void table_free(struct xp_table *t)
 	free(t);
 }
 
+void xp_result_set_semantics(struct xp_result *r, const char *semantics)
+{
+	free(r->semantics);
+	r->semantics = NULL;
+	if (semantics && !(r->semantics = strdup(semantics)))
+		xp_oom();
+}
+
 void xp_result_free(struct xp_result *r)
 {
 	size_t i;
 
 	if (!r)
 		return;
+	free(r->semantics);
 	for (i = 0; i < r->n_summary; i++) {
 		free(r->summary[i].key);
 		free(r->summary[i].label);

@@ -104,10 +104,14 @@ struct xp_result {
 	size_t n_diags, cap_diags;
 	struct xp_diag *diags;
 	size_t primary;         /* index of the table CSV writes by default */
+	/* Whose rules made the numbers, when not TensorFlow's ("pytorch-2"): a saved document records it, and
+	 * check and compare refuse a baseline made by other rules. NULL = TensorFlow/JAX semantics. */
+	char *semantics;
 };
 
 struct xp_result *xp_result_new(const char *command);
 void xp_result_free(struct xp_result *r);
+void xp_result_set_semantics(struct xp_result *r, const char *semantics);
 void xp_result_set_verdict(struct xp_result *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -247,6 +247,10 @@ static void put_result(FILE *f, const struct xp_result *r, int depth)
 	putc_unlocked('{', f);
 	member(f, depth, true, "schema_version");
 	put_i64(f, XP_SCHEMA_VERSION);
+	if (r->semantics) {
+		member(f, depth, false, "semantics");
+		put_string(f, r->semantics);
+	}
 	member(f, depth, false, "command");
 	put_string(f, r->command ? r->command : "");
 	if (r->verdict) {

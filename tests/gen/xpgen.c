@@ -3106,8 +3106,12 @@ static void write_shapes(const struct opts *o)
 	shapes_write(&so);
 }
 
+int xp_kineto_main(int argc, char **argv); /* kineto_gen.c */
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "--kineto"))
+		return xp_kineto_main(argc - 1, argv + 1);
 	struct opts o;
 	parse_args(&o, argc, argv);
 	if (o.variant >= V_DIVERSE) {
