@@ -47,6 +47,6 @@ char *xp_safe_text(char *dst, size_t cap, const char *s);
 /* fprintf(stderr, ...) for text that holds names from the input (paths, hosts, runs, tables): the
  * formatted text is escaped as xp_safe_text does, but for one newline or carriage return at its end. */
 void xp_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void xp_veprintf(const char *fmt, va_list ap);
+void xp_veprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 #endif
