@@ -324,23 +324,26 @@ static const struct kop *xla_op_of(struct plane_pass *pp, const struct kernel_st
 		memcpy(key, m->s, mlen);
 	key[mlen] = 0x1f;
 	memcpy(key + mlen + 1, h->s, h->len);
+	/* The map keeps its keys' pointers and its fast path compares them: look up and insert the
+	 * pool's copy, one pointer per distinct text, never the temporary. */
+	const char *pooled = xp_pool_str(pp->db->index->pool, key, klen);
+	free(key);
 	uint32_t k;
 	const struct kop *o;
 	struct xp_hlo_hit hit;
-	if (xp_textmap_get(&pp->xla_ops, key, klen, &k)) {
+	if (xp_textmap_get(&pp->xla_ops, pooled, klen, &k)) {
 		o = &pp->ops[k];
 	} else if (xp_hlo_db_resolve(pp->hlo, false, 0, m ? m->s : NULL, mlen, h->s, h->len, &hit) &&
 		   hit.in->op_name[0]) {
 		o = new_op(pp, hit.in->op_name, strlen(hit.in->op_name));
-		xp_textmap_put(&pp->xla_ops, key, klen, (uint32_t)(o - pp->ops));
+		xp_textmap_put(&pp->xla_ops, pooled, klen, (uint32_t)(o - pp->ops));
 	} else {
 		const char *name;
 		size_t len;
 		hlo_name(h->s, h->len, &name, &len);
 		o = new_op(pp, name, len);
-		xp_textmap_put(&pp->xla_ops, key, klen, (uint32_t)(o - pp->ops));
+		xp_textmap_put(&pp->xla_ops, pooled, klen, (uint32_t)(o - pp->ops));
 	}
-	free(key);
 	return o;
 }
 
