@@ -39,6 +39,7 @@ struct xp_ctx {
 	char **paths;
 	size_t n_paths;
 	const struct xp_cmd *cmd;
+	void *cmd_opts;           /* this invocation's options of the command (xp_cmd.opts_size bytes) */
 	struct xp_drop_list drop; /* what the command's analyses leave out of the load */
 };
 
@@ -54,6 +55,12 @@ struct xp_cmd {
 	/* The analyses it runs, NULL-terminated: the optional stats none of them reads are not
 	 * loaded (NULL: load all). */
 	const struct xp_analysis *const *analyses;
+	/* Its options, one struct per invocation in ctx->cmd_opts: OPTS_SIZE bytes copied from OPTS_INIT
+	 * (zeroes when NULL) before the first option is parsed; OPTS_FREE (may be NULL) releases what
+	 * set_opt allocated in it, whichever way the invocation ends. */
+	size_t opts_size;
+	const void *opts_init;
+	void (*opts_free)(void *opts);
 };
 
 extern const struct xp_cmd xp_cmd_info, xp_cmd_runs;
@@ -73,7 +80,9 @@ int xp_run_analysis(struct xp_ctx *ctx, const struct xp_analysis *a, const void 
 int xp_emit(struct xp_ctx *ctx, const struct xp_result *r);
 struct xp_out_opts;
 /* The same for any rendering FN (report's sections, check's JUnit): stdout or -o, written atomically. */
-int xp_emit_fn(struct xp_ctx *ctx, int (*fn)(FILE *f, const struct xp_out_opts *oo, void *arg), void *arg);
+/* FN writes to F and returns 0, or an xp_exit status with *E set, which xp_emit_fn prints. */
+typedef int (*xp_emit_write_fn)(FILE *f, const struct xp_out_opts *oo, void *arg, struct xp_err *e);
+int xp_emit_fn(struct xp_ctx *ctx, xp_emit_write_fn fn, void *arg);
 /* Columns text output must fit: COLUMNS, else the terminal's width when
  * standard output is one; 0 (no limit) for --wide, CSV, JSON, pipes and files. */
 size_t xp_text_width(const struct xp_ctx *ctx);

@@ -1,6 +1,7 @@
 /* cmd_check.c - `xpstat check`: the CI gate; thresholds and a baseline, exit status 0 pass, 1 fail, 3 input unusable. */
 #include "gate.h"
 #include "formats/core/suggest.h"
+#include "formats/core/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +33,13 @@ static const struct xp_opt check_opts[] = {
 	{NULL, 0, 0, NULL, NULL},
 };
 
-static struct xp_check_opts opts = {.confidence = DEFAULT_CONFIDENCE, .min_steps = DEFAULT_MIN_STEPS};
-static const char *baseline;
+/* One invocation's options: the gate's own, and --baseline. */
+struct check_cmd {
+	struct xp_check_opts o;
+	const char *baseline;
+};
+
+static const struct check_cmd opts_init = {.o = {.confidence = DEFAULT_CONFIDENCE, .min_steps = DEFAULT_MIN_STEPS}};
 
 /* "NAME=VALUE" split at the last '=' (op names may hold one). */
 static bool split(const char *arg, char **name, const char **value)
@@ -43,21 +49,20 @@ static bool split(const char *arg, char **name, const char **value)
 		return false;
 	*name = strndup(arg, (size_t)(eq - arg));
 	if (!*name)
-		abort();
+		xp_oom();
 	*value = eq + 1;
 	return true;
 }
 
 static struct xp_named_limit *grow(struct xp_named_limit **v, size_t *n)
 {
-	*v = realloc(*v, (*n + 1) * sizeof **v);
-	if (!*v)
-		abort();
+	*v = xrealloc(*v, (*n + 1) * sizeof **v);
 	return &(*v)[(*n)++];
 }
 
 static int set_category(struct xp_ctx *ctx, const char *arg)
 {
+	struct check_cmd *k = ctx->cmd_opts;
 	char *name;
 	const char *value;
 	struct xp_limit l;
@@ -76,7 +81,7 @@ static int set_category(struct xp_ctx *ctx, const char *arg)
 		free(name);
 		return rc;
 	}
-	struct xp_named_limit *nl = grow(&opts.cat, &opts.n_cat);
+	struct xp_named_limit *nl = grow(&k->o.cat, &k->o.n_cat);
 	nl->name = name;
 	nl->lim = l;
 	return 0;
@@ -84,13 +89,14 @@ static int set_category(struct xp_ctx *ctx, const char *arg)
 
 static int set_op(struct xp_ctx *ctx, const char *arg)
 {
+	struct check_cmd *k = ctx->cmd_opts;
 	char *name;
 	const char *value;
 	struct xp_limit l;
 	if (!split(arg, &name, &value) || !xp_parse_limit(value, &l))
 		return xp_usage_error(ctx, "--max-op-self-time needs OP=LIMIT with LIMIT a duration or a percentage "
 				      "(model/conv2d/Conv2D=40ms), not '%s'", arg);
-	struct xp_named_limit *nl = grow(&opts.op, &opts.n_op);
+	struct xp_named_limit *nl = grow(&k->o.op, &k->o.n_op);
 	nl->name = name;
 	nl->lim = l;
 	return 0;
@@ -98,6 +104,7 @@ static int set_op(struct xp_ctx *ctx, const char *arg)
 
 static int set_peak(struct xp_ctx *ctx, const char *arg)
 {
+	struct check_cmd *k = ctx->cmd_opts;
 	char *name = NULL;
 	const char *value = arg;
 	uint64_t bytes;
@@ -108,33 +115,34 @@ static int set_peak(struct xp_ctx *ctx, const char *arg)
 		return xp_usage_error(ctx, "--max-peak-memory needs [ALLOCATOR=]SIZE such as 12G or GPU_0_bfc=30G, not "
 				      "'%s'", arg);
 	}
-	free(opts.peak.name);
-	opts.has_peak = true;
-	opts.peak.name = name ? name : strdup("");
-	opts.peak.lim = (struct xp_limit){XP_LIM_BYTES, (int64_t)bytes, 0};
+	free(k->o.peak.name);
+	k->o.has_peak = true;
+	k->o.peak.name = name ? name : strdup("");
+	k->o.peak.lim = (struct xp_limit){XP_LIM_BYTES, (int64_t)bytes, 0};
 	return 0;
 }
 
 static int check_set(struct xp_ctx *ctx, int key, const char *arg)
 {
+	struct check_cmd *k = ctx->cmd_opts;
 	long n;
 	switch (key) {
 	case OPT_BASELINE:
-		baseline = arg;
+		k->baseline = arg;
 		return 0;
 	case OPT_MAX_REGRESSION:
-		if (!xp_parse_limit(arg, &opts.regression))
+		if (!xp_parse_limit(arg, &k->o.regression))
 			return xp_usage_error(ctx, "--max-regression needs a percentage (5%%) or a duration (3ms), not '%s'",
 					      arg);
 		return 0;
 	case OPT_CONFIDENCE:
-		if (!xp_parse_confidence(arg, &opts.confidence))
+		if (!xp_parse_confidence(arg, &k->o.confidence))
 			return xp_usage_error(ctx, "--confidence needs a number from 0.5 to below 1 (0.95) or a "
 					      "percentage (95%%), not '%s'", arg);
 		return 0;
 	case OPT_MAX_STEP:
 	case OPT_MAX_MEDIAN: {
-		struct xp_limit *l = key == OPT_MAX_STEP ? &opts.max_step : &opts.max_median;
+		struct xp_limit *l = key == OPT_MAX_STEP ? &k->o.max_step : &k->o.max_median;
 		if (!xp_parse_duration(arg, &l->v))
 			return xp_usage_error(ctx, "--%s needs a duration with its unit (120ms, 1.5s, 800us), not '%s'",
 					      key == OPT_MAX_STEP ? "max-step-time" : "max-median-step-time", arg);
@@ -144,9 +152,9 @@ static int check_set(struct xp_ctx *ctx, int key, const char *arg)
 	case OPT_MAX_CATEGORY:
 		return set_category(ctx, arg);
 	case OPT_MAX_INPUT:
-		if (!xp_parse_percent(arg, true, &opts.max_input.pct) || opts.max_input.pct > 100)
+		if (!xp_parse_percent(arg, true, &k->o.max_input.pct) || k->o.max_input.pct > 100)
 			return xp_usage_error(ctx, "--max-input-bound needs a percentage from 0 to 100 (10%%), not '%s'", arg);
-		opts.max_input.kind = XP_LIM_PCT;
+		k->o.max_input.kind = XP_LIM_PCT;
 		return 0;
 	case OPT_MAX_OP:
 		return set_op(ctx, arg);
@@ -155,63 +163,69 @@ static int check_set(struct xp_ctx *ctx, int key, const char *arg)
 	case OPT_MIN_STEPS:
 		if (!xp_parse_int(arg, 1, 1000000000, &n))
 			return xp_usage_error(ctx, "--min-steps needs a number from 1 to 1000000000, not '%s'", arg);
-		opts.min_steps = (size_t)n;
+		k->o.min_steps = (size_t)n;
 		return 0;
 	}
 	return 0;
 }
 
-static void free_opts(void)
+/* What set_opt allocated (names of limits); the options are left empty, so a second call is harmless. */
+static void free_opts(void *arg)
 {
-	for (size_t i = 0; i < opts.n_cat; i++)
-		free(opts.cat[i].name);
-	for (size_t i = 0; i < opts.n_op; i++)
-		free(opts.op[i].name);
-	free(opts.cat);
-	free(opts.op);
-	free(opts.peak.name);
+	struct check_cmd *k = arg;
+	for (size_t i = 0; i < k->o.n_cat; i++)
+		free(k->o.cat[i].name);
+	for (size_t i = 0; i < k->o.n_op; i++)
+		free(k->o.op[i].name);
+	free(k->o.cat);
+	free(k->o.op);
+	free(k->o.peak.name);
+	k->o.cat = k->o.op = NULL;
+	k->o.n_cat = k->o.n_op = 0;
+	k->o.peak.name = NULL;
 }
 
-static bool any_check(void)
+static bool any_check(const struct check_cmd *k)
 {
-	return baseline || opts.max_step.kind || opts.max_median.kind || opts.n_cat || opts.max_input.kind ||
-	       opts.n_op || opts.has_peak;
+	return k->baseline || k->o.max_step.kind || k->o.max_median.kind || k->o.n_cat || k->o.max_input.kind ||
+	       k->o.n_op || k->o.has_peak;
 }
 
 static int check_run(struct xp_ctx *ctx)
 {
+	struct check_cmd *k = ctx->cmd_opts;
 	int rc;
-	if (!any_check()) {
+	if (!any_check(k)) {
 		rc = xp_usage_error(ctx, "nothing to check: give --baseline FILE and/or a limit (--max-step-time, "
 				    "--max-input-bound, ...); see 'xpstat check --help'");
-		free_opts();
+		free_opts(k);
 		return rc;
 	}
-	if (opts.regression.kind && !baseline) {
-		free_opts();
+	if (k->o.regression.kind && !k->baseline) {
+		free_opts(k);
 		return xp_usage_error(ctx, "--max-regression needs --baseline FILE");
 	}
-	if (baseline && !opts.regression.kind)
-		opts.regression = (struct xp_limit){XP_LIM_PCT, 0, DEFAULT_REGRESSION_PCT};
+	if (k->baseline && !k->o.regression.kind)
+		k->o.regression = (struct xp_limit){XP_LIM_PCT, 0, DEFAULT_REGRESSION_PCT};
 	struct xp_report *cand = NULL, *base = NULL;
 	rc = xp_gate_load(ctx, ctx->paths, ctx->n_paths, NULL, &cand);
-	if (!rc && baseline)
-		rc = xp_gate_load(ctx, (char **)&baseline, 1, NULL, &base);
+	if (!rc && k->baseline)
+		rc = xp_gate_load(ctx, (char **)&k->baseline, 1, NULL, &base);
 	if (!rc && base)
-		rc = xp_gate_same_semantics(base, baseline, cand);
+		rc = xp_gate_same_semantics(base, k->baseline, cand);
 	if (rc) {
 		xp_report_free(base);
 		xp_report_free(cand);
-		free_opts();
+		free_opts(k);
 		return rc;
 	}
 	struct xp_metrics mc, mb;
 	xp_metrics_from_report(cand, &mc);
 	if (base)
 		xp_metrics_from_report(base, &mb);
-	opts.baseline_source = baseline;
+	k->o.baseline_source = k->baseline;
 	int status;
-	struct xp_result *r = xp_check(&mc, base ? &mb : NULL, &opts, &status);
+	struct xp_result *r = xp_check(&mc, base ? &mb : NULL, &k->o, &status);
 	rc = xp_emit(ctx, r);
 	xp_result_free(r);
 	xp_metrics_free(&mc);
@@ -219,7 +233,7 @@ static int check_run(struct xp_ctx *ctx)
 		xp_metrics_free(&mb);
 	xp_report_free(cand);
 	xp_report_free(base);
-	free_opts();
+	free_opts(k);
 	return rc ? rc : status;
 }
 
@@ -231,5 +245,8 @@ const struct xp_cmd xp_cmd_check = {
 	.opts = check_opts,
 	.set_opt = check_set,
 	.run = check_run,
+	.opts_size = sizeof(struct check_cmd),
+	.opts_init = &opts_init,
+	.opts_free = free_opts,
 	.analyses = xp_analyses,
 };

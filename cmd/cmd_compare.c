@@ -8,11 +8,12 @@ static const struct xp_opt compare_opts[] = {
 	{NULL, 0, 0, NULL, NULL},
 };
 
-static struct xp_compare_opts opts = {.confidence = 0.95};
+static const struct xp_compare_opts opts_init = {.confidence = 0.95};
 
 static int compare_set(struct xp_ctx *ctx, int key, const char *arg)
 {
-	if (key == OPT_CONFIDENCE && !xp_parse_confidence(arg, &opts.confidence))
+	struct xp_compare_opts *o = ctx->cmd_opts;
+	if (key == OPT_CONFIDENCE && !xp_parse_confidence(arg, &o->confidence))
 		return xp_usage_error(ctx, "--confidence needs a number from 0.5 to below 1 (0.95) or a percentage "
 				      "(95%%), not '%s'", arg);
 	return 0;
@@ -20,6 +21,7 @@ static int compare_set(struct xp_ctx *ctx, int key, const char *arg)
 
 static int compare_run(struct xp_ctx *ctx)
 {
+	struct xp_compare_opts *o = ctx->cmd_opts;
 	if (ctx->n_paths != 2)
 		return xp_usage_error(ctx, "needs exactly two paths, BASELINE and CANDIDATE (%zu given)", ctx->n_paths);
 	struct xp_report *b = NULL, *c = NULL;
@@ -37,7 +39,7 @@ static int compare_run(struct xp_ctx *ctx)
 	struct xp_metrics mb, mc;
 	xp_metrics_from_report(b, &mb);
 	xp_metrics_from_report(c, &mc);
-	struct xp_result *r = xp_compare(&mb, &mc, &opts);
+	struct xp_result *r = xp_compare(&mb, &mc, o);
 	rc = xp_emit(ctx, r);
 	xp_result_free(r);
 	xp_metrics_free(&mb);
@@ -55,5 +57,7 @@ const struct xp_cmd xp_cmd_compare = {
 	.opts = compare_opts,
 	.set_opt = compare_set,
 	.run = compare_run,
+	.opts_size = sizeof(struct xp_compare_opts),
+	.opts_init = &opts_init,
 	.analyses = xp_analyses,
 };

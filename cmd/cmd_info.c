@@ -11,25 +11,27 @@ static const struct xp_opt info_opts[] = {
 	{NULL, 0, 0, NULL, NULL},
 };
 
-static struct xp_info_opts opts;
+static const struct xp_info_opts opts_init;
 
 static int info_set(struct xp_ctx *ctx, int key, const char *arg)
 {
+	struct xp_info_opts *o = ctx->cmd_opts;
 	(void)ctx;
 	(void)arg;
 	if (key == OPT_LINES)
-		opts.lines = true;
+		o->lines = true;
 	return 0;
 }
 
 static int info_run(struct xp_ctx *ctx)
 {
+	struct xp_info_opts *o = ctx->cmd_opts;
 	struct xp_capture *c;
 	int rc = xp_load(ctx, &c);
 	if (rc)
 		return rc;
-	opts.threads = ctx->threads;
-	struct xp_result *r = xp_analyze_info(c, &opts);
+	o->threads = ctx->threads;
+	struct xp_result *r = xp_analyze_info(c, o);
 	rc = xp_emit(ctx, r);
 	xp_result_free(r);
 	xp_capture_free(c);
@@ -46,5 +48,7 @@ const struct xp_cmd xp_cmd_info = {
 	.opts = info_opts,
 	.set_opt = info_set,
 	.run = info_run,
+	.opts_size = sizeof(struct xp_info_opts),
+	.opts_init = &opts_init,
 	.analyses = analyses,
 };

@@ -17,34 +17,36 @@ static const struct xp_opt kernel_stats_opts[] = {
 	{NULL, 0, 0, NULL, NULL},
 };
 
-static struct xp_kernel_stats_opts opts;
+static const struct xp_kernel_stats_opts opts_init;
 
 static int parse_sort(struct xp_ctx *ctx, const char *arg)
 {
+	struct xp_kernel_stats_opts *o = ctx->cmd_opts;
 	static const char *const names[] = {"total", "count", "avg", "max", "name"};
 	int i;
 	int rc = xp_parse_choice(ctx, "--sort", arg, names, sizeof names / sizeof names[0], &i);
 	if (!rc)
-		opts.sort = (enum xp_kernel_sort)i;
+		o->sort = (enum xp_kernel_sort)i;
 	return rc;
 }
 
 static int kernel_stats_set(struct xp_ctx *ctx, int key, const char *arg)
 {
+	struct xp_kernel_stats_opts *o = ctx->cmd_opts;
 	long n;
 	switch (key) {
 	case OPT_OP:
-		opts.op_regex = arg;
+		o->op_regex = arg;
 		return xp_check_regex(ctx, "--op", arg);
 	case OPT_KERNEL:
-		opts.kernel_regex = arg;
+		o->kernel_regex = arg;
 		return xp_check_regex(ctx, "--kernel", arg);
 	case OPT_SORT:
 		return parse_sort(ctx, arg);
 	case OPT_TOP:
 		if (!xp_parse_int(arg, 1, 1000000000, &n))
 			return xp_usage_error(ctx, "--top needs a number from 1 to 1000000000, not '%s'", arg);
-		opts.top = (size_t)n;
+		o->top = (size_t)n;
 		return 0;
 	}
 	return 0;
@@ -52,13 +54,14 @@ static int kernel_stats_set(struct xp_ctx *ctx, int key, const char *arg)
 
 static int kernel_stats_run(struct xp_ctx *ctx)
 {
+	struct xp_kernel_stats_opts *o = ctx->cmd_opts;
 	struct xp_capture *c;
 	int rc = xp_load(ctx, &c);
 	if (rc)
 		return rc;
 	char err[256] = "";
-	opts.xprof_compat = ctx->xprof_compat;
-	struct xp_result *r = xp_analyze_kernel_stats(c, &opts, err, sizeof err);
+	o->xprof_compat = ctx->xprof_compat;
+	struct xp_result *r = xp_analyze_kernel_stats(c, o, err, sizeof err);
 	if (!r) {
 		xp_capture_free(c);
 		return xp_usage_error(ctx, "%s", err);
@@ -79,5 +82,7 @@ const struct xp_cmd xp_cmd_kernel_stats = {
 	.opts = kernel_stats_opts,
 	.set_opt = kernel_stats_set,
 	.run = kernel_stats_run,
+	.opts_size = sizeof(struct xp_kernel_stats_opts),
+	.opts_init = &opts_init,
 	.analyses = analyses,
 };

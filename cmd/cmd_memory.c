@@ -21,30 +21,34 @@ static const struct xp_opt memory_opts[] = {
 	{NULL, 0, 0, NULL, NULL},
 };
 
-static struct xp_memory_opts opts;
-static bool points_set;
+/* One invocation's options: the analysis's own, and whether --points was given. */
+struct memory_cmd {
+	struct xp_memory_opts o;
+	bool points_set;
+};
 
 static int memory_set(struct xp_ctx *ctx, int key, const char *arg)
 {
+	struct memory_cmd *m = ctx->cmd_opts;
 	long n;
 	switch (key) {
 	case OPT_ALLOCATOR:
 		if (!*arg)
 			return xp_usage_error(ctx, "--allocator needs a name");
-		opts.allocator = arg;
+		m->o.allocator = arg;
 		return 0;
 	case OPT_BREAKDOWN:
-		opts.breakdown = true;
+		m->o.breakdown = true;
 		return 0;
 	case OPT_TIMELINE:
-		opts.timeline = true;
+		m->o.timeline = true;
 		return 0;
 	case OPT_POINTS:
 		if (!xp_parse_int(arg, 1, 1000000000, &n))
 			return xp_usage_error(ctx, "--points needs a number from 1 to 1000000000, not '%s'", arg);
-		opts.points = (uint64_t)n;
-		opts.timeline = true;
-		points_set = true;
+		m->o.points = (uint64_t)n;
+		m->o.timeline = true;
+		m->points_set = true;
 		return 0;
 	}
 	return 0;
@@ -61,6 +65,7 @@ static int check_allocator(struct xp_ctx *ctx, const struct xp_result *r)
 
 static int memory_run(struct xp_ctx *ctx)
 {
+	struct memory_cmd *m = ctx->cmd_opts;
 	struct xp_capture *c;
 	int rc = xp_load(ctx, &c);
 	if (rc)
@@ -74,9 +79,9 @@ static int memory_run(struct xp_ctx *ctx)
 		xp_capture_free(c);
 		return xp_usage_error(ctx, "%s", err);
 	}
-	if (!points_set)
-		opts.points = !strcmp(ctx->format, "text") ? TEXT_POINTS : 0;
-	struct xp_result *r = xp_analyze_memory(p, &opts);
+	if (!m->points_set)
+		m->o.points = !strcmp(ctx->format, "text") ? TEXT_POINTS : 0;
+	struct xp_result *r = xp_analyze_memory(p, &m->o);
 	rc = check_allocator(ctx, r);
 	if (!rc)
 		rc = xp_emit(ctx, r);
@@ -96,5 +101,6 @@ const struct xp_cmd xp_cmd_memory = {
 	.opts = memory_opts,
 	.set_opt = memory_set,
 	.run = memory_run,
+	.opts_size = sizeof(struct memory_cmd),
 	.analyses = analyses,
 };

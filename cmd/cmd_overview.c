@@ -11,22 +11,24 @@ static const struct xp_opt overview_opts[] = {
 	{NULL, 0, 0, NULL, NULL},
 };
 
-static struct xp_overview_opts opts;
+static const struct xp_overview_opts opts_init;
 
 static int overview_set(struct xp_ctx *ctx, int key, const char *arg)
 {
+	struct xp_overview_opts *o = ctx->cmd_opts;
 	long n;
 	if (key != OPT_TOP)
 		return 0;
 	if (!xp_parse_int(arg, 1, 1000000, &n))
 		return xp_usage_error(ctx, "--top needs a number from 1 to 1000000, not '%s'", arg);
-	opts.top_ops = (size_t)n;
+	o->top_ops = (size_t)n;
 	return 0;
 }
 
 static int overview_run(struct xp_ctx *ctx)
 {
-	return xp_run_analysis(ctx, &xp_analysis_overview, &opts);
+	struct xp_overview_opts *o = ctx->cmd_opts;
+	return xp_run_analysis(ctx, &xp_analysis_overview, o);
 }
 
 static const struct xp_analysis *const analyses[] = {&xp_analysis_overview, NULL};
@@ -39,5 +41,7 @@ const struct xp_cmd xp_cmd_overview = {
 	.opts = overview_opts,
 	.set_opt = overview_set,
 	.run = overview_run,
+	.opts_size = sizeof(struct xp_overview_opts),
+	.opts_init = &opts_init,
 	.analyses = analyses,
 };

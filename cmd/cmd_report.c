@@ -1,6 +1,7 @@
 /* cmd_report.c - `xpstat report`: every analysis from one decode and one preparation, as text, one JSON document or a CSV directory. */
 #include "gate.h"
 #include "formats/out/out_report.h"
+#include "formats/core/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,23 +12,23 @@ struct report_out {
 	struct xp_ctx *ctx;
 };
 
-static int write_text(FILE *f, const struct xp_out_opts *oo, void *arg)
+static int write_text(FILE *f, const struct xp_out_opts *oo, void *arg, struct xp_err *e)
 {
 	const struct report_out *ro = arg;
-	return xp_report_write_text(ro->rep, ro->verdict, f, oo);
+	return xp_report_write_text(ro->rep, ro->verdict, f, oo, e);
 }
 
-static int write_json(FILE *f, const struct xp_out_opts *oo, void *arg)
+static int write_json(FILE *f, const struct xp_out_opts *oo, void *arg, struct xp_err *e)
 {
 	(void)oo;
 	const struct report_out *ro = arg;
 	return xp_report_write_json(ro->rep, ro->verdict, ro->ctx->paths, ro->ctx->n_paths, f);
 }
 
-static int write_csv_table(FILE *f, const struct xp_out_opts *oo, void *arg)
+static int write_csv_table(FILE *f, const struct xp_out_opts *oo, void *arg, struct xp_err *e)
 {
 	const struct report_out *ro = arg;
-	return xp_report_write_csv_table(ro->rep, ro->ctx->table, f, oo);
+	return xp_report_write_csv_table(ro->rep, ro->ctx->table, f, oo, e);
 }
 
 /* "9 analyses of 1 host: <overview's verdict>". */
@@ -37,7 +38,7 @@ static char *report_verdict(const struct xp_report *rep, uint32_t hosts)
 	char *v;
 	if (asprintf(&v, "%zu analyses of %u host%s%s%s", rep->n, hosts, hosts == 1 ? "" : "s",
 		     ov && ov->verdict ? ": " : "", ov && ov->verdict ? ov->verdict : "") < 0)
-		abort();
+		xp_oom();
 	return v;
 }
 
@@ -57,8 +58,11 @@ static int report_run(struct xp_ctx *ctx)
 		rc = xp_emit_fn(ctx, write_csv_table, &ro);
 	} else if (csv) {
 		struct xp_out_opts oo = {.csv_raw = ctx->csv_raw};
+		struct xp_err e = {0};
 		rc = ctx->table ? xp_usage_error(ctx, "--table and -o DIR do not go together with --format csv")
-				: xp_report_write_csv_dir(rep, ctx->output, &oo);
+				: xp_report_write_csv_dir(rep, ctx->output, &oo, &e);
+		if (e.status)
+			xp_err_print(&e);
 	} else {
 		rc = xp_emit_fn(ctx, !strcmp(ctx->format, "json") ? write_json : write_text, &ro);
 	}

@@ -22,43 +22,45 @@ static const struct xp_opt tf_stats_opts[] = {
 	{NULL, 0, 0, NULL, NULL},
 };
 
-static struct xp_tf_stats_opts opts;
+static const struct xp_tf_stats_opts opts_init;
 
 static int parse_sort(struct xp_ctx *ctx, const char *arg)
 {
+	struct xp_tf_stats_opts *o = ctx->cmd_opts;
 	static const char *const names[] = {"self", "total", "count", "avg", "name"};
 	int i;
 	int rc = xp_parse_choice(ctx, "--sort", arg, names, sizeof names / sizeof names[0], &i);
 	if (!rc)
-		opts.sort = (enum xp_tfs_sort)i;
+		o->sort = (enum xp_tfs_sort)i;
 	return rc;
 }
 
 static int tf_stats_set(struct xp_ctx *ctx, int key, const char *arg)
 {
+	struct xp_tf_stats_opts *o = ctx->cmd_opts;
 	long n;
 	switch (key) {
 	case OPT_NO_IDLE:
-		opts.no_idle = true;
+		o->no_idle = true;
 		return 0;
 	case OPT_HOST_ONLY:
-		opts.host_only = true;
+		o->host_only = true;
 		return 0;
 	case OPT_DEVICE_ONLY:
-		opts.device_only = true;
+		o->device_only = true;
 		return 0;
 	case OPT_TOP:
 		if (!xp_parse_int(arg, 1, 1000000000, &n))
 			return xp_usage_error(ctx, "--top needs a number from 1 to 1000000000, not '%s'", arg);
-		opts.top = (size_t)n;
+		o->top = (size_t)n;
 		return 0;
 	case OPT_SORT:
 		return parse_sort(ctx, arg);
 	case OPT_OP:
-		opts.op_regex = arg;
+		o->op_regex = arg;
 		return xp_check_regex(ctx, "--op", arg);
 	case OPT_TYPE:
-		opts.type_regex = arg;
+		o->type_regex = arg;
 		return xp_check_regex(ctx, "--type", arg);
 	}
 	return 0;
@@ -66,17 +68,18 @@ static int tf_stats_set(struct xp_ctx *ctx, int key, const char *arg)
 
 static int tf_stats_run(struct xp_ctx *ctx)
 {
-	if (opts.host_only && opts.device_only)
+	struct xp_tf_stats_opts *o = ctx->cmd_opts;
+	if (o->host_only && o->device_only)
 		return xp_usage_error(ctx, "--host-only and --device-only exclude each other");
-	if (!opts.top && !strcmp(ctx->format, "text"))
-		opts.top = TEXT_TOP;
+	if (!o->top && !strcmp(ctx->format, "text"))
+		o->top = TEXT_TOP;
 	struct xp_capture *c;
 	int rc = xp_load(ctx, &c);
 	if (rc)
 		return rc;
 	char err[256] = "";
-	opts.xprof_compat = ctx->xprof_compat;
-	struct xp_result *r = xp_analyze_tf_stats(c, &opts, err, sizeof err);
+	o->xprof_compat = ctx->xprof_compat;
+	struct xp_result *r = xp_analyze_tf_stats(c, o, err, sizeof err);
 	if (!r) {
 		xp_capture_free(c);
 		return xp_usage_error(ctx, "%s", err);
@@ -97,5 +100,7 @@ const struct xp_cmd xp_cmd_tf_stats = {
 	.opts = tf_stats_opts,
 	.set_opt = tf_stats_set,
 	.run = tf_stats_run,
+	.opts_size = sizeof(struct xp_tf_stats_opts),
+	.opts_init = &opts_init,
 	.analyses = analyses,
 };

@@ -6,6 +6,7 @@
 #include "formats/in/xplane_read.h"
 #include "formats/in/trace_json.h"
 #include "formats/core/suggest.h"
+#include "formats/core/xalloc.h"
 
 #include <errno.h>
 #include <regex.h>
@@ -143,9 +144,7 @@ static int check_looks_like_capture(const struct xp_capture *c, struct xp_err *e
 /* --host matches the file's host part or, failing that, XSpace.hostnames[0]. */
 static int filter_hosts(struct xp_ctx *ctx, struct xp_capture *c)
 {
-	bool *keep = calloc(c->n_hosts ? c->n_hosts : 1, sizeof *keep);
-	if (!keep)
-		abort();
+	bool *keep = xcalloc(c->n_hosts, sizeof *keep);
 	uint32_t kept = 0;
 	for (uint32_t h = 0; h < c->n_hosts; h++) {
 		keep[h] = xp_host_matches(ctx->host, c->hosts[h].name);
@@ -242,7 +241,7 @@ size_t xp_text_width(const struct xp_ctx *ctx)
 	return 80;
 }
 
-int xp_emit_fn(struct xp_ctx *ctx, int (*fn)(FILE *f, const struct xp_out_opts *oo, void *arg), void *arg)
+int xp_emit_fn(struct xp_ctx *ctx, xp_emit_write_fn fn, void *arg)
 {
 	struct xp_out_opts oo = {
 		.table = ctx->table,
@@ -252,15 +251,21 @@ int xp_emit_fn(struct xp_ctx *ctx, int (*fn)(FILE *f, const struct xp_out_opts *
 		.width = xp_text_width(ctx),
 		.wide = ctx->wide,
 	};
-	if (!ctx->output)
-		return fn(stdout, &oo, arg);
+	struct xp_err e = {0};
+	if (!ctx->output) {
+		int rc = fn(stdout, &oo, arg, &e);
+		if (rc)
+			xp_err_print(&e);
+		return rc;
+	}
 	struct xp_outfile of;
 	if (xp_outfile_open(&of, ctx->output)) {
 		xp_eprintf("xpstat: %s: cannot create: %s\n", ctx->output, strerror(errno));
 		return XP_EXIT_USAGE;
 	}
-	int rc = fn(of.f, &oo, arg);
+	int rc = fn(of.f, &oo, arg, &e);
 	if (rc) {
+		xp_err_print(&e);
 		xp_outfile_abort(&of);
 		return rc;
 	}
@@ -276,10 +281,10 @@ struct emit_result {
 	const struct xp_result *r;
 };
 
-static int write_result(FILE *f, const struct xp_out_opts *oo, void *arg)
+static int write_result(FILE *f, const struct xp_out_opts *oo, void *arg, struct xp_err *err)
 {
 	const struct emit_result *e = arg;
-	return e->w->write(e->r, f, oo);
+	return e->w->write(e->r, f, oo, err);
 }
 
 int xp_emit(struct xp_ctx *ctx, const struct xp_result *r)

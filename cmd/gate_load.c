@@ -3,6 +3,7 @@
 #include "formats/in/input.h"
 #include "formats/out/out.h"
 #include "formats/in/report_read.h"
+#include "formats/core/xalloc.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -17,9 +18,7 @@ static char *join_paths(char **paths, size_t n)
 	size_t len = 1;
 	for (size_t i = 0; i < n; i++)
 		len += strlen(paths[i]) + 1;
-	char *s = calloc(len, 1);
-	if (!s)
-		abort();
+	char *s = xcalloc(len, 1);
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			strcat(s, " ");

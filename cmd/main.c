@@ -4,6 +4,8 @@
 #include "config.h"
 #include "formats/core/work.h"
 #include "formats/core/suggest.h"
+#include "formats/core/xalloc.h"
+#include "formats/out/out.h"
 
 #include <getopt.h>
 #include <locale.h>
@@ -37,8 +39,11 @@ enum {
 	G_STEP_MARKER, G_COMPAT, G_WIDE, G_HELP, G_VERSION
 };
 
+/* --format's help, written from the writer registry before anything is parsed (describe_formats). */
+static char format_help[256];
+
 static const struct xp_opt global_opts[] = {
-	{"format", 1, G_FORMAT, "FMT", "output format: text (default), csv or json; junit (check only); also -f"},
+	{"format", 1, G_FORMAT, "FMT", format_help},
 	{"output", 1, G_OUTPUT, "FILE", "write to FILE (atomically) instead of standard output; also -o"},
 	{"host", 1, G_HOST, "NAME", "only the host NAME (':' and '_' are the same)"},
 	{"run", 1, G_RUN, "NAME", "the run NAME of a logdir instead of the newest"},
@@ -55,6 +60,59 @@ static const struct xp_opt global_opts[] = {
 	{"version", 0, G_VERSION, NULL, "show the version and exit; also -V"},
 	{NULL, 0, 0, NULL, NULL},
 };
+
+/* "text, csv or json": the writers every command takes, the first marked "(default)" when DEFAULT. */
+static void general_formats(char *buf, size_t size, bool mark_default)
+{
+	size_t n = 0, k = 0, len = 0;
+	for (size_t i = 0; xp_writers[i]; i++)
+		n += !xp_writers[i]->only_for;
+	buf[0] = 0;
+	for (size_t i = 0; xp_writers[i] && len < size; i++) {
+		if (xp_writers[i]->only_for)
+			continue;
+		const char *sep = !k ? "" : k + 1 == n ? " or " : ", ";
+		len += (size_t)snprintf(buf + len, size - len, "%s%s%s", sep, xp_writers[i]->name,
+					!k && mark_default ? " (default)" : "");
+		k++;
+	}
+}
+
+/* "output format: text (default), csv or json; junit (check only); also -f". */
+static void describe_formats(void)
+{
+	char any[128];
+	general_formats(any, sizeof any, true);
+	size_t len = (size_t)snprintf(format_help, sizeof format_help, "output format: %s", any);
+	for (size_t i = 0; xp_writers[i] && len < sizeof format_help; i++)
+		if (xp_writers[i]->only_for)
+			len += (size_t)snprintf(format_help + len, sizeof format_help - len, "; %s (%s only)",
+						xp_writers[i]->name, xp_writers[i]->only_for);
+	if (len < sizeof format_help)
+		snprintf(format_help + len, sizeof format_help - len, "; also -f");
+}
+
+/* --format ARG: a writer the command takes (one made for another command is named as such). */
+static int set_format(struct xp_ctx *ctx, const char *arg)
+{
+	const char *cmd = ctx->cmd ? ctx->cmd->name : NULL;
+	const struct xp_writer *w = xp_writer_find(arg);
+	if (w && w->only_for && (!cmd || strcmp(cmd, w->only_for))) {
+		char any[128];
+		general_formats(any, sizeof any, false);
+		return xp_usage_error(ctx, "--format %s is only for %s (use %s)", w->name, w->only_for, any);
+	}
+	const char *names[16];
+	size_t n = 0;
+	for (size_t i = 0; xp_writers[i] && n < sizeof names / sizeof *names; i++)
+		if (!xp_writers[i]->only_for || (cmd && !strcmp(cmd, xp_writers[i]->only_for)))
+			names[n++] = xp_writers[i]->name;
+	int i;
+	if (xp_parse_choice(ctx, "--format", arg, names, n, &i))
+		return XP_EXIT_USAGE;
+	ctx->format = names[i];
+	return 0;
+}
 
 static const struct xp_cmd *find_command(const char *name)
 {
@@ -206,17 +264,8 @@ static int set_global(struct xp_ctx *ctx, int key, const char *arg)
 {
 	long n;
 	switch (key) {
-	case G_FORMAT: {
-		static const char *const formats[] = {"text", "csv", "json", "junit"};
-		bool junit = ctx->cmd && !strcmp(ctx->cmd->name, "check");
-		if (!strcmp(arg, "junit") && !junit)
-			return xp_usage_error(ctx, "--format junit is only for check (use text, csv or json)");
-		int i;
-		if (xp_parse_choice(ctx, "--format", arg, formats, junit ? 4 : 3, &i))
-			return XP_EXIT_USAGE;
-		ctx->format = formats[i];
-		return 0;
-	}
+	case G_FORMAT:
+		return set_format(ctx, arg);
 	case G_OUTPUT:
 		ctx->output = arg;
 		return 0;
@@ -275,9 +324,7 @@ static int set_global(struct xp_ctx *ctx, int key, const char *arg)
 static struct option *build_longopts(const struct xp_cmd *c)
 {
 	size_t ng = count_opts(global_opts), nc = c ? count_opts(c->opts) : 0;
-	struct option *lo = calloc(ng + nc + 1, sizeof *lo);
-	if (!lo)
-		abort();
+	struct option *lo = xcalloc(ng + nc + 1, sizeof *lo);
 	for (size_t i = 0; i < ng; i++)
 		lo[i] = (struct option){global_opts[i].name, global_opts[i].has_arg, NULL, global_opts[i].key};
 	for (size_t i = 0; i < nc; i++)
@@ -366,40 +413,74 @@ static int check_stdout(void)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* The work counters on stderr when XPSTAT_WORK is set (formats/core/work.h), at exit. */
+static void work_report(void)
 {
-	setlocale(LC_ALL, "");
-	setlocale(LC_NUMERIC, "C");
-	atexit(xp_work_report);
-	struct xp_ctx ctx = {.format = "text", .color = -1};
-	ctx.threads = all_cores();
+	if (!getenv("XPSTAT_WORK"))
+		return;
+	for (int w = 0; w < XP_WORK_N; w++)
+		fprintf(stderr, "xpstat-work: %s %llu\n", xp_work_name((enum xp_work)w),
+			(unsigned long long)xp_work_count((enum xp_work)w));
+}
 
+/* The command's option struct for this invocation, in BUF (SIZE bytes), from its initial values. */
+static void init_cmd_opts(struct xp_ctx *ctx, void *buf, size_t size)
+{
+	const struct xp_cmd *c = ctx->cmd;
+	if (c->opts_size > size)
+		xp_die("internal error: the options of %s take %zu bytes, more than %zu", c->name, c->opts_size, size);
+	if (c->opts_init)
+		memcpy(buf, c->opts_init, c->opts_size);
+	else
+		memset(buf, 0, c->opts_size);
+	ctx->cmd_opts = buf;
+}
+
+/* Everything main does but releasing the command's options; OPTS_BUF (SIZE bytes) holds them. */
+static int run_main(int argc, char **argv, struct xp_ctx *ctx, void *opts_buf, size_t size)
+{
 	int ci = find_command_index(argc, argv);
 	if (ci > 0 && !strcmp(argv[ci], "help"))
 		return help_command(argc - ci - 1, argv + ci + 1);
 	if (ci > 0) {
 		for (int i = 1; i < ci; i++)
 			if (!strncmp(argv[i], "--", 2) && argv[i][2] && !known_long_option(argv[i]))
-				return unknown_option(&ctx, argv[i]);
-		ctx.cmd = find_command(argv[ci]);
-		if (!ctx.cmd)
+				return unknown_option(ctx, argv[i]);
+		ctx->cmd = find_command(argv[ci]);
+		if (!ctx->cmd)
 			return unknown_command(argv[ci]);
+		init_cmd_opts(ctx, opts_buf, size);
 	}
-	int rc = parse_options(&ctx, argc, argv);
+	int rc = parse_options(ctx, argc, argv);
 	if (rc >= 0)
 		return rc ? rc : check_stdout();
-	if (!ctx.cmd) {
+	if (!ctx->cmd) {
 		print_main_help(stderr);
 		return XP_EXIT_USAGE;
 	}
 	/* After getopt's permutation the command word is the first operand. */
-	ctx.paths = argv + optind + 1;
-	ctx.n_paths = (size_t)(argc - optind - 1);
-	if (ctx.n_paths < ctx.cmd->min_paths)
-		return xp_usage_error(&ctx, "missing %s; see 'xpstat %s --help'", ctx.cmd->args, ctx.cmd->name);
-	if (!ctx.max_input_bytes)
-		ctx.max_input_bytes = 0; /* resolved when loading */
-	rc = ctx.cmd->run(&ctx);
+	ctx->paths = argv + optind + 1;
+	ctx->n_paths = (size_t)(argc - optind - 1);
+	if (ctx->n_paths < ctx->cmd->min_paths)
+		return xp_usage_error(ctx, "missing %s; see 'xpstat %s --help'", ctx->cmd->args, ctx->cmd->name);
+	if (!ctx->max_input_bytes)
+		ctx->max_input_bytes = 0; /* resolved when loading */
+	rc = ctx->cmd->run(ctx);
 	int out = check_stdout();
 	return rc ? rc : out;
+}
+
+int main(int argc, char **argv)
+{
+	setlocale(LC_ALL, "");
+	setlocale(LC_NUMERIC, "C");
+	atexit(work_report);
+	describe_formats();
+	struct xp_ctx ctx = {.format = "text", .color = -1};
+	ctx.threads = all_cores();
+	max_align_t opts_buf[64];
+	int rc = run_main(argc, argv, &ctx, opts_buf, sizeof opts_buf);
+	if (ctx.cmd_opts && ctx.cmd->opts_free)
+		ctx.cmd->opts_free(ctx.cmd_opts);
+	return rc;
 }

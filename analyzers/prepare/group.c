@@ -296,10 +296,8 @@ static void index_lines(struct forest *f)
 			f->lines[f->n_lines++] = (struct fline){p, k, (uint32_t)nodes, xp_line_sorted_order(l)};
 			nodes += l->n_events;
 		}
-	if (nodes >= INT32_MAX) {
-		fputs("xpstat: too many events in one host to group (more than 2^31)\n", stderr);
-		exit(4);
-	}
+	if (nodes >= INT32_MAX)
+		xp_die("too many events in one host to group (more than 2^31)");
 	f->n = (uint32_t)nodes;
 }
 

@@ -1,8 +1,5 @@
-/* work.c - the work counters (work.h): relaxed atomic sums, printed at exit on request. */
+/* work.c - the work counters (work.h): relaxed atomic sums, read by cmd/ at exit. */
 #include "work.h"
-
-#include <stdio.h>
-#include <stdlib.h>
 
 static uint64_t counts[XP_WORK_N];
 static const char *const names[XP_WORK_N] = {"json_lex", "planes", "saved", "match"};
@@ -12,11 +9,12 @@ void xp_work_add(enum xp_work w, uint64_t n)
 	__atomic_fetch_add(&counts[w], n, __ATOMIC_RELAXED);
 }
 
-void xp_work_report(void)
+const char *xp_work_name(enum xp_work w)
 {
-	if (!getenv("XPSTAT_WORK"))
-		return;
-	for (int w = 0; w < XP_WORK_N; w++)
-		fprintf(stderr, "xpstat-work: %s %llu\n", names[w],
-			(unsigned long long)__atomic_load_n(&counts[w], __ATOMIC_RELAXED));
+	return names[w];
+}
+
+uint64_t xp_work_count(enum xp_work w)
+{
+	return __atomic_load_n(&counts[w], __ATOMIC_RELAXED);
 }

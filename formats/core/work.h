@@ -8,7 +8,7 @@
  * Each counter counts the steps of one loop whose cost could grow faster
  * than its input: bytes lexed again after a refill, comparisons while
  * matching planes or rows. With XPSTAT_WORK set in the environment the
- * program prints them on stderr at exit, one line each:
+ * program (cmd/main.c) prints them on stderr at exit, one line each:
  *   xpstat-work: <name> <count>
  * A test doubles a pathological input and checks each count grows by at most
  * about 2x (never wall time). Cheap enough to stay on: callers add a local
@@ -23,7 +23,8 @@ enum xp_work {
 };
 
 void xp_work_add(enum xp_work w, uint64_t n);
-/* Print the counters when XPSTAT_WORK is set (called once, at exit). */
-void xp_work_report(void);
+/* A counter's name ("json_lex") and its count so far. */
+const char *xp_work_name(enum xp_work w);
+uint64_t xp_work_count(enum xp_work w);
 
 #endif

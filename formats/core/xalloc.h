@@ -7,11 +7,12 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-/* Out of memory is an internal error (exit 4); no caller can do better. */
-static inline void xp_oom(void)
+#include "xperr.h"
+
+/* Out of memory is an internal error (exit 4, through xp_die); no caller can do better. */
+static inline _Noreturn void xp_oom(void)
 {
-	fputs("xpstat: out of memory\n", stderr);
-	exit(4);
+	xp_die("out of memory");
 }
 
 /* Zero sizes still get a real allocation, so NULL always means failure. */

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void set_path(struct xp_err *e, const char *path)
@@ -150,4 +151,15 @@ void xp_eprintf(const char *fmt, ...)
 	va_start(ap, fmt);
 	xp_veprintf(fmt, ap);
 	va_end(ap);
+}
+
+void xp_die(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	xp_eprintf("xpstat: %s\n", msg);
+	exit(XP_EXIT_INTERNAL);
 }

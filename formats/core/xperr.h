@@ -21,7 +21,7 @@ struct xp_err {
 	bool has_offset;
 	uint64_t offset;        /* byte offset in the (decompressed) input */
 	char path[512];
-	char msg[512];
+	char msg[2048];         /* room for a list of names (report: every table) */
 };
 
 /* Record an error; the first one recorded wins. Returns -1 for convenience. */
@@ -48,5 +48,11 @@ char *xp_safe_text(char *dst, size_t cap, const char *s);
  * formatted text is escaped as xp_safe_text does, but for one newline or carriage return at its end. */
 void xp_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void xp_veprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
+/* The one way code below cmd/ ends the program: out of memory (xp_oom), or a promise of the code
+ * itself broken (a cell outside its table, a stat read that no analysis declared). One line
+ * "xpstat: MSG" on stderr, escaped as xp_eprintf does, and exit status 4 -- never abort(), whose
+ * SIGABRT reads as a crash. Everything the input can cause is an xp_err instead. */
+_Noreturn void xp_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

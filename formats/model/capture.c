@@ -32,11 +32,7 @@ static char *pool_alloc(struct xp_strtab *t, size_t n)
 
 static void rehash(struct xp_strtab *t, uint32_t hcap)
 {
-	uint32_t *h = calloc(hcap, sizeof *h);
-	if (!h) {
-		fputs("xpstat: out of memory\n", stderr);
-		exit(4);
-	}
+	uint32_t *h = xcalloc(hcap, sizeof *h);
 	for (uint32_t id = 0; id < t->n; id++) {
 		uint64_t k = hash_bytes(t->strs[id], t->lens[id]);
 		uint32_t j = (uint32_t)k & (hcap - 1);
@@ -119,10 +115,8 @@ void xp_stats_push(struct xp_stats *s, uint32_t key, uint64_t val)
 {
 	if (s->n == s->cap) {
 		uint32_t cap = s->cap ? s->cap * 2 : 16;
-		if (cap < s->cap) {
-			fputs("xpstat: too many stats in one block\n", stderr);
-			exit(4);
-		}
+		if (cap < s->cap)
+			xp_die("too many stats in one block");
 		s->keys = xrealloc(s->keys, (size_t)cap * sizeof *s->keys);
 		s->vals = xrealloc(s->vals, (size_t)cap * sizeof *s->vals);
 		s->cap = cap;
@@ -289,9 +283,7 @@ void xp_stat_must_be_loaded(const struct xp_capture *c, const struct xp_plane *p
 	/* A command's drop list and its analyses disagree: fail loudly rather
 	 * than answer as if the stat were absent from the capture. */
 	if (s && s < p->n_smeta && p->smeta[s].dropped) {
-		fprintf(stderr, "xpstat: internal error: stat '%s' is read but was not loaded\n",
-			xp_str(c, p->smeta[s].name));
-		exit(4);
+		xp_die("internal error: stat '%s' is read but was not loaded", xp_str(c, p->smeta[s].name));
 	}
 }
 

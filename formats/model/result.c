@@ -51,10 +51,8 @@ static char *xvasprintf(const char *fmt, va_list ap)
 	va_copy(ap2, ap);
 	n = vsnprintf(NULL, 0, fmt, ap2);
 	va_end(ap2);
-	if (n < 0) {
-		fputs("xpstat: internal error: bad format string\n", stderr);
-		abort();
-	}
+	if (n < 0)
+		xp_die("internal error: bad format string");
 	p = xrealloc(NULL, (size_t)n + 1);
 	vsnprintf(p, (size_t)n + 1, fmt, ap);
 	return p;
@@ -299,11 +297,9 @@ size_t xp_table_row(struct xp_table *t)
 
 struct xp_cell *xp_table_cell(const struct xp_table *t, size_t row, size_t col)
 {
-	if (row >= t->n_rows || col >= t->n_cols) {
-		fprintf(stderr, "xpstat: internal error: cell (%zu, %zu) outside table %s (%zu x %zu)\n",
-			row, col, t->name, t->n_rows, t->n_cols);
-		abort();
-	}
+	if (row >= t->n_rows || col >= t->n_cols)
+		xp_die("internal error: cell (%zu, %zu) outside table %s (%zu x %zu)", row, col, t->name, t->n_rows,
+		       t->n_cols);
 	return &t->cells[row * t->n_cols + col];
 }
 

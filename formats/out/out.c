@@ -11,22 +11,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const struct xp_writer *const writers[] = {
+const struct xp_writer *const xp_writers[] = {
 	&xp_writer_text,
 	&xp_writer_csv,
 	&xp_writer_json,
 	&xp_writer_junit,
+	NULL,
 };
 
 const struct xp_writer *xp_writer_find(const char *name)
 {
-	size_t i;
-
 	if (!name)
 		return NULL;
-	for (i = 0; i < sizeof(writers) / sizeof(writers[0]); i++)
-		if (strcmp(writers[i]->name, name) == 0)
-			return writers[i];
+	for (size_t i = 0; xp_writers[i]; i++)
+		if (strcmp(xp_writers[i]->name, name) == 0)
+			return xp_writers[i];
 	return NULL;
 }
 

@@ -29,12 +29,16 @@ struct xp_out_opts {
 struct xp_writer {
 	const char *name;
 	const char *description;
-	/* Returns 0, or an xp_exit status (usage error for an unknown --table). */
-	int (*write)(const struct xp_result *r, FILE *f, const struct xp_out_opts *o);
+	const char *only_for;   /* the one command whose result it renders (junit: check); NULL: any */
+	/* Returns 0, or an xp_exit status with *E set (a usage error for an unknown --table); it never prints
+	 * the error itself: cmd/ does. */
+	int (*write)(const struct xp_result *r, FILE *f, const struct xp_out_opts *o, struct xp_err *e);
 };
 
 extern const struct xp_writer xp_writer_text, xp_writer_csv, xp_writer_json;
 extern const struct xp_writer xp_writer_junit;  /* check only: one testcase per row of its table "checks" */
+/* Every writer, NULL-terminated, the default first: --format's choices, its help and its messages. */
+extern const struct xp_writer *const xp_writers[];
 const struct xp_writer *xp_writer_find(const char *name);
 /* The JSON writer's pieces, for documents that nest results (report). DEPTH is the nesting level of
  * the object being written (0 at the top). An object is '{', then xp_json_member before each value
@@ -57,8 +61,8 @@ void xp_outfile_abort(struct xp_outfile *of);                    /* safe to call
 
 /* Helpers shared by the writers. */
 
-/* "xpstat: no table NAME in CMD output; tables: ...; did you mean ...?" on stderr. */
-void xp_out_no_table(const struct xp_result *r, const char *name);
+/* "no table NAME in CMD output; tables: ...; did you mean ...?" into *E (a usage error); returns its status. */
+int xp_out_no_table(const struct xp_result *r, const char *name, struct xp_err *e);
 
 /* Malloc'd copy of S where each byte that does not start a valid UTF-8
  * sequence becomes U+FFFD. Aborts on OOM. */

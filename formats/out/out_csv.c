@@ -116,35 +116,31 @@ static void put_cell(FILE *f, const struct xp_cell *c, const struct xp_col *col,
 	put_field(f, num, lone);
 }
 
-void xp_out_no_table(const struct xp_result *r, const char *name)
+int xp_out_no_table(const struct xp_result *r, const char *name, struct xp_err *e)
 {
-	size_t i;
+	char list[sizeof e->msg] = "", hint[256] = "";
+	size_t i, n = 0;
 
-	if (name)
-		xp_eprintf("xpstat: no table %s in %s output; ", name, r->command);
-	else
-		xp_eprintf("xpstat: %s output has no table to write as CSV; ", r->command);
-	if (!r->n_tables) {
-		fputs("it has no tables\n", stderr);
-		return;
-	}
-	fputs("tables: ", stderr);
-	for (i = 0; i < r->n_tables; i++)
-		xp_eprintf("%s%s", i ? ", " : "", r->tables[i]->name);
-	if (name) {
+	for (i = 0; i < r->n_tables && n < sizeof list; i++)
+		n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", r->tables[i]->name);
+	if (name && r->n_tables) {
 		const char **names = xcalloc(r->n_tables, sizeof(*names));
-		char hint[256];
 
 		for (i = 0; i < r->n_tables; i++)
 			names[i] = r->tables[i]->name;
 		xp_did_you_mean(hint, sizeof(hint), name, names, r->n_tables, false, 1);
-		xp_eprintf("%s", hint);
 		free(names);
 	}
-	fputc('\n', stderr);
+	if (!r->n_tables)
+		snprintf(list, sizeof list, "it has no tables");
+	if (name)
+		return xp_err_set(e, XP_EXIT_USAGE, NULL, "no table %s in %s output; %s%s%s", name, r->command,
+				  r->n_tables ? "tables: " : "", list, hint), XP_EXIT_USAGE;
+	return xp_err_set(e, XP_EXIT_USAGE, NULL, "%s output has no table to write as CSV; %s%s", r->command,
+			  r->n_tables ? "tables: " : "", list), XP_EXIT_USAGE;
 }
 
-static const struct xp_table *pick_table(const struct xp_result *r, const char *name)
+static const struct xp_table *pick_table(const struct xp_result *r, const char *name, struct xp_err *e)
 {
 	const struct xp_table *t = NULL;
 
@@ -153,11 +149,11 @@ static const struct xp_table *pick_table(const struct xp_result *r, const char *
 	else if (r->primary < r->n_tables)
 		t = r->tables[r->primary];
 	if (!t)
-		xp_out_no_table(r, name);
+		xp_out_no_table(r, name, e);
 	return t;
 }
 
-static int csv_write_result(const struct xp_result *r, FILE *f, const struct xp_out_opts *o)
+static int csv_write_result(const struct xp_result *r, FILE *f, const struct xp_out_opts *o, struct xp_err *e)
 {
 	static const struct xp_out_opts defaults;
 	const struct xp_table *t;
@@ -166,7 +162,7 @@ static int csv_write_result(const struct xp_result *r, FILE *f, const struct xp_
 
 	if (!o)
 		o = &defaults;
-	t = pick_table(r, o->table);
+	t = pick_table(r, o->table, e);
 	if (!t)
 		return XP_EXIT_USAGE;
 	lone = t->n_cols == 1;

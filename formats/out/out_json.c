@@ -301,7 +301,7 @@ void xp_json_object_end(FILE *f, int depth)
 	funlockfile(f);
 }
 
-static int json_write(const struct xp_result *r, FILE *f, const struct xp_out_opts *o)
+static int json_write(const struct xp_result *r, FILE *f, const struct xp_out_opts *o, struct xp_err *e)
 {
 	(void)o;    /* JSON has no options: it always carries everything */
 	flockfile(f);

@@ -142,14 +142,12 @@ static void counts(FILE *f, size_t tests, size_t fail, size_t err, size_t skip)
 	fprintf(f, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\"", tests, fail, err, skip);
 }
 
-static int junit_write(const struct xp_result *r, FILE *f, const struct xp_out_opts *o)
+static int junit_write(const struct xp_result *r, FILE *f, const struct xp_out_opts *o, struct xp_err *e)
 {
 	(void)o;
 	const struct xp_table *t = xp_result_table(r, "checks");
-	if (!t) {
-		fprintf(stderr, "xpstat: --format junit is only for check\n");
-		return XP_EXIT_USAGE;
-	}
+	if (!t)
+		return xp_err_set(e, XP_EXIT_USAGE, NULL, "--format junit is only for check"), XP_EXIT_USAGE;
 	struct jcols jc = {col_of(t, "check"), col_of(t, "subject"), col_of(t, "status"), col_of(t, "value"),
 			   col_of(t, "limit"), col_of(t, "baseline"), col_of(t, "message")};
 	size_t fail = 0, err = 0, skip = 0;
@@ -197,6 +195,7 @@ static int junit_write(const struct xp_result *r, FILE *f, const struct xp_out_o
 
 const struct xp_writer xp_writer_junit = {
 	.name = "junit",
+	.only_for = "check",
 	.description = "JUnit XML, one testcase per check, for CI systems (check only)",
 	.write = junit_write,
 };

@@ -48,7 +48,8 @@ int xp_report_write_json(const struct xp_report *rep, const char *verdict, char 
 	return 0;
 }
 
-int xp_report_write_text(const struct xp_report *rep, const char *verdict, FILE *f, const struct xp_out_opts *o)
+int xp_report_write_text(const struct xp_report *rep, const char *verdict, FILE *f, const struct xp_out_opts *o,
+			 struct xp_err *e)
 {
 	struct xp_result *head = xp_result_new("report");
 	xp_result_set_verdict(head, "%s", verdict);
@@ -60,7 +61,7 @@ int xp_report_write_text(const struct xp_report *rep, const char *verdict, FILE 
 		xp_set_str(t, row, c_a, rep->sec[i].command);
 		xp_set_str(t, row, c_v, rep->sec[i].r->verdict ? rep->sec[i].r->verdict : "-");
 	}
-	int rc = xp_writer_text.write(head, f, o);
+	int rc = xp_writer_text.write(head, f, o, e);
 	xp_result_free(head);
 	/* A report is read section by section: each table shows its top rows;
 	 * --wide shows them all, CSV and JSON always do. */
@@ -74,7 +75,7 @@ int xp_report_write_text(const struct xp_report *rep, const char *verdict, FILE 
 		fprintf(f, "\n== %s ==\n", rep->sec[i].command);
 		/* The verdict was shown above: the section starts with its summary. */
 		r->verdict = NULL;
-		rc = xp_writer_text.write(r, f, o);
+		rc = xp_writer_text.write(r, f, o, e);
 		r->verdict = v;
 	}
 	return rc;
@@ -112,60 +113,56 @@ static bool find_table(const struct xp_report *rep, const char *name, size_t *se
 	return false;
 }
 
-int xp_report_write_csv_table(const struct xp_report *rep, const char *name, FILE *f, const struct xp_out_opts *o)
+int xp_report_write_csv_table(const struct xp_report *rep, const char *name, FILE *f, const struct xp_out_opts *o,
+			      struct xp_err *e)
 {
 	size_t sec;
 	const char *table;
 	if (!find_table(rep, name, &sec, &table)) {
-		char **names;
-		size_t n = xp_report_csv_names(rep, &names);
-		xp_eprintf("xpstat: report: no table '%s'; tables:", name);
+		char **names, list[sizeof e->msg] = "";
+		size_t n = xp_report_csv_names(rep, &names), len = 0;
 		for (size_t i = 0; i < n; i++) {
-			xp_eprintf("%s %s", i ? "," : "", names[i]);
+			if (len < sizeof list)
+				len += (size_t)snprintf(list + len, sizeof list - len, "%s %s", i ? "," : "", names[i]);
 			free(names[i]);
 		}
-		fputc('\n', stderr);
 		free(names);
-		return XP_EXIT_USAGE;
+		return xp_err_set(e, XP_EXIT_USAGE, NULL, "report: no table '%s'; tables:%s", name, list), XP_EXIT_USAGE;
 	}
 	struct xp_out_opts oo = *o;
 	oo.table = table;
-	return xp_writer_csv.write(rep->sec[sec].r, f, &oo);
+	return xp_writer_csv.write(rep->sec[sec].r, f, &oo, e);
 }
 
-static int write_one(const struct xp_result *r, const char *table, const char *path, const struct xp_out_opts *o)
+static int write_one(const struct xp_result *r, const char *table, const char *path, const struct xp_out_opts *o,
+		     struct xp_err *e)
 {
 	struct xp_outfile of;
-	if (xp_outfile_open(&of, path)) {
-		xp_eprintf("xpstat: %s: cannot create: %s\n", path, strerror(errno));
-		return XP_EXIT_USAGE;
-	}
+	if (xp_outfile_open(&of, path))
+		return xp_err_set(e, XP_EXIT_USAGE, path, "cannot create: %s", strerror(errno)), XP_EXIT_USAGE;
 	struct xp_out_opts oo = *o;
 	oo.table = table;
-	int rc = xp_writer_csv.write(r, of.f, &oo);
+	int rc = xp_writer_csv.write(r, of.f, &oo, e);
 	if (rc) {
 		xp_outfile_abort(&of);
 		return rc;
 	}
-	if (xp_outfile_commit(&of)) {
-		xp_eprintf("xpstat: %s: cannot write: %s\n", path, strerror(errno));
-		return XP_EXIT_INTERNAL;
-	}
+	if (xp_outfile_commit(&of))
+		return xp_err_set(e, XP_EXIT_INTERNAL, path, "cannot write: %s", strerror(errno)), XP_EXIT_INTERNAL;
 	return 0;
 }
 
-int xp_report_write_csv_dir(const struct xp_report *rep, const char *dir, const struct xp_out_opts *o)
+int xp_report_write_csv_dir(const struct xp_report *rep, const char *dir, const struct xp_out_opts *o,
+			    struct xp_err *e)
 {
 	struct stat st;
-	if (mkdir(dir, 0777) && errno != EEXIST) {
-		xp_eprintf("xpstat: %s: cannot create the directory: %s\n", dir, strerror(errno));
-		return XP_EXIT_USAGE;
-	}
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		xp_eprintf("xpstat: %s: not a directory (report --format csv writes one file per table into -o DIR)\n",
-			dir);
-		return XP_EXIT_USAGE;
-	}
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		return xp_err_set(e, XP_EXIT_USAGE, dir, "cannot create the directory: %s", strerror(errno)),
+		       XP_EXIT_USAGE;
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return xp_err_set(e, XP_EXIT_USAGE, dir,
+				  "not a directory (report --format csv writes one file per table into -o DIR)"),
+		       XP_EXIT_USAGE;
 	int rc = 0;
 	for (size_t i = 0; !rc && i < rep->n; i++) {
 		const struct xp_result *r = rep->sec[i].r;
@@ -173,7 +170,7 @@ int xp_report_write_csv_dir(const struct xp_report *rep, const char *dir, const 
 			char *path;
 			if (asprintf(&path, "%s/%s-%s.csv", dir, rep->sec[i].key, r->tables[j]->name) < 0)
 				xp_oom();
-			rc = write_one(r, r->tables[j]->name, path, o);
+			rc = write_one(r, r->tables[j]->name, path, o, e);
 			free(path);
 		}
 	}

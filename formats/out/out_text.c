@@ -819,7 +819,7 @@ static void write_diag(FILE *f, const struct xp_diag *d, const struct xp_out_opt
 	}
 }
 
-static int text_write(const struct xp_result *r, FILE *f, const struct xp_out_opts *o)
+static int text_write(const struct xp_result *r, FILE *f, const struct xp_out_opts *o, struct xp_err *e)
 {
 	static const struct xp_out_opts defaults;
 	bool started = false;
@@ -831,10 +831,8 @@ static int text_write(const struct xp_result *r, FILE *f, const struct xp_out_op
 		/* --table: that table alone, as in CSV. */
 		const struct xp_table *t = xp_result_table(r, o->table);
 
-		if (!t) {
-			xp_out_no_table(r, o->table);
-			return XP_EXIT_USAGE;
-		}
+		if (!t)
+			return xp_out_no_table(r, o->table, e);
 		write_table(f, t, o);
 		return 0;
 	}

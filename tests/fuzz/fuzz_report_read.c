@@ -28,7 +28,7 @@ static void write_all(const struct xp_report *rep)
 			FILE *f = open_memstream(&buf, &len);
 			ASSERT(f);
 			struct xp_out_opts o = {0};
-			int rc = writers[w]->write(r, f, &o);
+			int rc = writers[w]->write(r, f, &o, &(struct xp_err){0});
 			fclose(f);
 			ASSERT(rc == 0 || w == 1); /* CSV refuses a result without a table to write */
 			free(buf);

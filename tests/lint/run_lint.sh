@@ -70,14 +70,17 @@ for t in $(tables_of "$work/out.json"); do
 	"$xpstat" runs --format csv --table "$t" "$work/logs" >"$work/out.csv" || fail=1
 	check "runs --table $t" "$check_csv" "$work/out.csv"
 done
-# kernel-stats: the kernels table as CSV and the whole result against its schema; filters, --top, --sort, --compat too.
+# kernel-stats: every table as CSV (the tables its JSON names) and the whole result against its schema; filters,
+# --top, --sort, --compat too.
 lint_kernel_stats() { # input [options...]
 	in=$1
 	shift
-	"$xpstat" kernel-stats "$@" --format csv "$in" >"$work/out.csv" || { echo "FAIL kernel-stats $* csv $in"; fail=1; return; }
-	check "kernel-stats $* csv $in" "$check_csv" "$work/out.csv"
 	"$xpstat" kernel-stats "$@" --format json "$in" >"$work/out.json" || { echo "FAIL kernel-stats $* json $in"; fail=1; return; }
 	check "kernel-stats $* json $in" /usr/bin/python3 "$check_json" "$schemas/kernel-stats.schema.json" "$work/out.json"
+	for t in $(tables_of "$work/out.json"); do
+		"$xpstat" kernel-stats "$@" --format csv --table "$t" "$in" >"$work/out.csv" || { echo "FAIL kernel-stats $* csv $t $in"; fail=1; continue; }
+		check "kernel-stats $* --table $t $in" "$check_csv" "$work/out.csv"
+	done
 }
 for in in $inputs; do
 	lint_kernel_stats "$in"
@@ -85,16 +88,19 @@ done
 lint_kernel_stats "$work/raw.xplane.pb" --op 'MatMul' --top 3
 lint_kernel_stats "$work/jax.xplane.pb" --compat xprof --sort count
 lint_kernel_stats "$work/grouped.xplane.pb" --kernel '^nothing$'
-# tf-stats: the table as CSV, the whole result against its schema, and the CSV cell for cell against the JSON.
+# tf-stats: every table as CSV (the tables its JSON names), the whole result against its schema, and each CSV
+# cell for cell against the JSON.
 csv_matches_json=$(dirname "$check_json")/csv_matches_json.py
 lint_tf_stats() { # input [options...]
 	in=$1
 	shift
-	"$xpstat" tf-stats "$@" --format csv "$in" >"$work/out.csv" || { echo "FAIL tf-stats $* csv $in"; fail=1; return; }
-	check "tf-stats $* csv $in" "$check_csv" "$work/out.csv"
 	"$xpstat" tf-stats "$@" --format json "$in" >"$work/out.json" || { echo "FAIL tf-stats $* json $in"; fail=1; return; }
 	check "tf-stats $* json $in" /usr/bin/python3 "$check_json" "$schemas/tf-stats.schema.json" "$work/out.json"
-	check "tf-stats $* csv = json $in" /usr/bin/python3 "$csv_matches_json" "$work/out.csv" "$work/out.json" tf_stats
+	for t in $(tables_of "$work/out.json"); do
+		"$xpstat" tf-stats "$@" --format csv --table "$t" "$in" >"$work/out.csv" || { echo "FAIL tf-stats $* csv $t $in"; fail=1; continue; }
+		check "tf-stats $* --table $t $in" "$check_csv" "$work/out.csv"
+		check "tf-stats $* csv = json $t $in" /usr/bin/python3 "$csv_matches_json" "$work/out.csv" "$work/out.json" "$t"
+	done
 }
 for in in $inputs; do
 	lint_tf_stats "$in"

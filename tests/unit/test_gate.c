@@ -587,7 +587,7 @@ static void junit_escaping(void)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	REQUIRE(f);
-	CHECK_INT(xp_writer_junit.write(r, f, NULL), 0);
+	CHECK_INT(xp_writer_junit.write(r, f, NULL, &(struct xp_err){0}), 0);
 	fclose(f);
 	CHECK(strstr(buf, "tests=\"4\" failures=\"1\" errors=\"1\" skipped=\"1\"") != NULL);
 	/* The subject: quote, <, &, >, apostrophe escaped; ESC and BEL (no XML 1.0 character) and the bad byte as U+FFFD. */
@@ -605,7 +605,9 @@ static void junit_escaping(void)
 	/* A result without checks is not check's: a usage error. */
 	struct xp_result *other = xp_result_new("overview");
 	f = open_memstream(&buf, &len);
-	CHECK_INT(xp_writer_junit.write(other, f, NULL), XP_EXIT_USAGE);
+	struct xp_err e = {0};
+	CHECK_INT(xp_writer_junit.write(other, f, NULL, &e), XP_EXIT_USAGE);
+	CHECK_STR(e.msg, "--format junit is only for check");
 	fclose(f);
 	free(buf);
 	xp_result_free(other);

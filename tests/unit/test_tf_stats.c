@@ -53,7 +53,7 @@ static char *render(const struct xp_result *r, const struct xp_writer *w)
 	struct xp_out_opts oo = {0};
 	if (!f)
 		abort();
-	w->write(r, f, &oo);
+	w->write(r, f, &oo, &(struct xp_err){0});
 	fclose(f);
 	return buf;
 }

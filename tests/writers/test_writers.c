@@ -56,8 +56,8 @@ static void check_str(const char *got, const char *want, int line)
 }
 
 /* Run a writer into memory; its return value goes to *status. */
-static char *render(const struct xp_writer *w, const struct xp_result *r, const struct xp_out_opts *o,
-		    int *status)
+static char *render_e(const struct xp_writer *w, const struct xp_result *r, const struct xp_out_opts *o,
+		      int *status, struct xp_err *e)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -68,19 +68,28 @@ static char *render(const struct xp_writer *w, const struct xp_result *r, const 
 		perror("open_memstream");
 		exit(99);
 	}
-	st = w->write(r, f, o);
+	st = w->write(r, f, o, e);
 	fclose(f);
 	if (status)
 		*status = st;
 	return buf;
 }
 
-/* Like render, also capturing what the writer prints on stderr. */
+static char *render(const struct xp_writer *w, const struct xp_result *r, const struct xp_out_opts *o,
+		    int *status)
+{
+	struct xp_err e = {0};
+	return render_e(w, r, o, status, &e);
+}
+
+/* Like render, also giving the error the writer returned as the line cmd/ prints. The writer itself
+ * must print nothing: what it wrote on stderr is checked to be empty. */
 static char *render_err(const struct xp_writer *w, const struct xp_result *r, const struct xp_out_opts *o,
 			int *status, char **err)
 {
 	FILE *tmp = tmpfile();
 	int saved = dup(2);
+	struct xp_err e = {0};
 	char *out;
 	long n;
 
@@ -90,18 +99,18 @@ static char *render_err(const struct xp_writer *w, const struct xp_result *r, co
 	}
 	fflush(stderr);
 	dup2(fileno(tmp), 2);
-	out = render(w, r, o, status);
+	out = render_e(w, r, o, status, &e);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
 	n = (long)lseek(fileno(tmp), 0, SEEK_END);
-	*err = calloc(1, (size_t)n + 1);
-	lseek(fileno(tmp), 0, SEEK_SET);
-	if (!*err || read(fileno(tmp), *err, (size_t)n) != n) {
-		perror("read");
+	CHECK(n == 0);
+	fclose(tmp);
+	CHECK(e.status == *status);
+	if (asprintf(err, "xpstat: %s\n", e.msg) < 0) {
+		perror("asprintf");
 		exit(99);
 	}
-	fclose(tmp);
 	return out;
 }
 
