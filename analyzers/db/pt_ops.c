@@ -236,13 +236,11 @@ static void collect(struct ptb *b)
 
 /* --- the trees ------------------------------------------------------------------------------- */
 
-static const struct ptb *sort_ctx;
-
 /* Thread, then start, the longer first, then the order of the file. */
-static int cmp_node(const void *x, const void *y)
+static int cmp_node(const void *x, const void *y, void *arg)
 {
 	uint32_t a = *(const uint32_t *)x, c = *(const uint32_t *)y;
-	const struct ptb *b = sort_ctx;
+	const struct ptb *b = arg;
 	const struct node *na = &b->nd[a], *nc = &b->nd[c];
 	if (b->line_of[a] != b->line_of[c])
 		return b->line_of[a] < b->line_of[c] ? -1 : 1;
@@ -443,19 +441,19 @@ static void fill(struct ptb *b, const uint32_t *order)
 
 /* --- the table ------------------------------------------------------------------------------- */
 
-static int cmp_by_name(const void *x, const void *y)
+static int cmp_by_name(const void *x, const void *y, void *arg)
 {
 	const uint32_t *a = x, *c = y;
-	const char *sa = xp_str(sort_ctx->c, sort_ctx->nd[*a].name), *sc = xp_str(sort_ctx->c, sort_ctx->nd[*c].name);
+	const struct ptb *b = arg;
+	const char *sa = xp_str(b->c, b->nd[*a].name), *sc = xp_str(b->c, b->nd[*c].name);
 	int d = strcmp(sa, sc);
 	return d ? d : (*a > *c) - (*a < *c);
 }
 
-static const struct xp_capture *op_ctx;
-
-static int cmp_op(const void *x, const void *y)
+static int cmp_op(const void *x, const void *y, void *arg)
 {
 	const struct xp_pt_op *a = x, *c = y;
+	const struct xp_capture *op_ctx = arg;
 	if (a->dev_self_ps != c->dev_self_ps)
 		return a->dev_self_ps > c->dev_self_ps ? -1 : 1;
 	if (a->host_self_ps != c->host_self_ps)
@@ -474,9 +472,8 @@ static void aggregate(const struct ptb *b, struct xp_pt_ops *db)
 		ix[n++] = (uint32_t)k;
 		db->op_kernel_ps = xp_sat_add(db->op_kernel_ps, nd->own_kernel);
 	}
-	sort_ctx = b;
 	if (n > 1)
-		qsort(ix, n, sizeof *ix, cmp_by_name);
+		qsort_r(ix, n, sizeof *ix, cmp_by_name, (void *)b);
 	db->ops = xcalloc(n ? n : 1, sizeof *db->ops);
 	for (size_t k = 0; k < n; k++) {
 		const struct node *nd = &b->nd[ix[k]];
@@ -492,9 +489,8 @@ static void aggregate(const struct ptb *b, struct xp_pt_ops *db)
 		o->tc_eligible |= nd->elig;
 	}
 	free(ix);
-	op_ctx = b->c;
 	if (db->n > 1)
-		qsort(db->ops, db->n, sizeof *db->ops, cmp_op);
+		qsort_r(db->ops, db->n, sizeof *db->ops, cmp_op, (void *)b->c);
 	for (size_t k = 0; k < b->n_nd; k++) {
 		const struct node *nd = &b->nd[k];
 		if (!nd->dropped && !nd->merged && nd->elig && !nd->desc_elig)
@@ -540,9 +536,8 @@ struct xp_pt_ops *xp_pt_ops_build(const struct xp_capture *c, const struct xp_ho
 	uint32_t *order = xmalloc((b.n_nd ? b.n_nd : 1) * sizeof *order);
 	for (size_t k = 0; k < b.n_nd; k++)
 		order[k] = (uint32_t)k;
-	sort_ctx = &b;
 	if (b.n_nd > 1)
-		qsort(order, b.n_nd, sizeof *order, cmp_node);
+		qsort_r(order, b.n_nd, sizeof *order, cmp_node, &b);
 	if (b.n_rt > 1)
 		qsort(b.rt, b.n_rt, sizeof *b.rt, cmp_rt);
 	nest(&b, order);

@@ -286,10 +286,12 @@ static void set_verdict(struct xp_result *r, const struct mem *m)
 static void add_summary(struct xp_result *r, const struct mem *m)
 {
 	uint64_t ev = 0, al = 0, de = 0, un = 0, uf = 0, mi = 0;
+	bool blind = false;
 	for (size_t i = 0; i < m->n_alcs; i++) {
 		const struct mem_alc *a = m->alcs[i];
 		if (!a->selected)
 			continue;
+		blind |= a->pt_blind;
 		ev += a->n;
 		al += a->n_alloc;
 		de += a->n_dealloc;
@@ -303,8 +305,13 @@ static void add_summary(struct xp_result *r, const struct mem *m)
 	xp_sum_int(r, "memory_events", "Memory events", (int64_t)ev);
 	xp_sum_int(r, "allocations", "Allocations", (int64_t)al);
 	xp_sum_int(r, "deallocations", "Deallocations", (int64_t)de);
-	xp_sum_int(r, "unmatched_deallocations", "Deallocations without allocation", (int64_t)un);
-	xp_sum_int(r, "unfreed_allocations", "Allocations never freed", (int64_t)uf);
+	if (blind) { /* some allocator's frees cannot be paired with their allocations: unknown, not 0 */
+		xp_sum_f64(r, "unmatched_deallocations", "Deallocations without allocation", NAN);
+		xp_sum_f64(r, "unfreed_allocations", "Allocations never freed", NAN);
+	} else {
+		xp_sum_int(r, "unmatched_deallocations", "Deallocations without allocation", (int64_t)un);
+		xp_sum_int(r, "unfreed_allocations", "Allocations never freed", (int64_t)uf);
+	}
 	xp_sum_int(r, "events_missing_stats", "Events missing stats", (int64_t)mi);
 }
 
@@ -430,6 +437,7 @@ struct xp_result *xp_analyze_memory(const struct xp_prep *p, const struct xp_mem
 		}
 	}
 	mem_result(r, &m);
+	xp_result_set_semantics(r, xp_capture_semantics(p->cap));
 	xp_mem_profile_free(&m);
 	return r;
 }

@@ -115,11 +115,10 @@ static void collect(struct pm *m, const struct xp_host *h)
 	}
 }
 
-static const struct xp_capture *cmp_c;
-
-static int cmp_mev(const void *x, const void *y)
+static int cmp_mev(const void *x, const void *y, void *arg)
 {
 	const struct mev *a = x, *b = y;
+	const struct xp_capture *cmp_c = arg;
 	if (a->alloc != b->alloc) {
 		int d = strcmp(xp_str(cmp_c, a->alloc), xp_str(cmp_c, b->alloc));
 		if (d)
@@ -145,7 +144,7 @@ struct peak {
 	int64_t v, t;
 };
 
-static void raise(struct peak *p, int64_t v, int64_t t)
+static void peak_raise(struct peak *p, int64_t v, int64_t t)
 {
 	if (!p->known || v > p->v)
 		*p = (struct peak){true, v, t};
@@ -195,9 +194,9 @@ static void device_row(struct xp_table *t, const struct dcols *k, const struct p
 		running = xp_sat_add(running, e->bytes);
 		n_alloc += e->is_alloc;
 		n_total += e->has_total;
-		raise(&a, e->has_total ? e->total : running, e->t);
+		peak_raise(&a, e->has_total ? e->total : running, e->t);
 		if (e->has_reserved)
-			raise(&res, e->reserved, e->t);
+			peak_raise(&res, e->reserved, e->t);
 	}
 	size_t row = xp_table_row(t);
 	xp_set_str(t, row, k->host, h->name);
@@ -220,9 +219,8 @@ void xp_pt_memory_table(struct xp_result *r, const struct xp_capture *c, const c
 			continue;
 		struct pm m = {.c = c};
 		collect(&m, &c->hosts[h]);
-		cmp_c = c;
 		if (m.n > 1)
-			qsort(m.ev, m.n, sizeof *m.ev, cmp_mev);
+			qsort_r(m.ev, m.n, sizeof *m.ev, cmp_mev, (void *)c);
 		for (size_t i = 0, j; i < m.n; i = j) {
 			for (j = i; j < m.n && m.ev[j].alloc == m.ev[i].alloc; j++)
 				;

@@ -13,7 +13,7 @@ bool xp_prep_pytorch(const struct xp_prep *p);
 
 /* The version of xpstat's PyTorch rules: raise it whenever a PyTorch number changes meaning, so that
  * check and compare refuse baselines made by the old rules. */
-#define XP_SEMANTICS_PYTORCH "pytorch-2"
+#define XP_SEMANTICS_PYTORCH "pytorch-3"
 /* Is the host a PyTorch (Kineto) trace? Its numbers follow PyTorch's rules. */
 bool xp_host_is_pytorch(const struct xp_host *h);
 /* PyTorch's collective operators (nccl:/gloo: broadcast, reduce, all_reduce, all_gather, reduce_scatter). */
