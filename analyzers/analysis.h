@@ -22,7 +22,7 @@
 #define XP_ALLOCATOR_STATS                                                                                      \
 	"allocator_name", "index_on_host", "device_ordinal", "bytes_reserved", "bytes_allocated", "bytes_available", \
 		"fragmentation", "peak_bytes_in_use", "requested_bytes", "allocation_bytes", "addr", "region_type",  \
-		"data_type"
+		"data_type", "total_reserved"
 
 /* Read by kernel-stats and tf-stats, and by info for its survey (memcpy_details, read by the step
  * database, is not here). */

@@ -98,6 +98,7 @@ struct totals {
 	uint64_t kernels;
 	size_t rows, distinct;
 	int64_t total_ps, tc_used_ps, tc_eligible_ps;
+	int64_t eligible_of_ps;     /* what the eligible share is of: kernel time, or (PyTorch) operators' kernel time */
 	bool any_module;
 };
 
@@ -136,6 +137,17 @@ static void sum_totals(const struct xp_kernel_db *db, const bool *kept, struct t
 		t->any_module |= r->module != NULL;
 	}
 	t->distinct = distinct_names(db, kept);
+	t->eligible_of_ps = t->total_ps;
+}
+
+/* PyTorch, unfiltered: the PyTorch profiler's share, the kernels of eligible operators with no eligible operator
+ * inside over the kernels operators launched (a filter picks kernel rows, so it keeps the per-row rule). */
+static void pt_eligible(const struct xp_kernel_db *db, const struct xp_kernel_stats_opts *o, struct totals *t)
+{
+	if (!db->pt || o->op_regex || o->kernel_regex)
+		return;
+	t->tc_eligible_ps = db->pt_tc_bottom_ps;
+	t->eligible_of_ps = db->pt_op_kernel_ps;
 }
 
 static double pct(int64_t part, int64_t whole)
@@ -236,12 +248,12 @@ static void set_verdict(struct xp_result *r, const struct xp_capture *c, const s
 		xp_result_set_verdict(r, "%" PRIu64 " of %" PRIu64 " kernels%s match the filters, %zu distinct, %s total; "
 				      "%.1f%% of that time in Tensor Core kernels, %.1f%% in Tensor-Core-eligible ops",
 				      t->kernels, db->kernels, hosts, t->distinct, total, pct(t->tc_used_ps, t->total_ps),
-				      pct(t->tc_eligible_ps, t->total_ps));
+				      pct(t->tc_eligible_ps, t->eligible_of_ps));
 	else
 		xp_result_set_verdict(r, "%" PRIu64 " kernel%s%s, %zu distinct, %s total; %.1f%% of kernel time in "
 				      "Tensor Core kernels, %.1f%% in Tensor-Core-eligible ops",
 				      t->kernels, t->kernels == 1 ? "" : "s", hosts, t->distinct, total,
-				      pct(t->tc_used_ps, t->total_ps), pct(t->tc_eligible_ps, t->total_ps));
+				      pct(t->tc_used_ps, t->total_ps), pct(t->tc_eligible_ps, t->eligible_of_ps));
 }
 
 static void summary(struct xp_result *r, const struct xp_capture *c, const struct xp_kernel_db *db,
@@ -254,7 +266,7 @@ static void summary(struct xp_result *r, const struct xp_capture *c, const struc
 	xp_sum_int(r, "rows", "Kernel-op rows", (int64_t)t->rows);
 	xp_sum_dur(r, "kernel_time_us", "Total kernel time", t->total_ps, XP_U_US);
 	xp_sum_dur(r, "tc_eligible_time_us", "Tensor-Core-eligible time", t->tc_eligible_ps, XP_U_US);
-	xp_sum_pct(r, "tc_eligible_pct", "Tensor-Core-eligible share", pct(t->tc_eligible_ps, t->total_ps));
+	xp_sum_pct(r, "tc_eligible_pct", "Tensor-Core-eligible share", pct(t->tc_eligible_ps, t->eligible_of_ps));
 	xp_sum_dur(r, "tc_used_time_us", "Tensor Core time", t->tc_used_ps, XP_U_US);
 	xp_sum_pct(r, "tc_used_pct", "Tensor Core share", pct(t->tc_used_ps, t->total_ps));
 	xp_sum_int(r, "capture_kernels", "Kernels in the capture", (int64_t)db->kernels);
@@ -334,6 +346,7 @@ struct xp_result *xp_analyze_kernel_stats(const struct xp_capture *c, const stru
 		kept[i] = keep(&f, &db->rows[i]);
 	struct totals t;
 	sum_totals(db, kept, &t);
+	pt_eligible(db, o, &t);
 
 	struct xp_result *r = xp_result_new("kernel-stats");
 	set_verdict(r, c, db, o, &t);

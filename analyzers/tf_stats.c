@@ -10,6 +10,7 @@
 #include "formats/model/result.h"
 #include "formats/core/xalloc.h"
 #include "analyzers/db/hlodb.h"
+#include "analyzers/db/pt_ops.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -67,6 +68,11 @@ struct tfs {
 	char *hlo_problem;
 	struct xp_op_db *hlo;       /* device-level rows: one per program and HLO instruction */
 	size_t roofline_rows, flops_gap_rows;  /* device rows with a cost; of them, FLOPs not countable */
+	struct xp_pt_op *pt;        /* PyTorch captures: the operators, every host summed by name */
+	size_t n_pt;
+	bool pt_mode;               /* a PyTorch capture: operators instead of TensorFlow ops */
+	uint64_t pt_orphans;        /* device events launched for no operator */
+	int64_t pt_orphan_ps;
 };
 
 static bool opt_eq(const char *a, const char *b)
@@ -155,6 +161,100 @@ static void build_device(struct tfs *s)
 	s->dev.eager_known = true;
 	if (s->gpus)
 		tc_build(s);
+}
+
+/* --- PyTorch captures: the operator database on both sides ----------------------------------------- */
+
+static int cmp_pt_name(const void *x, const void *y)
+{
+	const struct xp_pt_op *a = x, *b = y;
+	return (a->name > b->name) - (a->name < b->name);
+}
+
+/* Every PyTorch host's operators, summed by name (string ids are the capture's). */
+static void pt_collect(struct tfs *s)
+{
+	for (uint32_t h = 0; h < s->c->n_hosts; h++) {
+		if (!xp_host_is_pytorch(&s->c->hosts[h]))
+			continue;
+		struct xp_pt_ops *db = xp_pt_ops_build(s->c, &s->c->hosts[h]);
+		s->pt = xrealloc(s->pt, (s->n_pt + db->n + 1) * sizeof *s->pt);
+		memcpy(s->pt + s->n_pt, db->ops, db->n * sizeof *db->ops);
+		s->n_pt += db->n;
+		s->pt_orphans += db->orphan_events;
+		s->pt_orphan_ps += db->orphan_ps;
+		xp_pt_ops_free(db);
+	}
+	if (s->n_pt > 1)
+		qsort(s->pt, s->n_pt, sizeof *s->pt, cmp_pt_name);
+	size_t w = 0;
+	for (size_t i = 0; i < s->n_pt; i++) {
+		struct xp_pt_op *o = w ? &s->pt[w - 1] : NULL, *x = &s->pt[i];
+		if (!o || o->name != x->name) {
+			s->pt[w++] = *x;
+			continue;
+		}
+		o->calls += x->calls;
+		o->host_total_ps = xp_sat_add(o->host_total_ps, x->host_total_ps);
+		o->host_self_ps = xp_sat_add(o->host_self_ps, x->host_self_ps);
+		o->dev_total_ps = xp_sat_add(o->dev_total_ps, x->dev_total_ps);
+		o->dev_self_ps = xp_sat_add(o->dev_self_ps, x->dev_self_ps);
+		o->tc_eligible |= x->tc_eligible;
+	}
+	s->n_pt = w;
+}
+
+/* One row per operator on a side: the device side holds the operators that launched device work. */
+static void pt_side(struct tfs *s, struct xp_op_db *db, bool device)
+{
+	for (size_t i = 0; i < s->n_pt; i++) {
+		const struct xp_pt_op *o = &s->pt[i];
+		if (device && !o->dev_total_ps)
+			continue;
+		bool created;
+		size_t k = xp_op_db_row(db, XP_OPK_TF, NULL, xp_str(s->c, o->name), &created);
+		struct xp_op_row *r = &db->rows[k];
+		if (!r->category && !(r->category = strdup("Operator")))
+			xp_oom();
+		r->occurrences = o->calls;
+		r->time_ps = device ? o->dev_total_ps : o->host_total_ps;
+		r->self_ps = device ? o->dev_self_ps : o->host_self_ps;
+		db->total_op_time_ps = xp_sat_add(db->total_op_time_ps, r->self_ps);
+	}
+}
+
+/* The device side of a PyTorch capture: the operators' device self time, and IDLE for the rest of the GPUs'
+ * busy span (device work launched for no operator counts there too). */
+static void pt_device(struct tfs *s, struct xp_op_db *spans)
+{
+	struct xp_op_db *db = xp_op_db_empty();
+	pt_side(s, db, true);
+	db->total_time_ps = spans->total_time_ps > db->total_op_time_ps ? spans->total_time_ps : db->total_op_time_ps;
+	if (!s->o->no_idle) {
+		bool created;
+		size_t k = xp_op_db_row(db, XP_OPK_IDLE, NULL, "IDLE", &created);
+		struct xp_op_row *r = &db->rows[k];
+		if (!r->category && !(r->category = strdup("IDLE")))
+			xp_oom();
+		r->time_ps = r->self_ps = db->total_time_ps - db->total_op_time_ps;
+	}
+	xp_op_db_sort(db);
+	xp_op_db_free(s->dev.db);
+	s->dev.db = db;
+	s->dev.total_ps = db->total_time_ps;
+	s->dev.eager_known = false;
+	s->tc.unattributed_kernels = 0;
+}
+
+static void pt_host(struct tfs *s)
+{
+	xp_op_db_free(s->host.db);
+	s->host.db = xp_op_db_empty();
+	pt_side(s, s->host.db, false);
+	s->host.db->total_time_ps = s->host.db->total_op_time_ps;
+	xp_op_db_sort(s->host.db);
+	s->host.total_ps = s->host.db->total_op_time_ps;
+	s->host.eager_known = false;
 }
 
 static void build_host(struct tfs *s)
@@ -508,6 +608,70 @@ static void add_hlo_table(struct xp_result *r, const struct tfs *s)
 	}
 }
 
+/* --- the PyTorch operator table ------------------------------------------------------------------- */
+
+static int cmp_pt_rows(const void *pa, const void *pb, void *arg)
+{
+	const struct xp_pt_op *a = *(const struct xp_pt_op *const *)pa, *b = *(const struct xp_pt_op *const *)pb;
+	const struct tfs *s = arg;
+	int64_t x = a->dev_self_ps, y = b->dev_self_ps;
+	if (s->o->sort == XP_TFS_SORT_TOTAL)
+		x = a->dev_total_ps, y = b->dev_total_ps;
+	else if (s->o->sort == XP_TFS_SORT_COUNT)
+		x = (int64_t)a->calls, y = (int64_t)b->calls;
+	else if (s->o->sort == XP_TFS_SORT_AVG)
+		x = avg_ps(a->dev_self_ps, a->calls), y = avg_ps(b->dev_self_ps, b->calls);
+	if (s->o->sort != XP_TFS_SORT_NAME && x != y)
+		return x > y ? -1 : 1;
+	if (s->o->sort != XP_TFS_SORT_NAME && a->host_self_ps != b->host_self_ps)
+		return a->host_self_ps > b->host_self_ps ? -1 : 1;
+	return strcmp(xp_str(s->c, a->name), xp_str(s->c, b->name));
+}
+
+/* PyTorch captures: one row per operator as the PyTorch profiler shows it (device and host, self and total). */
+static void add_pt_table(struct xp_result *r, struct tfs *s)
+{
+	struct xp_table *t = xp_result_add_table(r, "operators", "PyTorch operators by device self time");
+	size_t c_rank = xp_table_col(t, "rank", "#", XP_T_INT, XP_U_NONE, 0),
+	       c_name = xp_table_col(t, "op_name", "Operator", XP_T_STR, XP_U_NONE, 0),
+	       c_calls = xp_table_col(t, "calls", "Calls", XP_T_INT, XP_U_NONE, 0),
+	       c_dself = xp_table_col(t, "device_self_time_us", "Device self", XP_T_DUR, XP_U_US, 0),
+	       c_dtot = xp_table_col(t, "device_total_time_us", "Device total", XP_T_DUR, XP_U_US, 0),
+	       c_dpct = xp_table_col(t, "device_self_time_pct", "Device %", XP_T_PCT, XP_U_NONE, 0),
+	       c_hself = xp_table_col(t, "host_self_time_us", "Host self", XP_T_DUR, XP_U_US, 0),
+	       c_htot = xp_table_col(t, "host_total_time_us", "Host total", XP_T_DUR, XP_U_US, 0),
+	       c_hpct = xp_table_col(t, "host_self_time_pct", "Host %", XP_T_PCT, XP_U_NONE, 0),
+	       c_tc = xp_table_col(t, "tensor_core_eligible", "TC eligible", XP_T_BOOL, XP_U_NONE, 0);
+	const struct xp_pt_op **rows = xcalloc(s->n_pt ? s->n_pt : 1, sizeof *rows);
+	size_t n = 0;
+	int64_t dev = 0, host = 0;
+	for (size_t i = 0; i < s->n_pt; i++) {
+		dev = xp_sat_add(dev, s->pt[i].dev_self_ps);
+		host = xp_sat_add(host, s->pt[i].host_self_ps);
+		if (matches(&s->op_re, s->has_op_re, xp_str(s->c, s->pt[i].name)))
+			rows[n++] = &s->pt[i];
+	}
+	if (n > 1)
+		qsort_r(rows, n, sizeof *rows, cmp_pt_rows, s);
+	size_t shown = s->o->top && n > s->o->top ? s->o->top : n;
+	for (size_t i = 0; i < shown; i++) {
+		const struct xp_pt_op *o = rows[i];
+		size_t row = xp_table_row(t);
+		xp_set_int(t, row, c_rank, (int64_t)i + 1);
+		xp_set_str(t, row, c_name, xp_str(s->c, o->name));
+		xp_set_int(t, row, c_calls, (int64_t)o->calls);
+		xp_set_dur(t, row, c_dself, o->dev_self_ps);
+		xp_set_dur(t, row, c_dtot, o->dev_total_ps);
+		xp_set_pct(t, row, c_dpct, pct(o->dev_self_ps, dev));
+		xp_set_dur(t, row, c_hself, o->host_self_ps);
+		xp_set_dur(t, row, c_htot, o->host_total_ps);
+		xp_set_pct(t, row, c_hpct, pct(o->host_self_ps, host));
+		xp_set_bool(t, row, c_tc, o->tc_eligible);
+	}
+	t->text_limit = s->o->top ? 0 : 25;
+	free(rows);
+}
+
 /* --- summary, verdict, diagnostics -------------------------------------------------------------- */
 
 /* The op of a side with the most self time (IDLE aside), or NULL. */
@@ -539,7 +703,8 @@ static void verdict(struct xp_result *r, const struct tfs *s)
 		xp_result_set_verdict(r, "No ops kept: %" PRIu64 " XLA op events left out, as xprof does without HLO protos "
 				      "(--compat xprof)", s->xla_dropped);
 	else if (!d && !h)
-		xp_result_set_verdict(r, "No TensorFlow or XLA ops found in the capture");
+		xp_result_set_verdict(r, s->pt_mode ? "No PyTorch operators found in the trace"
+						    : "No TensorFlow or XLA ops found in the capture");
 	else
 		xp_result_set_verdict(r, "%zu device and %zu host ops; %s%s%s", s->dev.n_ops, s->host.n_ops, dbuf,
 				      d && h ? "; " : "", hbuf);
@@ -570,13 +735,24 @@ static void summary(struct xp_result *r, const struct tfs *s)
 		   s->env.peak_tflops > 0 ? s->env.peak_tflops * 1000 : NAN);
 	xp_sum_f64(r, "device_peak_hbm_gb_per_s", "Device peak HBM GB/s",
 		   s->env.peak_hbm_gbps > 0 ? s->env.peak_hbm_gbps : NAN);
-	xp_sum_int(r, "kernels_without_op", "Kernels without op", (int64_t)s->tc.unattributed_kernels);
+	xp_sum_int(r, "kernels_without_op", "Kernels without op",
+		   (int64_t)(s->pt_mode ? s->pt_orphans : s->tc.unattributed_kernels));
 	xp_sum_int(r, "xla_events_dropped", "XLA events dropped", (int64_t)s->xla_dropped);
 }
 
 static void diagnostics(struct xp_result *r, const struct tfs *s)
 {
-	if (!s->dev.n_ops && !s->host.n_ops && !s->tpu_planes && !s->xla_dropped)
+	if (s->pt_mode && s->pt_orphans) {
+		char d[64];
+		xp_format_duration(s->pt_orphan_ps, d, sizeof d);
+		xp_result_diag(r, XP_SEV_INFO, "kernels_without_op", NULL, NULL,
+			       "%" PRIu64 " device events (%s) were launched outside every operator (or their launch is not "
+			       "in the trace); their time counts as device IDLE", s->pt_orphans, d);
+	}
+	if (s->pt_mode && !s->n_pt)
+		xp_result_diag(r, XP_SEV_INFO, "no_ops", NULL, "profile with torch.profiler while the model runs",
+			       "no cpu_op event in the trace");
+	if (!s->pt_mode && !s->dev.n_ops && !s->host.n_ops && !s->tpu_planes && !s->xla_dropped)
 		xp_result_diag(r, XP_SEV_INFO, "no_ops", NULL,
 			       "profile while the model runs, with the TensorFlow or JAX profiler",
 			       "no host event names a TensorFlow op and no device event carries a tf_op, level 0 "
@@ -633,6 +809,7 @@ static void tfs_free(struct tfs *s)
 	tc_free(&s->tc);
 	free(s->hlo_problem);
 	xp_op_db_free(s->hlo);
+	free(s->pt);
 }
 
 struct xp_result *xp_analyze_tf_stats(const struct xp_capture *c, const struct xp_tf_stats_opts *o, char *errmsg,
@@ -658,12 +835,19 @@ struct xp_result *xp_analyze_tf_stats(const struct xp_capture *c, const struct x
 	xp_perf_env_capture(c, &s.env);
 	build_device(&s);
 	build_host(&s);
+	if ((s.pt_mode = xp_capture_semantics(c) != NULL)) {
+		pt_collect(&s);
+		pt_device(&s, s.hlo);
+		pt_host(&s);
+	}
 	choose_rows(&s, &s.dev, !s.o->host_only);
 	choose_rows(&s, &s.host, !s.o->device_only);
 
 	struct xp_result *r = xp_result_new("tf-stats");
 	verdict(r, &s);
 	summary(r, &s);
+	if (s.pt_mode)
+		add_pt_table(r, &s);
 	add_table(r, &s);
 	add_hlo_table(r, &s);
 	diagnostics(r, &s);

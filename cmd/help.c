@@ -40,14 +40,14 @@ static const struct cmd_help helps[] = {
 	{"tf-data", LOADS " table", "bottleneck_analysis input_pipelines slowest_call calls",
 	 "xpstat tf-data logs/\n"
 	 "xpstat tf-data --format json logs/\n"},
-	{"tf-stats", LOADS " compat table", "tf_stats hlo_ops",
+	{"tf-stats", LOADS " compat table", "tf_stats hlo_ops operators",
 	 "xpstat tf-stats logs/\n"
 	 "xpstat tf-stats --device-only --top 10 logs/\n"},
 	{"kernel-stats", LOADS " compat", "kernels",
 	 "xpstat kernel-stats logs/\n"
 	 "xpstat kernel-stats --op 'MatMul|Conv' --sort avg logs/\n"
 	 "xpstat kernel-stats --format csv -o kernels.csv logs/\n"},
-	{"memory", LOADS " compat table", "allocators breakdown timeline",
+	{"memory", LOADS " compat table", "allocators breakdown timeline devices",
 	 "xpstat memory logs/\n"
 	 "xpstat memory --breakdown --allocator GPU_0_bfc logs/\n"
 	 "xpstat memory --timeline --format csv --table timeline logs/\n"},

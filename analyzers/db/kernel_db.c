@@ -1,7 +1,9 @@
 /* kernel_db.c - the kernel report database (spec analyzers §4): kernel reports per kernel-op pair and their by-op form. */
 #include "kernel_db.h"
+#include "pt_ops.h"
 #include "hlodb.h"
 #include "formats/core/hash.h"
+#include "formats/core/satint.h"
 #include "formats/core/xalloc.h"
 #include "analyzers/prepare/prepare.h"
 #include "formats/core/sort.h"
@@ -194,6 +196,9 @@ struct plane_pass {
 	struct xp_textmap details, tf_ops, hlo_ops, modules, equations;
 	struct xp_textmap xla_ops;              /* "module\x1fhlo_op" -> op, where HLO protos resolve them */
 	const struct xp_hlo_db *hlo;
+	const struct xp_pt_ops *pt;             /* PyTorch: the launching operator of each kernel */
+	uint32_t plane;
+	struct xp_textmap pt_ops;               /* PyTorch operator name -> op */
 	struct xp_kernel_details *dets;         /* values of `details` */
 	struct kop *ops;                        /* values of `tf_ops` and `hlo_ops` */
 	const char **mods;                      /* values of `modules` */
@@ -405,6 +410,22 @@ static void occupancy(const struct plane_pass *pp, const struct xp_line *l, uint
 	}
 }
 
+/* PyTorch: the op is the operator whose runtime call launched the kernel; eligible as that operator is. */
+static void pt_report(struct plane_pass *pp, const struct xp_line *l, uint64_t i, struct xp_kernel_report *r)
+{
+	bool elig;
+	uint32_t line = (uint32_t)(l - pp->p->lines), id = xp_pt_owner(pp->pt, pp->plane, line, i, &elig);
+	const char *s = id == XP_PT_NO_OWNER ? "" : xp_str(pp->c, id);
+	size_t n = id == XP_PT_NO_OWNER ? 0 : xp_strlen(pp->c, id);
+	uint32_t k;
+	if (!xp_textmap_get(&pp->pt_ops, s, n, &k)) {
+		k = (uint32_t)(new_op(pp, s, n) - pp->ops);
+		xp_textmap_put(&pp->pt_ops, s, n, k);
+	}
+	r->op_name = (char *)pp->ops[k].name;
+	r->tc_eligible = elig;
+}
+
 /* The report of kernel event i without its value (see kernel_stats.h for which annotation names the op). */
 static void report_of(struct plane_pass *pp, const struct xp_line *l, uint64_t i, const struct kernel_stats *ks,
 		      struct xp_kernel_report *r)
@@ -415,6 +436,11 @@ static void report_of(struct plane_pass *pp, const struct xp_line *l, uint64_t i
 	r->host = pp->host;
 	r->name = (char *)n->name;
 	r->details = *details_of(pp, &ks->v[S_DETAILS]);
+	r->uses_tc = n->tc;
+	if (pp->pt) {
+		pt_report(pp, l, i, r);
+		return;
+	}
 	if (!pp->compat && event_text(ks, S_HLO_OP)) {
 		op = xla_op_of(pp, ks);
 		r->module = (char *)module_of(pp, ks);
@@ -457,15 +483,19 @@ static void pass_free(struct plane_pass *pp)
 	xp_textmap_free(&pp->modules);
 	xp_textmap_free(&pp->equations);
 	xp_textmap_free(&pp->xla_ops);
+	xp_textmap_free(&pp->pt_ops);
 	free(pp->dets);
 	free(pp->ops);
 	free(pp->mods);
 }
 
-static void read_plane(struct xp_kernel_db *db, const struct xp_capture *c, const struct xp_plane *p, uint32_t host,
-		       bool compat, const struct xp_hlo_db *hlo, bool zero_ok)
+static void read_plane(struct xp_kernel_db *db, const struct xp_capture *c, uint32_t plane, uint32_t host,
+		       bool compat, const struct xp_hlo_db *hlo, const struct xp_pt_ops *pt)
 {
-	struct plane_pass pp = {.c = c, .p = p, .host = host, .compat = compat, .db = db, .hlo = hlo};
+	const struct xp_plane *p = &c->hosts[host].planes[plane];
+	bool zero_ok = xp_host_is_pytorch(&c->hosts[host]);
+	struct plane_pass pp = {.c = c, .p = p, .host = host, .compat = compat, .db = db, .hlo = hlo, .pt = pt,
+				.plane = plane};
 	pp.ids = (struct plane_ids){
 		xp_plane_stat_id(c, p, "kernel_details"), xp_plane_stat_id(c, p, "tf_op"),
 		xp_plane_stat_id(c, p, "level 0"), xp_plane_stat_id(c, p, "hlo_op"),
@@ -493,12 +523,19 @@ static void read_host(struct xp_kernel_db *db, const struct xp_capture *c, uint3
 {
 	const struct xp_host *host = &c->hosts[h];
 	struct xp_hlo_db *hlo = xp_hlo_db_build(c, host);
+	struct xp_pt_ops *pt = xp_host_is_pytorch(host) ? xp_pt_ops_build(c, host) : NULL;
 	for (uint32_t i = 0; i < host->n_planes; i++) {
 		if (host->planes[i].kind != XP_PLANE_GPU)
 			continue;
 		db->gpu_planes++;
-		read_plane(db, c, &host->planes[i], h, o && o->xprof_compat, hlo, xp_host_is_pytorch(host));
+		read_plane(db, c, i, h, o && o->xprof_compat, hlo, pt);
 	}
+	if (pt) {
+		db->pt = true;
+		db->pt_op_kernel_ps = xp_sat_add(db->pt_op_kernel_ps, pt->op_kernel_ps);
+		db->pt_tc_bottom_ps = xp_sat_add(db->pt_tc_bottom_ps, pt->tc_bottom_ps);
+	}
+	xp_pt_ops_free(pt);
 	if (hlo->n_bad && !db->hlo_problem)
 		db->hlo_problem = xstrndup(hlo->first_bad, strlen(hlo->first_bad));
 	db->n_hlo_bad += hlo->n_bad;

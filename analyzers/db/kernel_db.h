@@ -58,6 +58,10 @@ struct xp_kernel_db {
 	uint32_t n_hosts;
 	uint64_t n_hlo_bad;         /* HLO protos that did not decode (JAX: op names fall back to HLO ops) */
 	char *hlo_problem;          /* the first of them, as a line */
+	/* PyTorch hosts: kernel time that operators launched themselves, and of it the time of Tensor Core
+	 * eligible operators with no eligible operator inside (the PyTorch profiler's eligible share) */
+	bool pt;
+	int64_t pt_op_kernel_ps, pt_tc_bottom_ps;
 	struct xp_kernel_index *index;  /* private */
 };
 

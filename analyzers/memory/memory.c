@@ -3,6 +3,7 @@
 #include "formats/core/xalloc.h"
 #include "analyzers/db/steptime.h"
 #include "profile.h"
+#include "pt_memory.h"
 #include "analyzers/prepare/prepare.h"
 #include "formats/model/result.h"
 
@@ -108,8 +109,10 @@ static void allocator_row(struct xp_table *t, const struct acols *c, const struc
 		xp_set_bytes(t, r, c->life, a->lifetime_peak);
 	xp_set_dur(t, r, c->first, a->first_t);
 	xp_set_dur(t, r, c->last, a->last_t);
-	xp_set_int(t, r, c->unmatched, (int64_t)a->n_unmatched);
-	xp_set_int(t, r, c->unfreed, (int64_t)a->pending.n);
+	if (!a->pt_blind) { /* unknown where nothing pairs a free with its allocation */
+		xp_set_int(t, r, c->unmatched, (int64_t)a->n_unmatched);
+		xp_set_int(t, r, c->unfreed, (int64_t)a->pending.n);
+	}
 	xp_set_int(t, r, c->missing, (int64_t)a->n_missing);
 	if (!a->has_peak)
 		return;     /* no event with stack+heap >= 0: the peak cells stay empty */
@@ -254,6 +257,10 @@ static void set_verdict(struct xp_result *r, const struct mem *m)
 		xp_result_set_verdict(r, "No memory events: the capture has no MemoryAllocation or MemoryDeallocation events");
 		return;
 	}
+	if (!a && xp_capture_semantics(m->p->cap)) {
+		xp_result_set_verdict(r, "%zu allocator%s; PyTorch's figures in the devices table", n, n == 1 ? "" : "s");
+		return;
+	}
 	if (!a) {
 		xp_result_set_verdict(r, "%zu allocator%s, none with a peak (stack + heap is negative in every event)", n,
 				      n == 1 ? "" : "s");
@@ -279,15 +286,17 @@ static void set_verdict(struct xp_result *r, const struct mem *m)
 static void add_summary(struct xp_result *r, const struct mem *m)
 {
 	uint64_t ev = 0, al = 0, de = 0, un = 0, uf = 0, mi = 0;
+	bool blind = false;
 	for (size_t i = 0; i < m->n_alcs; i++) {
 		const struct mem_alc *a = m->alcs[i];
 		if (!a->selected)
 			continue;
+		blind |= a->pt_blind;
 		ev += a->n;
 		al += a->n_alloc;
 		de += a->n_dealloc;
-		un += a->n_unmatched;
-		uf += a->pending.n;
+		un += a->pt_blind ? 0 : a->n_unmatched;
+		uf += a->pt_blind ? 0 : a->pending.n;
 		mi += a->n_missing;
 	}
 	xp_sum_int(r, "hosts", "Hosts", m->p->n_hosts);
@@ -296,14 +305,26 @@ static void add_summary(struct xp_result *r, const struct mem *m)
 	xp_sum_int(r, "memory_events", "Memory events", (int64_t)ev);
 	xp_sum_int(r, "allocations", "Allocations", (int64_t)al);
 	xp_sum_int(r, "deallocations", "Deallocations", (int64_t)de);
-	xp_sum_int(r, "unmatched_deallocations", "Deallocations without allocation", (int64_t)un);
-	xp_sum_int(r, "unfreed_allocations", "Allocations never freed", (int64_t)uf);
+	if (blind) { /* some allocator's frees cannot be paired with their allocations: unknown, not 0 */
+		xp_sum_f64(r, "unmatched_deallocations", "Deallocations without allocation", NAN);
+		xp_sum_f64(r, "unfreed_allocations", "Allocations never freed", NAN);
+	} else {
+		xp_sum_int(r, "unmatched_deallocations", "Deallocations without allocation", (int64_t)un);
+		xp_sum_int(r, "unfreed_allocations", "Allocations never freed", (int64_t)uf);
+	}
 	xp_sum_int(r, "events_missing_stats", "Events missing stats", (int64_t)mi);
 }
 
 static void alc_diags(struct xp_result *r, const struct mem *m, const struct mem_alc *a)
 {
 	const char *host = host_name(m, a);
+	if (a->pt_blind) {
+		xp_result_diag(r, XP_SEV_INFO, "memory_totals_missing", host,
+			       "the devices table has the running sum of Bytes; PyTorch 1.10 and later record the totals",
+			       "%s: the %" PRIu64 " PyTorch memory events carry no Total Allocated or Addr: this table's "
+			       "peak and pairing are unknown", a->id, a->n);
+		return;
+	}
 	if (a->n_missing)
 		xp_result_diag(r, XP_SEV_WARNING, "memory_stats_missing", host,
 			       "such events count as 0 bytes at address 0, as in the reference",
@@ -375,6 +396,10 @@ static void mem_result(struct xp_result *r, const struct mem *m)
 		if (m->sorted[i]->selected)
 			allocator_row(at, &ac, m, m->sorted[i]);
 	r->primary = 0;
+	if (xp_capture_semantics(m->p->cap)) {
+		xp_pt_memory_table(r, m->p->cap, m->o.allocator);
+		r->primary = r->n_tables - 1;
+	}
 	if (m->o.breakdown) {
 		struct xp_table *bt = xp_result_add_table(r, "breakdown", "Memory breakdown at the peak");
 		struct bcols bc;
@@ -403,7 +428,16 @@ struct xp_result *xp_analyze_memory(const struct xp_prep *p, const struct xp_mem
 	struct xp_result *r = xp_result_new("memory");
 	struct mem m;
 	xp_mem_profile(&m, p, o);
+	for (size_t i = 0; i < m.n_alcs; i++) {
+		struct mem_alc *a = m.alcs[i];
+		/* The reference's walk counts such events as 0 bytes at address 0: made-up figures, left out */
+		if (a->n_missing && xp_host_is_pytorch(p->hosts[a->host].host)) {
+			a->pt_blind = true;
+			a->has_peak = false;
+		}
+	}
 	mem_result(r, &m);
+	xp_result_set_semantics(r, xp_capture_semantics(p->cap));
 	xp_mem_profile_free(&m);
 	return r;
 }

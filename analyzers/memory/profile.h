@@ -73,6 +73,7 @@ struct mem_alc {
 	uint64_t n, n_alloc, n_dealloc, n_missing, n_unmatched;
 	int64_t first_t, last_t;
 	bool has_lifetime, has_peak, has_name;
+	bool pt_blind;          /* PyTorch events without Total Allocated/Addr: peak and pairing unknown here */
 	struct mem_ref peak_ref, life_ref, name_ref;    /* the peak; the last event with a lifetime peak, a name */
 	int64_t lifetime_peak;
 	int64_t peak, peak_t, stack, heap, free_b, capacity;    /* at the peak */

@@ -13,9 +13,13 @@ bool xp_prep_pytorch(const struct xp_prep *p);
 
 /* The version of xpstat's PyTorch rules: raise it whenever a PyTorch number changes meaning, so that
  * check and compare refuse baselines made by the old rules. */
-#define XP_SEMANTICS_PYTORCH "pytorch-2"
+#define XP_SEMANTICS_PYTORCH "pytorch-3"
 /* Is the host a PyTorch (Kineto) trace? Its numbers follow PyTorch's rules. */
 bool xp_host_is_pytorch(const struct xp_host *h);
+/* PyTorch's collective operators (nccl:/gloo: broadcast, reduce, all_reduce, all_gather, reduce_scatter). */
+bool xp_pt_is_comm_name(const char *s);
+/* The DataLoader's next-batch ranges (enumerate(DataLoader)#...__next__, enumerate(DataPipe)#...). */
+bool xp_pt_is_dataloader_name(const char *s, size_t n);
 /* XP_SEMANTICS_PYTORCH when a host of C is a PyTorch trace, else NULL (TensorFlow/JAX rules). */
 const char *xp_capture_semantics(const struct xp_capture *c);
 

@@ -127,7 +127,7 @@ static bool ends(const char *s, size_t n, const char *suf)
 	return n >= k && !memcmp(s + n - k, suf, k);
 }
 
-static bool is_comm_name(const char *s)
+bool xp_pt_is_comm_name(const char *s)
 {
 	static const char *const ops[] = {"broadcast", "reduce", "all_reduce", "all_gather", "reduce_scatter"};
 	const char *rest = starts(s, "nccl:") ? s + 5 : starts(s, "gloo:") ? s + 5 : NULL;
@@ -137,7 +137,7 @@ static bool is_comm_name(const char *s)
 	return false;
 }
 
-static bool is_dataloader_name(const char *s, size_t n)
+bool xp_pt_is_dataloader_name(const char *s, size_t n)
 {
 	return (starts(s, "enumerate(DataLoader)#") && ends(s, n, ".__next__")) || starts(s, "enumerate(DataPipe)#");
 }
@@ -172,11 +172,11 @@ static void host_op(struct ptb *b, const char *name, size_t n, int64_t begin, in
 		*PUSH(b->st, b->n_st, b->cap_st) = (struct pstep){begin, end, num, INT64_MAX, INT64_MIN, 0};
 		return;
 	}
-	if (operator_ && is_dataloader_name(name, n)) {
+	if (operator_ && xp_pt_is_dataloader_name(name, n)) {
 		add_role(b, begin, end, R_DATALOADER);
 		return;
 	}
-	if (is_comm_name(name)) {
+	if (xp_pt_is_comm_name(name)) {
 		add_role(b, begin, end, R_COMM);
 		if (int_stat(b->c, v, ext_sid, &ext))
 			*PUSH(b->comm_ext, b->n_comm, b->cap_comm) = ext;

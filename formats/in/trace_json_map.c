@@ -388,8 +388,9 @@ static void synth_memory(struct tj_stage *r, struct rline *l, const struct ev *e
 	push_cstr(r, l, "allocator_name", alloc);
 	if (arg_int(r, e, "Total Allocated", &v))
 		push_i64(r, l, tj_stat_named(r, "bytes_allocated"), v);
+	/* PyTorch's reserved memory holds the allocated memory: it is no TensorFlow stack reservation to add to it. */
 	if (arg_int(r, e, "Total Reserved", &v))
-		push_i64(r, l, tj_stat_named(r, "bytes_reserved"), v);
+		push_i64(r, l, tj_stat_named(r, "total_reserved"), v);
 	int64_t mag = bytes == INT64_MIN ? INT64_MAX : bytes < 0 ? -bytes : bytes;
 	push_i64(r, l, tj_stat_named(r, "requested_bytes"), mag);
 	push_i64(r, l, tj_stat_named(r, "allocation_bytes"), mag);

@@ -12,7 +12,7 @@
 /* The lists each command was given by hand before the registry (unread_stats.c, e3bff57). */
 #define ALLOC "allocator_name", "index_on_host", "device_ordinal", "bytes_reserved", "bytes_allocated", \
 	"bytes_available", "fragmentation", "peak_bytes_in_use", "requested_bytes", "allocation_bytes", "addr", \
-	"region_type", "data_type"
+	"region_type", "data_type", "total_reserved"
 #define KERNEL "kernel_details", "theoretical_occupancy_pct", "occupancy_min_grid_size", \
 	"occupancy_suggested_block_size"
 #define NEVER "kernel_name", "num_output_edges", "num_output_control_edges", "tf_function_call", "tracing_count", \

@@ -1,0 +1,233 @@
+/* pt_memory.c - memory as PyTorch counts it: per device of a PyTorch trace the peaks of allocated and of reserved memory. */
+#include "pt_memory.h"
+#include "analyzers/prepare/prepare.h"
+#include "formats/core/satint.h"
+#include "formats/core/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * The PyTorch profiler's [memory] events carry the allocation's Bytes (negative
+ * when freed) and, from PyTorch 1.10 on, the device's Total Allocated and Total
+ * Reserved after it (and the block's Addr). Allocated memory is Total Allocated
+ * where the event has it, else the running sum of Bytes since the trace began;
+ * reserved memory (the caching allocator's segments, allocated memory included)
+ * is Total Reserved, unknown without it. Each peak is the first time the
+ * figure reaches its highest value; its step is the ProfilerStep#N whose host
+ * span holds that time.
+ */
+
+struct mev {
+	int64_t t;
+	uint32_t alloc;             /* allocator_name string id */
+	uint32_t seq;               /* order in the file, for equal times */
+	int64_t bytes;              /* signed: negative when freed */
+	int64_t total, reserved;
+	bool has_total, has_reserved, is_alloc;
+};
+
+struct span {
+	int64_t b, e, num;
+};
+
+struct pm {
+	const struct xp_capture *c;
+	struct mev *ev;
+	size_t n, cap;
+	struct span *st;
+	size_t n_st, cap_st;
+};
+
+#define PUSH(arr, n, cap)                                                         \
+	(((n) == (cap) ? ((cap) = (cap) ? (cap) * 2 : 256,                         \
+			  (arr) = xrealloc((arr), (cap) * sizeof *(arr))) : 0), \
+	 &(arr)[(n)++])
+
+struct ids {
+	uint32_t alloc, total, reserved, bytes;
+};
+
+static bool int_of(const struct xp_capture *c, const struct xp_plane *p, const struct xp_line *l, uint64_t i,
+		   uint32_t sid, int64_t *out)
+{
+	struct xp_value v;
+	return sid && xp_event_find(c, p, l, i, sid, &v) && xp_value_int(&v, out);
+}
+
+static void memory_event(struct pm *m, const struct xp_plane *p, const struct xp_line *l, uint64_t i,
+			 const struct ids *s, bool is_alloc)
+{
+	struct xp_value v;
+	bool found = false;
+	uint32_t id = 0;
+	if (s->alloc && xp_event_find(m->c, p, l, i, s->alloc, &v) && v.kind == XP_STAT_STR && v.s)
+		id = xp_strtab_find(&m->c->strings, v.s, v.len, &found);
+	if (!found)
+		return;
+	struct mev *e = PUSH(m->ev, m->n, m->cap);
+	memset(e, 0, sizeof *e);
+	e->t = l->start_ps[i];
+	e->seq = (uint32_t)(m->n - 1);
+	e->alloc = id;
+	e->is_alloc = is_alloc;
+	int64_t mag = 0;
+	int_of(m->c, p, l, i, s->bytes, &mag);
+	e->bytes = is_alloc ? mag : -mag;
+	e->has_total = int_of(m->c, p, l, i, s->total, &e->total);
+	e->has_reserved = int_of(m->c, p, l, i, s->reserved, &e->reserved);
+}
+
+/* "ProfilerStep#N" -> N */
+static bool step_num(const char *s, int64_t *num)
+{
+	if (strncmp(s, "ProfilerStep#", 13) || !s[13])
+		return false;
+	char *end;
+	long long v = strtoll(s + 13, &end, 10);
+	*num = v;
+	return !*end && v >= 0;
+}
+
+static void collect(struct pm *m, const struct xp_host *h)
+{
+	for (uint32_t pi = 0; pi < h->n_planes; pi++) {
+		const struct xp_plane *p = &h->planes[pi];
+		if (p->kind == XP_PLANE_GPU || p->kind == XP_PLANE_DEVICE_OTHER)
+			continue;
+		struct ids s = {xp_plane_stat_id(m->c, p, "allocator_name"), xp_plane_stat_id(m->c, p, "bytes_allocated"),
+				xp_plane_stat_id(m->c, p, "total_reserved"), xp_plane_stat_id(m->c, p, "requested_bytes")};
+		xp_stat_must_be_loaded(m->c, p, s.alloc);
+		xp_stat_must_be_loaded(m->c, p, s.total);
+		xp_stat_must_be_loaded(m->c, p, s.reserved);
+		xp_stat_must_be_loaded(m->c, p, s.bytes);
+		for (uint32_t li = 0; li < p->n_lines; li++) {
+			const struct xp_line *l = &p->lines[li];
+			for (uint64_t i = 0; i < l->n_events; i++) {
+				const char *name = xp_str(m->c, xp_event_name(p, l, i));
+				int64_t num;
+				if (!strcmp(name, "MemoryAllocation") || !strcmp(name, "MemoryDeallocation"))
+					memory_event(m, p, l, i, &s, name[6] == 'A');
+				else if (step_num(name, &num))
+					*PUSH(m->st, m->n_st, m->cap_st) = (struct span){l->start_ps[i], xp_event_end(l, i), num};
+			}
+		}
+	}
+}
+
+static int cmp_mev(const void *x, const void *y, void *arg)
+{
+	const struct mev *a = x, *b = y;
+	const struct xp_capture *cmp_c = arg;
+	if (a->alloc != b->alloc) {
+		int d = strcmp(xp_str(cmp_c, a->alloc), xp_str(cmp_c, b->alloc));
+		if (d)
+			return d;
+		return a->alloc < b->alloc ? -1 : 1;
+	}
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* The step whose host span holds T, or -1. */
+static int64_t step_at(const struct pm *m, int64_t t)
+{
+	for (size_t k = 0; k < m->n_st; k++)
+		if (m->st[k].b <= t && t < m->st[k].e)
+			return m->st[k].num;
+	return -1;
+}
+
+struct peak {
+	bool known;
+	int64_t v, t;
+};
+
+static void peak_raise(struct peak *p, int64_t v, int64_t t)
+{
+	if (!p->known || v > p->v)
+		*p = (struct peak){true, v, t};
+}
+
+struct dcols {
+	size_t host, dev, events, alloc, dealloc, a_peak, a_t, a_step, a_from, r_peak, r_t, r_step;
+};
+
+static void columns(struct xp_table *t, struct dcols *k)
+{
+	k->host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, 0);
+	k->dev = xp_table_col(t, "allocator", "Device", XP_T_STR, XP_U_NONE, 0);
+	k->events = xp_table_col(t, "memory_events", "Events", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	k->alloc = xp_table_col(t, "allocations", "Allocs", XP_T_INT, XP_U_NONE, 0);
+	k->dealloc = xp_table_col(t, "deallocations", "Frees", XP_T_INT, XP_U_NONE, 0);
+	k->a_peak = xp_table_col(t, "allocated_peak_bytes", "Allocated peak", XP_T_BYTES, XP_U_NONE, 0);
+	k->a_t = xp_table_col(t, "allocated_peak_time_ms", "At", XP_T_DUR, XP_U_MS, 0);
+	k->a_step = xp_table_col(t, "allocated_peak_step", "Step", XP_T_INT, XP_U_NONE, 0);
+	k->a_from = xp_table_col(t, "allocated_from", "From", XP_T_STR, XP_U_NONE, 0);
+	k->r_peak = xp_table_col(t, "reserved_peak_bytes", "Reserved peak", XP_T_BYTES, XP_U_NONE, 0);
+	k->r_t = xp_table_col(t, "reserved_peak_time_ms", "At", XP_T_DUR, XP_U_MS, 0);
+	k->r_step = xp_table_col(t, "reserved_peak_step", "Step", XP_T_INT, XP_U_NONE, 0);
+}
+
+static void set_peak(struct xp_table *t, size_t row, size_t c_v, size_t c_t, size_t c_s, const struct pm *m,
+		     const struct peak *p)
+{
+	if (!p->known)
+		return; /* unknown stays null */
+	xp_set_bytes(t, row, c_v, p->v);
+	xp_set_dur(t, row, c_t, p->t);
+	int64_t s = step_at(m, p->t);
+	if (s >= 0)
+		xp_set_int(t, row, c_s, s);
+}
+
+/* One row per allocator of host H: events [i, j) of one allocator, in time order. */
+static void device_row(struct xp_table *t, const struct dcols *k, const struct pm *m, const struct xp_host *h,
+		       size_t i, size_t j)
+{
+	struct peak a = {0}, res = {0};
+	int64_t running = 0;
+	uint64_t n_alloc = 0, n_total = 0;
+	for (size_t q = i; q < j; q++) {
+		const struct mev *e = &m->ev[q];
+		running = xp_sat_add(running, e->bytes);
+		n_alloc += e->is_alloc;
+		n_total += e->has_total;
+		peak_raise(&a, e->has_total ? e->total : running, e->t);
+		if (e->has_reserved)
+			peak_raise(&res, e->reserved, e->t);
+	}
+	size_t row = xp_table_row(t);
+	xp_set_str(t, row, k->host, h->name);
+	xp_set_str(t, row, k->dev, xp_str(m->c, m->ev[i].alloc));
+	xp_set_int(t, row, k->events, (int64_t)(j - i));
+	xp_set_int(t, row, k->alloc, (int64_t)n_alloc);
+	xp_set_int(t, row, k->dealloc, (int64_t)(j - i - n_alloc));
+	set_peak(t, row, k->a_peak, k->a_t, k->a_step, m, &a);
+	xp_set_str(t, row, k->a_from, n_total == j - i ? "total_allocated" : n_total ? "mixed" : "running_sum");
+	set_peak(t, row, k->r_peak, k->r_t, k->r_step, m, &res);
+}
+
+void xp_pt_memory_table(struct xp_result *r, const struct xp_capture *c, const char *allocator)
+{
+	struct xp_table *t = xp_result_add_table(r, "devices", "PyTorch memory per device (allocated and reserved peaks)");
+	struct dcols k;
+	columns(t, &k);
+	for (uint32_t h = 0; h < c->n_hosts; h++) {
+		if (!xp_host_is_pytorch(&c->hosts[h]))
+			continue;
+		struct pm m = {.c = c};
+		collect(&m, &c->hosts[h]);
+		if (m.n > 1)
+			qsort_r(m.ev, m.n, sizeof *m.ev, cmp_mev, (void *)c);
+		for (size_t i = 0, j; i < m.n; i = j) {
+			for (j = i; j < m.n && m.ev[j].alloc == m.ev[i].alloc; j++)
+				;
+			if (!allocator || !strcmp(allocator, xp_str(c, m.ev[i].alloc)))
+				device_row(t, &k, &m, &c->hosts[h], i, j);
+		}
+		free(m.ev);
+		free(m.st);
+	}
+}
