@@ -709,8 +709,14 @@ void tj_finish(struct tj_stage *r, struct xp_host *h)
 {
 	struct finisher f = {.r = r};
 	int64_t min_rel = 0, base_ns = 0;
-	if (earliest(r, &min_rel))
+	if (r->has_origin && r->clock.have_t0) {
+		/* an xpstat export: ts 0 is the host's base, which otherData gives */
+		base_ns = r->origin_ns;
+		__int128 s = -r->clock.t0;
+		f.shift = s < INT64_MIN ? INT64_MIN : s > INT64_MAX ? INT64_MAX : (int64_t)s;
+	} else if (earliest(r, &min_rel)) {
 		tj_base(&r->clock, min_rel, &base_ns, &f.shift);
+	}
 	for (size_t i = 0; i < r->thr.n_stacks; i++)
 		r->counts.unmatched_begin += r->thr.stacks[i].n; /* async begins left open count here too */
 	assign_planes(&f);

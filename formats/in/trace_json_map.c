@@ -758,6 +758,28 @@ int tj_commit(struct tj_stage *r, const struct ev *e)
 
 /* --- top-level values ---------------------------------------------------------------------- */
 
+/* What `xpstat trace` writes in otherData to make its export read back as the capture: where ts 0
+ * is (xpstat_start_ns) and, for one host, its name. Other producers' otherData is left alone. */
+static void xpstat_other_data(struct tj_stage *r, const struct jval *v)
+{
+	cJSON *o = cJSON_ParseWithLength((const char *)v->p, v->len);
+	const cJSON *prod = cJSON_GetObjectItemCaseSensitive(o, "producer");
+	const cJSON *start = cJSON_GetObjectItemCaseSensitive(o, "xpstat_start_ns");
+	const cJSON *host = cJSON_GetObjectItemCaseSensitive(o, "xpstat_host_0");
+	int64_t ns;
+	uint64_t u;
+	if (cJSON_IsString(prod) && !strncmp(prod->valuestring, "xpstat ", 7) && cJSON_IsString(start) &&
+	    tj_int_text((const uint8_t *)start->valuestring, strlen(start->valuestring), &ns, &u) == 1) {
+		r->has_origin = true;
+		r->origin_ns = ns;
+		free(r->xpstat_host);
+		r->xpstat_host = NULL;
+		if (cJSON_IsString(host) && !cJSON_GetObjectItemCaseSensitive(o, "xpstat_host_1"))
+			r->xpstat_host = strdup(host->valuestring);
+	}
+	cJSON_Delete(o);
+}
+
 void tj_top_value(struct tj_stage *r, const uint8_t *k, size_t kn, const struct jval *v)
 {
 	if (bytes_eq(k, kn, "deviceProperties") && v->type == JV_ARR) {
@@ -766,6 +788,8 @@ void tj_top_value(struct tj_stage *r, const uint8_t *k, size_t kn, const struct 
 	} else if (bytes_eq(k, kn, "distributedInfo") && v->type == JV_OBJ) {
 		cJSON_Delete(r->dist_info);
 		r->dist_info = cJSON_ParseWithLength((const char *)v->p, v->len);
+	} else if (bytes_eq(k, kn, "otherData") && v->type == JV_OBJ) {
+		xpstat_other_data(r, v);
 	} else if (bytes_eq(k, kn, "host_name") && v->type == JV_STR) {
 		r->host_name = tj_intern_val(r, v, 1);
 		r->has_host_name = true;

@@ -319,4 +319,5 @@ void tj_stage_free(struct tj_stage *r)
 	free(r->strings.e);
 	cJSON_Delete(r->device_props);
 	cJSON_Delete(r->dist_info);
+	free(r->xpstat_host);
 }

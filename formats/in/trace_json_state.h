@@ -159,6 +159,10 @@ struct tj_stage {
 	cJSON *device_props, *dist_info;
 	uint32_t host_name;
 	bool has_host_name;
+	/* An xpstat export (otherData): ts 0 is this absolute time, and the host's name. */
+	bool has_origin;
+	int64_t origin_ns;
+	char *xpstat_host;
 	struct xp_json_counts counts;
 	struct xp_oddities odd;
 };
