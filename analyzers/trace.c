@@ -310,7 +310,9 @@ static void put_hlo(struct walk *k, const struct xp_plane *p, const struct xp_li
 	bool has_mod = text_stat(k, p, l, i, k->s_module, &mod);
 	bool has_prog = int_stat(k, p, l, i, k->s_program, &prog);
 	struct xp_hlo_hit hit;
-	if (!xp_hlo_db_resolve(k->hlo, has_prog, prog, has_mod ? mod.s : NULL, has_mod ? mod.len : 0, op.s, op.len,
+	/* resolved as the analyses resolve it: by module name (JAX GPU captures carry no program id) */
+	(void)has_prog;
+	if (!xp_hlo_db_resolve(k->hlo, false, prog, has_mod ? mod.s : NULL, has_mod ? mod.len : 0, op.s, op.len,
 			       &hit))
 		return;
 	char fw[512];
@@ -322,9 +324,13 @@ static void put_hlo(struct walk *k, const struct xp_plane *p, const struct xp_li
 	xp_tw_arg_str(k->w, KEY("opcode"), hit.in->opcode, strlen(hit.in->opcode));
 	xp_tw_arg_str(k->w, KEY("category"), hit.in->category, strlen(hit.in->category));
 	xp_tw_arg_str(k->w, KEY("op_name"), hit.in->op_name, strlen(hit.in->op_name));
+	xp_tw_arg_str(k->w, KEY("op_type"), hit.in->op_type, strlen(hit.in->op_type));
 	xp_tw_arg_str(k->w, KEY("framework_op"), fw, strlen(fw));
 	xp_tw_arg_u64(k->w, KEY("flops"), hit.in->flops);
 	xp_tw_arg_u64(k->w, KEY("bytes_accessed"), hit.in->bytes_accessed);
+	xp_tw_arg_i64(k->w, KEY("elem_type"), hit.in->elem_type);
+	if (hit.in->flops_gap)
+		xp_tw_arg_i64(k->w, KEY("flops_gap"), hit.in->flops_gap);
 	if (hit.ambiguous)
 		xp_tw_arg_i64(k->w, KEY("ambiguous"), 1);
 #undef KEY
@@ -403,10 +409,33 @@ static void put_line_meta(struct walk *k, const struct xp_line *l, int64_t pid, 
 	k->n->threads++;
 }
 
+/* The plane's process: its name, with the plane's stats as further args (viewers show the name). */
+static int64_t put_process(struct walk *k, const struct xp_plane *p)
+{
+	int64_t pid = k->next_pid++;
+	xp_tw_meta_open(k->w, "process_name", pid);
+	xp_tw_arg_str(k->w, "name", 4, xp_str(k->c, p->name), xp_strlen(k->c, p->name));
+	struct xp_stat_view v = xp_plane_stats(p);
+	for (uint32_t i = 0; i < v.n; i++)
+		if (strcmp(xp_str(k->c, p->smeta[xp_stat_meta(v.keys[i])].name), "name"))
+			put_stat(k, p, &v, i);
+	xp_tw_close(k->w, true);
+	xp_tw_meta_sort(k->w, "process_sort_index", pid, false, 0, pid);
+	if (k->c->n_hosts > 1)
+		xp_tw_meta_name(k->w, "process_labels", pid, false, 0, k->h->name, strlen(k->h->name));
+	k->n->processes++;
+	return pid;
+}
+
 static void put_plane(struct walk *k, const struct xp_plane *p)
 {
 	int64_t pid = 0;
 	plane_ids(k, p);
+	if (!p->n_lines && k->w && !k->o->line_regex) {
+		/* a device known by its stats alone is still a device of the capture */
+		put_process(k, p);
+		return;
+	}
 	for (uint32_t li = 0; li < p->n_lines; li++) {
 		const struct xp_line *l = &p->lines[li];
 		if (!line_selected(k, l) || !line_any(k, l))
@@ -414,14 +443,8 @@ static void put_plane(struct walk *k, const struct xp_plane *p)
 		k->found = true;
 		if (!k->w)
 			return;
-		if (!pid) {
-			pid = k->next_pid++;
-			xp_tw_meta_name(k->w, "process_name", pid, false, 0, xp_str(k->c, p->name), xp_strlen(k->c, p->name));
-			xp_tw_meta_sort(k->w, "process_sort_index", pid, false, 0, pid);
-			if (k->c->n_hosts > 1)
-				xp_tw_meta_name(k->w, "process_labels", pid, false, 0, k->h->name, strlen(k->h->name));
-			k->n->processes++;
-		}
+		if (!pid)
+			pid = put_process(k, p);
 		put_line_meta(k, l, pid, li);
 		for (uint64_t i = 0; i < l->n_events; i++)
 			if (event_selected(k, l, i))

@@ -32,6 +32,7 @@ struct plane_build {
 	uint32_t *lines;        /* raw line indices */
 	size_t n_lines, cap_lines;
 	bool named;             /* a process_name or deviceProperties names it */
+	uint32_t proc;          /* 1 + the process that named it, 0 = none */
 };
 
 struct finisher {
@@ -167,8 +168,11 @@ static void assign_planes(struct finisher *f)
 	f->pb[host].named = true; /* always there, maybe empty */
 	for (size_t i = 0; i < r->thr.n_procs; i++) {
 		proc_pl[i] = find_plane(f, proc_plane(r, &r->thr.procs[i]));
-		if (r->thr.procs[i].has_name && r->thr.procs[i].name == f->pb[proc_pl[i]].name)
+		if (r->thr.procs[i].has_name && r->thr.procs[i].name == f->pb[proc_pl[i]].name) {
 			f->pb[proc_pl[i]].named = true; /* TF/JAX wrote the plane, lines or not */
+			if (!f->pb[proc_pl[i]].proc)
+				f->pb[proc_pl[i]].proc = (uint32_t)i + 1;
+		}
 	}
 	for (size_t i = 0; i < r->thr.n_lines; i++) {
 		struct rline *l = &r->thr.lines[i];
@@ -544,6 +548,15 @@ static void host_stats(struct finisher *f, struct xp_plane *p)
 	}
 }
 
+/* The plane stats an xpstat export wrote on its process (interned strings and numbers). */
+static void exported_stats(struct finisher *f, struct xp_plane *p, const struct xp_stats *st)
+{
+	for (uint32_t k = 0; k < st->n; k++) {
+		uint64_t v = (st->keys[k] & XP_STAT_WIDE) ? st->wide[st->vals[k]] : st->vals[k];
+		xp_stats_push(&p->plane_stats, remap_key(f, st->keys[k] & ~(uint32_t)XP_STAT_WIDE), v);
+	}
+}
+
 /* --- finishing: the host ------------------------------------------------------------------- */
 
 /* Append the events of src (with their stats) to dst: one thread's events may
@@ -669,6 +682,8 @@ static void build_plane(struct finisher *f, struct plane_build *b, struct xp_pla
 	if (p->kind == XP_PLANE_HOST_CPU)
 		host_stats(f, p);
 	device_stats(f, p, b);
+	if (b->proc)
+		exported_stats(f, p, &f->r->thr.procs[b->proc - 1].pstats);
 	plane_metadata(f, p);
 }
 

@@ -461,6 +461,40 @@ static struct key3 async_key(struct tj_stage *r, const struct ev *e, struct jkey
 	return k;
 }
 
+/* The args of a process_name but its name: the plane's stats, as `xpstat trace` writes them. */
+static void proc_stats(struct tj_stage *r, struct proc *p, const struct ev *e)
+{
+	for (size_t k = 0; k < e->na; k++) {
+		const struct jarg *a = &e->av[k];
+		const struct jval *v = &a->val;
+		if (a->key.len == 4 && !a->key.esc && !memcmp(a->key.p, "name", 4))
+			continue;
+		uint32_t sm = arg_stat(r, &a->key);
+		int64_t i;
+		uint64_t u;
+		double d;
+		size_t n;
+		int kind = v->type == JV_NUM && v->is_int ? tj_int_text(v->p, v->len, &i, &u) : 0;
+		if (!sm)
+			return;
+		if (kind == 1 || v->type == JV_TRUE || v->type == JV_FALSE) {
+			xp_stats_push(&p->pstats, xp_stat_make_key(XP_STAT_I64, sm), kind == 1 ? (uint64_t)i : v->type == JV_TRUE);
+		} else if (kind == 2) {
+			xp_stats_push(&p->pstats, xp_stat_make_key(XP_STAT_U64, sm), u);
+		} else if (v->type == JV_NUM && tj_text_double(r, v->p, v->len, &d)) {
+			memcpy(&u, &d, sizeof u);
+			xp_stats_push(&p->pstats, xp_stat_make_key(XP_STAT_F64, sm), u);
+		} else if (v->type == JV_STR) {
+			const uint8_t *s = tj_str_bytes(r, v, 1, &n);
+			if (r->meta.sm_numkey[sm] == NK_INT && tj_int_text(s, n, &i, &u))
+				xp_stats_push(&p->pstats, xp_stat_make_key(i < 0 || (uint64_t)i == u ? XP_STAT_I64 : XP_STAT_U64, sm),
+					      (uint64_t)i == u || i < 0 ? (uint64_t)i : u);
+			else
+				xp_stats_push(&p->pstats, xp_stat_make_key(XP_STAT_STR, sm), xp_intern(r->st, (const char *)s, n));
+		}
+	}
+}
+
 static void handle_metadata(struct tj_stage *r, const struct ev *e, const uint8_t *name, size_t n)
 {
 	struct jkey pid = tj_jkey_of(r, &e->pid), tid = tj_jkey_of(r, &e->tid);
@@ -470,6 +504,8 @@ static void handle_metadata(struct tj_stage *r, const struct ev *e, const uint8_
 		uint32_t s = tj_intern_val(r, v, 1), i = tj_get_proc(r, pid);
 		r->thr.procs[i].name = s;
 		r->thr.procs[i].has_name = true;
+		if (e->na > 1)
+			proc_stats(r, &r->thr.procs[i], e);
 	} else if (bytes_eq(name, n, "process_labels") && (v = arg(r, e, "labels"))) {
 		uint32_t s = tj_intern_val(r, v, 1), i = tj_get_proc(r, pid);
 		r->thr.procs[i].labels = s;

@@ -289,6 +289,8 @@ static void threads_free(struct tj_threads *t)
 	for (size_t i = 0; i < t->n_stacks; i++)
 		free(t->stacks[i].v);
 	free(t->stacks);
+	for (size_t i = 0; i < t->n_procs; i++)
+		xp_stats_free(&t->procs[i].pstats);
 	free(t->procs);
 	free(t->tmetas);
 	kmap_free(&t->proc_map);

@@ -41,6 +41,7 @@ struct proc {
 	uint32_t name, labels;
 	bool has_name, has_labels, device_events, has_dev_arg;
 	int64_t dev_arg;        /* "device" arg of its device events */
+	struct xp_stats pstats; /* its plane's stats: the other args of process_name (an xpstat export) */
 };
 
 struct tmeta {

@@ -222,6 +222,12 @@ static void meta_head(struct xp_tw *w, const char *what, int64_t pid, bool has_t
 	fprintf(w->f, ",\"name\":\"%s\",\"args\":{", what);
 }
 
+void xp_tw_meta_open(struct xp_tw *w, const char *what, int64_t pid)
+{
+	meta_head(w, what, pid, false, 0);
+	w->args_first = true;
+}
+
 void xp_tw_meta_name(struct xp_tw *w, const char *what, int64_t pid, bool has_tid, int64_t tid, const char *s,
 		     size_t n)
 {
@@ -292,8 +298,11 @@ void xp_tw_arg_f64(struct xp_tw *w, const char *key, size_t klen, double v)
 {
 	char buf[40];
 	xp_tw_arg_key(w, key, klen);
-	if (xp_format_f64(v, buf, sizeof buf))
+	if (xp_format_f64(v, buf, sizeof buf)) {
 		fputs(buf, w->f);
+		if (!strpbrk(buf, ".eE"))
+			fputs(".0", w->f); /* 900.0, not 900: the value reads back as a double */
+	}
 	else
 		fputs(v != v ? "\"nan\"" : v > 0 ? "\"inf\"" : "\"-inf\"", w->f);
 }

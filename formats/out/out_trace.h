@@ -41,6 +41,9 @@ void xp_tw_meta_name(struct xp_tw *w, const char *what, int64_t pid, bool has_ti
 		     size_t n);
 void xp_tw_meta_sort(struct xp_tw *w, const char *what, int64_t pid, bool has_tid, int64_t tid, int64_t index);
 
+/* A metadata event with args to come (xp_tw_arg_*), closed by xp_tw_close(w, true). */
+void xp_tw_meta_open(struct xp_tw *w, const char *what, int64_t pid);
+
 /* An event: open, its args (optional), close. PH is 'X', 'C' or 'i'; DUR is written for 'X' only. */
 void xp_tw_open(struct xp_tw *w, char ph, int64_t pid, int64_t tid, int64_t ts_ps, int64_t dur_ps, const char *name,
 		size_t nlen);
@@ -50,7 +53,8 @@ void xp_tw_arg_str(struct xp_tw *w, const char *key, size_t klen, const char *s,
 /* Integers a double holds exactly are numbers; the others strings (exact, and safe for JavaScript). */
 void xp_tw_arg_i64(struct xp_tw *w, const char *key, size_t klen, int64_t v);
 void xp_tw_arg_u64(struct xp_tw *w, const char *key, size_t klen, uint64_t v);
-/* Shortest text that reads back as V; NaN and infinities as strings. */
+/* Shortest text that reads back as V, with a fraction (a reader then keeps it a double); NaN and
+ * infinities as strings. */
 void xp_tw_arg_f64(struct xp_tw *w, const char *key, size_t klen, double v);
 /* Bytes as "base64:..." text. */
 void xp_tw_arg_bytes(struct xp_tw *w, const char *key, size_t klen, const uint8_t *p, size_t n);
