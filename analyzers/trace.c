@@ -143,7 +143,7 @@ struct walk {
 	struct endpoints launch, kernel, child, parent;
 	int64_t mem_pid;            /* the host's memory counters' process, 0 = none yet */
 	/* per plane: the stats the export reads by name */
-	uint32_t s_corr, s_hlo_op, s_module, s_program, s_alloc, s_in_use, s_id, s_parent;
+	uint32_t s_corr, s_hlo_op, s_module, s_program, s_alloc, s_in_use, s_id, s_parent, s_cat;
 };
 
 static bool plane_selected(const struct walk *k, const struct xp_plane *p)
@@ -237,6 +237,7 @@ static void plane_ids(struct walk *k, const struct xp_plane *p)
 	k->s_in_use = xp_plane_stat_id(k->c, p, "bytes_allocated");
 	k->s_id = xp_plane_stat_id(k->c, p, "id");
 	k->s_parent = xp_plane_stat_id(k->c, p, "parent_id");
+	k->s_cat = xp_plane_stat_id(k->c, p, "cat");
 }
 
 /* --- one event ------------------------------------------------------------------------------ */
@@ -374,12 +375,22 @@ static void note_flows(struct walk *k, const struct xp_plane *p, const struct xp
 		ep_push(&k->child, v, pid, tid, ts);
 }
 
+/* A line's tid: the low 32 bits of its id, as TensorFlow's exporter does (viewers read tids as
+ * unsigned 32-bit numbers; derived lines' ids are negative). */
+static int64_t line_tid(const struct xp_line *l)
+{
+	return (int64_t)(uint32_t)l->id;
+}
+
 static void put_event(struct walk *k, const struct xp_plane *p, const struct xp_line *l, uint64_t i, int64_t pid)
 {
 	const struct xp_event_meta *m = &p->emeta[l->meta[i]];
 	uint32_t name = m->display_name && xp_strlen(k->c, m->display_name) ? m->display_name : m->name;
 	int64_t ts = k->off_ps + l->start_ps[i], dur = l->dur_ps[i] > 0 ? l->dur_ps[i] : 0;
-	xp_tw_open(k->w, 'X', pid, l->id, ts, dur, xp_str(k->c, name), xp_strlen(k->c, name));
+	struct xp_value cat;
+	xp_tw_open(k->w, 'X', pid, line_tid(l), ts, dur, xp_str(k->c, name), xp_strlen(k->c, name));
+	if (text_stat(k, p, l, i, k->s_cat, &cat))
+		xp_tw_field_str(k->w, "cat", cat.s, cat.len); /* a Kineto category: PyTorch's rules on reading */
 	xp_tw_args(k->w);
 	put_stats(k, p, l, i);
 	if (name != m->name) /* TF's convention: the display name shows, the full name in long_name */
@@ -388,7 +399,7 @@ static void put_event(struct walk *k, const struct xp_plane *p, const struct xp_
 	xp_tw_close(k->w, true);
 	k->n->events++;
 	put_counter(k, p, l, i, ts);
-	note_flows(k, p, l, i, pid, l->id, ts);
+	note_flows(k, p, l, i, pid, line_tid(l), ts);
 }
 
 /* --- planes and lines ------------------------------------------------------------------------ */
@@ -404,8 +415,12 @@ static bool line_any(struct walk *k, const struct xp_line *l)
 static void put_line_meta(struct walk *k, const struct xp_line *l, int64_t pid, uint32_t index)
 {
 	uint32_t name = l->name;
-	xp_tw_meta_name(k->w, "thread_name", pid, true, l->id, xp_str(k->c, name), xp_strlen(k->c, name));
-	xp_tw_meta_sort(k->w, "thread_sort_index", pid, true, l->id, index);
+	struct xp_tw *w = k->w;
+	xp_tw_meta_open(w, "thread_name", pid, true, line_tid(l));
+	xp_tw_arg_str(w, "name", 4, xp_str(k->c, name), xp_strlen(k->c, name));
+	xp_tw_arg_i64(w, "xpstat_line_id", 14, l->id); /* the exact id, for reading the export back */
+	xp_tw_close(w, true);
+	xp_tw_meta_sort(w, "thread_sort_index", pid, true, line_tid(l), index);
 	k->n->threads++;
 }
 
@@ -413,7 +428,7 @@ static void put_line_meta(struct walk *k, const struct xp_line *l, int64_t pid, 
 static int64_t put_process(struct walk *k, const struct xp_plane *p)
 {
 	int64_t pid = k->next_pid++;
-	xp_tw_meta_open(k->w, "process_name", pid);
+	xp_tw_meta_open(k->w, "process_name", pid, false, 0);
 	xp_tw_arg_str(k->w, "name", 4, xp_str(k->c, p->name), xp_strlen(k->c, p->name));
 	struct xp_stat_view v = xp_plane_stats(p);
 	for (uint32_t i = 0; i < v.n; i++)
@@ -502,7 +517,7 @@ static void put_steps(struct walk *k, uint32_t hi)
 			pid = k->next_pid++;
 			xp_tw_meta_name(k->w, "process_name", pid, false, 0, "/xpstat:Steps", 13);
 			xp_tw_meta_sort(k->w, "process_sort_index", pid, false, 0, pid);
-			xp_tw_meta_name(k->w, "thread_name", pid, true, 1, "Steps", 5);
+			xp_tw_meta_name(k->w, "thread_name", pid, true, 1, "xpstat steps", 12);
 			k->n->processes++;
 		}
 		char num[24];

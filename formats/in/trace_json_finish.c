@@ -621,6 +621,14 @@ static struct line_order *order_lines(struct tj_stage *r, const struct plane_bui
 	return lo;
 }
 
+/* An integer tid's line id: the tid, or the capture's id that an xpstat export gave its thread. */
+static int64_t line_id(struct tj_stage *r, const struct rline *l)
+{
+	struct key3 k = thread_key(l->pid, l->tid);
+	uint32_t t = kmap_get(&r->thr.tmeta_map, &k);
+	return t != UINT32_MAX && r->thr.tmetas[t].has_line_id ? r->thr.tmetas[t].line_id : l->tid.v;
+}
+
 /* The plane's lines in order: integer tids keep theirs, the others get ids past every tid. */
 static void plane_lines(struct finisher *f, const struct plane_build *b, struct xp_plane *p, int64_t base_ns)
 {
@@ -638,7 +646,7 @@ static void plane_lines(struct finisher *f, const struct plane_build *b, struct 
 		struct rline *rl = &r->thr.lines[lo[i].line];
 		struct xp_line *l = &p->lines[i];
 		l->name = lo[i].name;
-		l->id = lo[i].cls == 0 ? rl->tid.v : lo[i].cls == 4 ? DERIVED_MIN + 100 : (int64_t)next_id++;
+		l->id = lo[i].cls == 0 ? line_id(r, rl) : lo[i].cls == 4 ? DERIVED_MIN + 100 : (int64_t)next_id++;
 		l->derived = lo[i].cls == 4 || xp_line_is_derived(l->id, xp_str(r->cap, l->name));
 		build_line(f, rl, l, base_ns);
 	}

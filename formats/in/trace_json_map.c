@@ -515,6 +515,7 @@ static void handle_metadata(struct tj_stage *r, const struct ev *e, const uint8_
 		struct tmeta *t = tj_get_tmeta(r, pid, tid);
 		t->name = s;
 		t->has_name = true;
+		t->has_line_id = arg_int(r, e, "xpstat_line_id", &t->line_id);
 	} else if (bytes_eq(name, n, "thread_sort_index") && arg_int(r, e, "sort_index", &sort)) {
 		struct tmeta *t = tj_get_tmeta(r, pid, tid);
 		t->sort = sort;
@@ -686,7 +687,8 @@ static int add_event(struct tj_stage *r, const struct ev *e, enum evkind kind, u
 	}
 	if (route == RT_DEVICE || route == RT_ANNOT)
 		note_device(r, l, e);
-	synthesize(r, l, e, cat, &n);
+	if (!r->has_origin) /* an xpstat export carries what would be synthesized, as it was */
+		synthesize(r, l, e, cat, &n);
 	if (cat == C_KERNEL && kind == EV_COMPLETE && dur == 0)
 		r->counts.zero_dur_kernels++;
 	*line_out = li;

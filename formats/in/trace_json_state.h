@@ -46,8 +46,9 @@ struct proc {
 
 struct tmeta {
 	uint32_t name;
-	bool has_name, has_sort;
+	bool has_name, has_sort, has_line_id;
 	int64_t sort;
+	int64_t line_id;        /* an xpstat export's thread: the capture's line id (tid is its low 32 bits) */
 };
 
 /* A raw line: the events of one (pid, tid, route), in arrival order. */

@@ -222,9 +222,9 @@ static void meta_head(struct xp_tw *w, const char *what, int64_t pid, bool has_t
 	fprintf(w->f, ",\"name\":\"%s\",\"args\":{", what);
 }
 
-void xp_tw_meta_open(struct xp_tw *w, const char *what, int64_t pid)
+void xp_tw_meta_open(struct xp_tw *w, const char *what, int64_t pid, bool has_tid, int64_t tid)
 {
-	meta_head(w, what, pid, false, 0);
+	meta_head(w, what, pid, has_tid, tid);
 	w->args_first = true;
 }
 
@@ -256,6 +256,12 @@ void xp_tw_open(struct xp_tw *w, char ph, int64_t pid, int64_t tid, int64_t ts_p
 	}
 	fputs(",\"name\":", f);
 	xp_tw_str(f, name, nlen);
+}
+
+void xp_tw_field_str(struct xp_tw *w, const char *key, const char *s, size_t n)
+{
+	fprintf(w->f, ",\"%s\":", key);
+	xp_tw_str(w->f, s, n);
 }
 
 void xp_tw_args(struct xp_tw *w)

@@ -42,11 +42,13 @@ void xp_tw_meta_name(struct xp_tw *w, const char *what, int64_t pid, bool has_ti
 void xp_tw_meta_sort(struct xp_tw *w, const char *what, int64_t pid, bool has_tid, int64_t tid, int64_t index);
 
 /* A metadata event with args to come (xp_tw_arg_*), closed by xp_tw_close(w, true). */
-void xp_tw_meta_open(struct xp_tw *w, const char *what, int64_t pid);
+void xp_tw_meta_open(struct xp_tw *w, const char *what, int64_t pid, bool has_tid, int64_t tid);
 
 /* An event: open, its args (optional), close. PH is 'X', 'C' or 'i'; DUR is written for 'X' only. */
 void xp_tw_open(struct xp_tw *w, char ph, int64_t pid, int64_t tid, int64_t ts_ps, int64_t dur_ps, const char *name,
 		size_t nlen);
+/* A further string member of the event (before its args): "cat". */
+void xp_tw_field_str(struct xp_tw *w, const char *key, const char *s, size_t n);
 void xp_tw_args(struct xp_tw *w);
 void xp_tw_arg_key(struct xp_tw *w, const char *key, size_t klen);
 void xp_tw_arg_str(struct xp_tw *w, const char *key, size_t klen, const char *s, size_t n);

@@ -2,7 +2,8 @@
 """check_trace.py - `xpstat trace` on generated or real captures: valid Chrome trace JSON, and a lossless round trip.
 
 Usage: check_trace.py XPSTAT --xpgen XPGEN      (golden suite: generated captures)
-       check_trace.py XPSTAT --real REAL_DIR    (real suite: every XSpace capture; 77 when absent)
+       check_trace.py XPSTAT --real REAL_DIR    (real suite: every XSpace capture and every trace JSON
+                                                 one, which export as a normalized copy; 77 when absent)
 
 For each capture:
   1. `xpstat trace -o t.json.gz CAPTURE` exits 0; the file is read with Python's gzip and json
@@ -74,6 +75,9 @@ def check_valid(name, doc, raw_text):
     n_x = 0
     for e in ev:
         ph = e.get("ph")
+        if not all(0 <= e.get(k, 0) < 2**32 for k in ("pid", "tid")):
+            failures.append(f"{name}: pid or tid outside 0..2^32-1 (viewers read them as uint32): {e}")
+            return
         if ph == "M" and e.get("name") == "process_name":
             procs.add(e["pid"])
         elif ph == "M" and e.get("name") == "thread_name":
@@ -218,7 +222,8 @@ def main():
                 return 77
             for d, _, files in sorted(os.walk(arg)):
                 for f in sorted(files):
-                    if f.endswith(".xplane.pb"):
+                    # XSpace captures, and the trace JSON ones (kineto/, hta/, tracelens/h100/)
+                    if f.endswith((".xplane.pb", ".json.gz")):
                         name = os.path.relpath(os.path.join(d, f), arg).replace("/", "_")
                         check_capture(xpstat, name, os.path.join(d, f), work)
                         count += 1
