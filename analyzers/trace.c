@@ -1,6 +1,7 @@
 /* trace.c - the `trace` export: every selected event with all its stats, resolved XLA facts, flows, memory counters and a step track. */
 #include "trace.h"
 #include "analyzers/db/hlodb.h"
+#include "analyzers/db/steptime.h"
 #include "formats/core/xalloc.h"
 
 #include <inttypes.h>
@@ -184,7 +185,8 @@ static bool host_window(struct walk *k, uint32_t hi)
 	bool any = false;
 	for (size_t i = 0; db && i < db->n; i++) {
 		const struct xp_step *s = &db->steps[i];
-		if (s->id < o->step_first || s->id > o->step_last)
+		int64_t num = xp_step_number(s->id, s->name);
+		if (num < o->step_first || num > o->step_last)
 			continue;
 		if (!any || s->begin_ps < a)
 			a = s->begin_ps;
@@ -508,8 +510,8 @@ static void put_steps(struct walk *k, uint32_t hi)
 	int64_t pid = 0;
 	for (size_t i = 0; db && i < db->n; i++) {
 		const struct xp_step *s = &db->steps[i];
-		int64_t d = s->duration_ps > 0 ? s->duration_ps : 0;
-		if (k->o->has_steps && (s->id < k->o->step_first || s->id > k->o->step_last))
+		int64_t d = s->duration_ps > 0 ? s->duration_ps : 0, num = xp_step_number(s->id, s->name);
+		if (k->o->has_steps && (num < k->o->step_first || num > k->o->step_last))
 			continue;
 		if (d ? !(s->begin_ps < k->hi && s->begin_ps > k->lo - d) : !(s->begin_ps >= k->lo && s->begin_ps < k->hi))
 			continue;
@@ -520,10 +522,11 @@ static void put_steps(struct walk *k, uint32_t hi)
 			xp_tw_meta_name(k->w, "thread_name", pid, true, 1, "xpstat steps", 12);
 			k->n->processes++;
 		}
-		char num[24];
-		int n = snprintf(num, sizeof num, "%" PRId64, s->id);
-		xp_tw_open(k->w, 'X', pid, 1, k->off_ps + s->begin_ps, d, num, (size_t)n);
+		char text[24];
+		int n = snprintf(text, sizeof text, "%" PRId64, num);
+		xp_tw_open(k->w, 'X', pid, 1, k->off_ps + s->begin_ps, d, text, (size_t)n);
 		xp_tw_args(k->w);
+		xp_tw_arg_i64(k->w, "step_id", 7, s->id);
 		if (s->name)
 			xp_tw_arg_str(k->w, "step_name", 9, s->name, strlen(s->name));
 		xp_tw_arg_i64(k->w, "step_time_ps", 12, s->duration_ps);
@@ -580,6 +583,24 @@ static void append(char *buf, size_t len, size_t *n, const char *fmt, ...)
 	*n = k < 0 ? len : *n + (size_t)k;
 }
 
+static int64_t first_number(const struct xp_step_db *db)
+{
+	int64_t m = 0;
+	for (size_t i = 0; i < db->n; i++)
+		if (!i || xp_step_number(db->steps[i].id, db->steps[i].name) < m)
+			m = xp_step_number(db->steps[i].id, db->steps[i].name);
+	return m;
+}
+
+static int64_t last_number(const struct xp_step_db *db)
+{
+	int64_t m = 0;
+	for (size_t i = 0; i < db->n; i++)
+		if (!i || xp_step_number(db->steps[i].id, db->steps[i].name) > m)
+			m = xp_step_number(db->steps[i].id, db->steps[i].name);
+	return m;
+}
+
 /* The step range, hosts and planes of the capture: what a selection can name. */
 static void list_what_exists(const struct walk *k, char *why, size_t len)
 {
@@ -590,7 +611,7 @@ static void list_what_exists(const struct walk *k, char *why, size_t len)
 		const struct xp_step_db *db = k->p ? &k->p->hosts[h].steps : NULL;
 		append(why, len, &n, "%shost %s: ", h ? "; " : "", host->name);
 		if (db && db->n)
-			append(why, len, &n, "steps %" PRId64 "..%" PRId64 ", ", db->steps[0].id, db->steps[db->n - 1].id);
+			append(why, len, &n, "steps %" PRId64 "..%" PRId64 ", ", first_number(db), last_number(db));
 		else
 			append(why, len, &n, "no steps, ");
 		for (uint32_t i = 0; i < host->n_planes; i++)

@@ -13,7 +13,7 @@
 enum { OPT_STEPS = 1, OPT_WINDOW, OPT_PLANE, OPT_LINE, OPT_MIN_DURATION };
 
 static const struct xp_opt trace_opts[] = {
-	{"steps", 1, OPT_STEPS, "A[:B]", "only steps A to B (the numbers `steps` shows), with a step track"},
+	{"steps", 1, OPT_STEPS, "A[:B]", "only steps A to B (the numbers ending the names in the Step column of `steps`)"},
 	{"window", 1, OPT_WINDOW, "T0:T1", "only events overlapping T0..T1 after the capture's start (unit ps, ns, us, ms or s; none: us)"},
 	{"plane", 1, OPT_PLANE, "REGEX", "only planes whose name matches REGEX (POSIX extended)"},
 	{"line", 1, OPT_LINE, "REGEX", "only lines (threads, streams) whose name matches REGEX"},

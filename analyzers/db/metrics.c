@@ -1,5 +1,6 @@
 /* metrics.c - what check and compare read out of a report: per-step times, the breakdown, ops, kernels, memory peaks. */
 #include "metrics.h"
+#include "steptime.h"
 #include "analyzers/prepare/prepare.h"
 #include "formats/model/report.h"
 #include "formats/model/result.h"
@@ -169,14 +170,14 @@ enum xp_step_cat xp_step_cat_from_key(const char *name)
 /* The slowest step of the table (the first of equal ones): what `xpstat trace --steps` exports. */
 static void slowest(struct xp_metrics *m, const struct xp_table *t, long c_host, long c_time)
 {
-	long c_step = col_of(t, "step");
+	long c_step = col_of(t, "step"), c_name = col_of(t, "step_name");
 	int64_t id;
 	for (size_t row = 0; row < t->n_rows; row++) {
 		int64_t v = cell_i64_or0(t, row, c_time);
 		if (!cell_i64(t, row, c_step, &id) || (m->has_slowest && v <= m->slowest_ps))
 			continue;
 		m->has_slowest = true;
-		m->slowest_step = id;
+		m->slowest_step = xp_step_number(id, cell_str(t, row, c_name));
 		m->slowest_ps = v;
 		m->slowest_host = cell_str(t, row, c_host);
 	}

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench_trace.sh - `xpstat trace` on a generated capture of 100 steps: the full export's throughput and peak memory,
+# bench_trace.sh - `xpstat trace` on a generated capture of many steps: the full export's throughput and peak memory,
 # and one step's export against it (the selection must cut the work), decode included, on one thread.
 # Usage: bench_trace.sh XPSTAT XPGEN MEASURE [SIZE]   (SIZE: the capture, 1G by default; e.g. 64M for a quick run)
 # Targets (issue 22): --steps N at most half the full export's time; the full export to plain JSON >= 200 MB/s of
@@ -11,27 +11,16 @@ dir=${XPSTAT_BENCH_DIR:-${TMPDIR:-/tmp}}/xpstat-bench-trace.$$
 mkdir -p "$dir" || exit 1
 trap 'rm -rf "$dir"' EXIT
 cap=$dir/big.xplane.pb
-echo "bench: generating a $size raw capture of 100 steps (2 GPUs)..."
-"$xpgen" --variant raw --gpus 2 --steps 100 --seed 42 --target-bytes "$size" -o "$cap" >/dev/null || exit 1
+echo "bench: generating a $size raw capture (2 GPUs; xpgen chooses the steps for the size)..."
+"$xpgen" --variant raw --gpus 2 --seed 42 --target-bytes "$size" -o "$cap" >/dev/null || exit 1
 bytes=$(stat -c %s "$cap")
 echo "bench: file $(echo "$bytes" | awk '{printf "%.1f MB", $1/1e6}')"
-field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
-# Best of 3 by CPU time (user + sys): on a shared machine the wall time mostly measures the neighbours.
-best_of_3() { # out-file command... ; prints "cpu_s wall_s rss_kb", fails on a non-zero exit status
-	best= best_wall= best_rss=
-	for rep in 1 2 3; do
-		r=$("$measure" "$@")
-		st=$(echo "$r" | field status)
-		[ "$st" = 0 ] || { echo "bench: $2 $3 failed (status $st)" >&2; return 1; }
-		cpu=$(awk -v u="$(echo "$r" | field user_s)" -v s="$(echo "$r" | field sys_s)" 'BEGIN{printf "%.3f", u+s}')
-		if [ -z "$best" ] || awk -v a="$cpu" -v b="$best" 'BEGIN{exit !(a<b)}'; then
-			best=$cpu best_wall=$(echo "$r" | field wall_s) best_rss=$(echo "$r" | field maxrss_kb)
-		fi
-	done
-	echo "$best $best_wall $best_rss"
-}
-step=$("$xpstat" steps --format csv "$cap" | awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="step") c=i; next} {s[n++]=$c} END{print s[int(n/2)]}')
+. "$(dirname "$0")/bench_lib.sh" # field, best_of_3
+# the middle step, by the number its name ends with ("train 11"), as --steps takes it
+step=$("$xpstat" steps --format csv "$cap" | awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="step_name") c=i; next}
+	{sub(/.*[^0-9]/, "", $c); s[n++]=$c} END{print s[int(n/2)]}')
 [ -n "$step" ] || { echo "bench: no steps in the capture" >&2; exit 1; }
+echo "bench: $("$xpstat" steps --format csv "$cap" | tail -n +2 | wc -l) steps; exporting step $step against the whole"
 cat "$cap" >/dev/null
 echo "bench: load average before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
 set -- $(best_of_3 /dev/null "$xpstat" trace -q --threads 1 -o "$dir/full.json" "$cap") || exit 1
@@ -61,6 +50,6 @@ awk -v b="$bytes" -v o="$out" -v fc="$full_cpu" -v fs="$full_s" -v fr="$full_rss
 	       fc, b/fc/1e6, fs, fr/1024, fr*1024/b, o/1e6
 	printf "bench: --steps %s: CPU %.3f s (%.2fx the full export), wall %.3f s, peak RSS %.0f MB\n", n, sc, sc/fc, ss, sr/1024
 	printf "bench: targets: --steps <= 0.5x full: %s; full >= 200 MB/s: %s; RSS <= 1.5x file: %s\n",
-	       sc <= 0.5*fc ? "met" : "NOT met", b/fc/1e6 >= 200 ? "met" : "NOT met", fr*1024 <= 1.5*b ? "met" : "NOT met"
+	       (sc <= 0.5*fc) ? "met" : "NOT met", (b/fc/1e6 >= 200) ? "met" : "NOT met", (fr*1024 <= 1.5*b) ? "met" : "NOT met"
 }'
 exit $fail

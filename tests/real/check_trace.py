@@ -154,9 +154,15 @@ def check_forms(xpstat, name, cap, work, doc):
             expect(f"{name}: zstd export", json.loads(r.stdout, parse_float=Decimal, parse_int=Decimal), doc)
 
 
+def step_number(row):
+    """The number users read in the Step column: the integer ending the step's name, else its id."""
+    m = re.search(r"(?<![-0-9])([0-9]{1,18})$", row.get("step_name") or "")
+    return int(m.group(1)) if m else row["step"]
+
+
 def step_numbers(xpstat, cap):
     r = run(xpstat, "steps", "--format", "json", cap)
-    return [row["step"] for row in json.loads(r.stdout)["tables"]["steps"]] if r else []
+    return [step_number(row) for row in json.loads(r.stdout)["tables"]["steps"]] if r else []
 
 
 def check_selection(xpstat, name, cap, work, n_full):
