@@ -115,19 +115,48 @@ FILE *xp_tw_compress(FILE *raw, enum xp_tw_comp comp)
 
 /* --- values ------------------------------------------------------------------------------- */
 
+/* The decimal digits of U ending at END (printf is most of an export's time otherwise). */
+static char *digits(char *end, uint64_t u)
+{
+	do {
+		*--end = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	return end;
+}
+
+static void put_u64(FILE *f, uint64_t u)
+{
+	char buf[24], *e = buf + sizeof buf, *b = digits(e, u);
+	fwrite_unlocked(b, 1, (size_t)(e - b), f);
+}
+
+static void put_i64(FILE *f, int64_t v)
+{
+	if (v < 0)
+		putc_unlocked('-', f);
+	put_u64(f, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v); /* |INT64_MIN| fits unsigned */
+}
+
 void xp_tw_us(FILE *f, int64_t ps)
 {
-	/* |INT64_MIN| does not fit int64: work on the magnitude unsigned */
 	uint64_t m = ps < 0 ? (uint64_t)0 - (uint64_t)ps : (uint64_t)ps;
-	uint64_t whole = m / 1000000, frac = m % 1000000;
-	char buf[40];
-	int n = snprintf(buf, sizeof buf, "%s%" PRIu64, ps < 0 ? "-" : "", whole);
+	uint64_t frac = m % 1000000;
+	char buf[40], *e = buf + sizeof buf, *b = e;
 	if (frac) {
-		n += snprintf(buf + n, sizeof buf - (size_t)n, ".%06" PRIu64, frac);
-		while (buf[n - 1] == '0')
-			n--;
+		int k = 6;
+		while (frac % 10 == 0) { /* no trailing zeros */
+			frac /= 10;
+			k--;
+		}
+		for (; k > 0; k--, frac /= 10)
+			*--b = (char)('0' + frac % 10);
+		*--b = '.';
 	}
-	fwrite(buf, 1, (size_t)n, f);
+	b = digits(b, m / 1000000);
+	if (ps < 0)
+		*--b = '-';
+	fwrite_unlocked(b, 1, (size_t)(e - b), f);
 }
 
 void xp_tw_str(FILE *f, const char *s, size_t n)
@@ -152,15 +181,15 @@ void xp_tw_str(FILE *f, const char *s, size_t n)
 				continue;
 			}
 		}
-		fwrite(p + i - run, 1, run, f);
+		fwrite_unlocked(p + i - run, 1, run, f);
 		run = 0;
 		if (c == '"' || c == '\\') {
 			putc_unlocked('\\', f);
 			putc_unlocked((int)c, f);
 		} else if (c == '\n') {
-			fputs("\\n", f);
+			fputs_unlocked("\\n", f);
 		} else if (c == '\t') {
-			fputs("\\t", f);
+			fputs_unlocked("\\t", f);
 		} else if (c < 0x20) {
 			char u[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
 			fputs(u, f);
@@ -169,7 +198,7 @@ void xp_tw_str(FILE *f, const char *s, size_t n)
 		}
 		i++;
 	}
-	fwrite(p + n - run, 1, run, f);
+	fwrite_unlocked(p + n - run, 1, run, f);
 	putc_unlocked('"', f);
 }
 
@@ -208,7 +237,7 @@ int xp_tw_end(struct xp_tw *w)
 
 static void sep(struct xp_tw *w)
 {
-	fputs(w->first ? "\n" : ",\n", w->f);
+	fputs_unlocked(w->first ? "\n" : ",\n", w->f);
 	w->first = false;
 	w->n_events++;
 }
@@ -248,13 +277,19 @@ void xp_tw_open(struct xp_tw *w, char ph, int64_t pid, int64_t tid, int64_t ts_p
 {
 	FILE *f = w->f;
 	sep(w);
-	fprintf(f, "{\"ph\":\"%c\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", ph, pid, tid);
+	fputs_unlocked("{\"ph\":\"", f);
+	putc_unlocked(ph, f);
+	fputs_unlocked("\",\"pid\":", f);
+	put_i64(f, pid);
+	fputs_unlocked(",\"tid\":", f);
+	put_i64(f, tid);
+	fputs_unlocked(",\"ts\":", f);
 	xp_tw_us(f, ts_ps);
 	if (ph == 'X') {
-		fputs(",\"dur\":", f);
+		fputs_unlocked(",\"dur\":", f);
 		xp_tw_us(f, dur_ps);
 	}
-	fputs(",\"name\":", f);
+	fputs_unlocked(",\"name\":", f);
 	xp_tw_str(f, name, nlen);
 }
 
@@ -266,17 +301,17 @@ void xp_tw_field_str(struct xp_tw *w, const char *key, const char *s, size_t n)
 
 void xp_tw_args(struct xp_tw *w)
 {
-	fputs(",\"args\":{", w->f);
+	fputs_unlocked(",\"args\":{", w->f);
 	w->args_first = true;
 }
 
 void xp_tw_arg_key(struct xp_tw *w, const char *key, size_t klen)
 {
 	if (!w->args_first)
-		putc(',', w->f);
+		putc_unlocked(',', w->f);
 	w->args_first = false;
 	xp_tw_str(w->f, key, klen);
-	putc(':', w->f);
+	putc_unlocked(':', w->f);
 }
 
 void xp_tw_arg_str(struct xp_tw *w, const char *key, size_t klen, const char *s, size_t n)
@@ -291,13 +326,22 @@ void xp_tw_arg_i64(struct xp_tw *w, const char *key, size_t klen, int64_t v)
 {
 	xp_tw_arg_key(w, key, klen);
 	bool exact = v >= -EXACT_MAX && v <= EXACT_MAX;
-	fprintf(w->f, exact ? "%" PRId64 : "\"%" PRId64 "\"", v);
+	if (!exact)
+		putc_unlocked('"', w->f);
+	put_i64(w->f, v);
+	if (!exact)
+		putc_unlocked('"', w->f);
 }
 
 void xp_tw_arg_u64(struct xp_tw *w, const char *key, size_t klen, uint64_t v)
 {
 	xp_tw_arg_key(w, key, klen);
-	fprintf(w->f, v <= (uint64_t)EXACT_MAX ? "%" PRIu64 : "\"%" PRIu64 "\"", v);
+	bool exact = v <= (uint64_t)EXACT_MAX;
+	if (!exact)
+		putc_unlocked('"', w->f);
+	put_u64(w->f, v);
+	if (!exact)
+		putc_unlocked('"', w->f);
 }
 
 void xp_tw_arg_f64(struct xp_tw *w, const char *key, size_t klen, double v)
@@ -330,7 +374,7 @@ void xp_tw_arg_bytes(struct xp_tw *w, const char *key, size_t klen, const uint8_
 
 void xp_tw_close(struct xp_tw *w, bool had_args)
 {
-	fputs(had_args ? "}}" : "}", w->f);
+	fputs_unlocked(had_args ? "}}" : "}", w->f);
 }
 
 void xp_tw_flow(struct xp_tw *w, char ph, uint64_t id, int64_t pid, int64_t tid, int64_t ts_ps, const char *cat)

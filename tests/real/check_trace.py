@@ -11,8 +11,8 @@ For each capture:
      flow start (s) has exactly one end (f) of its id and the other way round, every process
      and thread an event names has its process_name / thread_name metadata, and the times are
      exact decimal microseconds (no exponent, at most 6 fraction digits);
-  2. kernel-stats, steps and tf-stats on t.json.gz give the same rows and numbers as on the
-     capture, in every column but those xpstat-trace(1) lists as not carried;
+  2. kernel-stats, steps and tf-stats on t.json.gz give the same tables, summary, verdict and
+     diagnostics as on the capture;
   3. the .zst and the plain export hold the same document as the .gz one;
   4. --steps N writes only events overlapping step N (the step track's slice gives the span)
      and fewer than the full export; a step that does not exist is exit 2 with the step range,
@@ -35,9 +35,6 @@ GENERATED = [
     ("cpu", ["--variant", "cpu", "--steps", "4", "--seed", "74"]),
 ]
 
-# Summary values that come from plane stats (device capabilities), which the export does not carry
-# (xpstat-trace(1), LIMITS).
-NOT_CARRIED = {"device_peak_gflop_per_s", "device_peak_hbm_gb_per_s"}
 
 TIME = re.compile(r"^-?[0-9]+(\.[0-9]{1,6})?$")
 failures = []
@@ -62,8 +59,22 @@ def load(path):
         return json.load(f, parse_float=Decimal, parse_int=Decimal)
 
 
+SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schemas", "trace.schema.json")
+
+
+def check_schema(name, doc):
+    """The document against schemas/trace.schema.json (jsonschema, as the lint suite uses)."""
+    import jsonschema
+    schema = json.load(open(SCHEMA))
+    plain = json.loads(json.dumps(doc, default=float))
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(plain), key=lambda e: list(e.path))
+    for e in errors[:3]:
+        failures.append(f"{name}: schema: {list(e.path)[:3]}: {e.message[:200]}")
+
+
 def check_valid(name, doc, raw_text):
     """Structure of the export, read without xpstat."""
+    check_schema(name, doc)
     ev = doc.get("traceEvents")
     if not isinstance(ev, list):
         failures.append(f"{name}: no traceEvents list")
@@ -125,10 +136,11 @@ def check_round_trip(xpstat, name, cap, exported):
             if ra != rb:
                 failures.append(f"{name}: {cmd} table {t} differs after the round trip: "
                                 f"{first_difference(ra, rb)}")
-        sa = {k: v for k, v in a["summary"].items() if k not in NOT_CARRIED}
-        sb = {k: v for k, v in b["summary"].items() if k not in NOT_CARRIED}
-        diff = sorted(k for k in set(sa) | set(sb) if sa.get(k) != sb.get(k) and k != "hosts_detail")
+        sa, sb = a["summary"], b["summary"]
+        diff = sorted(k for k in set(sa) | set(sb) if sa.get(k) != sb.get(k))
         expect(f"{name}: {cmd} summary keys that differ", diff, [])
+        expect(f"{name}: {cmd} verdict", b.get("verdict"), a.get("verdict"))
+        expect(f"{name}: {cmd} diagnostics", b.get("diagnostics"), a.get("diagnostics"))
 
 
 def first_difference(ra, rb):
