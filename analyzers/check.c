@@ -361,6 +361,11 @@ static void regression_row(struct ck *k)
 	set_limit(k, row, l, true);
 	xp_set_f64(k->t, row, k->c.p_value, k->mwu.p);
 	xp_set_pct(k->t, row, k->c.value_pct, rel);
+	char cmd[1024];
+	if (over && sig && xp_metrics_trace_command(c, cmd, sizeof cmd))
+		xp_result_diag(k->r, XP_SEV_INFO, "trace_slowest_step", NULL, cmd,
+			       "the candidate's slowest step is step %" PRId64 ": the hint exports its timeline for Perfetto",
+			       c->slowest_step);
 }
 
 /* --- thresholds ------------------------------------------------------------------------------------------- */

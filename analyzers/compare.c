@@ -412,6 +412,11 @@ struct xp_result *xp_compare(const struct xp_metrics *b, const struct xp_metrics
 				       "the %s (%s) has no steps: step time is not compared", side ? "candidate" : "baseline",
 				       m->source ? m->source : "");
 	}
+	char cmd[1024];
+	if (oc.significant && c->median_ps > b->median_ps && xp_metrics_trace_command(c, cmd, sizeof cmd))
+		xp_result_diag(r, XP_SEV_INFO, "trace_slowest_step", NULL, cmd,
+			       "the candidate's slowest step is step %" PRId64 ": the hint exports its timeline for Perfetto",
+			       c->slowest_step);
 	set_verdict(r, b, c, &oc);
 	summary(r, b, c, &oc, bo ? bo->from : "", ops, kern, o->confidence);
 	free(po);

@@ -62,6 +62,10 @@ static const struct cmd_help helps[] = {
 	{"compare", STEPS " table", "step_time ops kernels comparability",
 	 "xpstat compare baseline.json logs/\n"
 	 "xpstat compare --format csv --table ops old/ new/\n"},
+	{"trace", "output host run threads max-input-bytes quiet step-marker compat", "",
+	 "xpstat trace --steps 12 -o step12.json.gz logs/\n"
+	 "xpstat trace --window 1.5s:1.6s --plane '^/device:GPU:0$' -o gpu0.json.zst run/host.xplane.pb\n"
+	 "xpstat trace --steps 10:12 --line 'Stream' --min-duration 10us -o kernels.json logs/\n"},
 };
 
 static const struct cmd_help *find_help(const char *name)
@@ -145,8 +149,10 @@ void xp_print_cmd_help(FILE *f, const struct xp_cmd *c, const struct xp_opt *glo
 	xp_print_opts(f, globals, h ? h->globals : NULL);
 	xp_print_opts(f, globals, "help version");
 	if (h) {
-		fputs("\nTables:", f);
-		xp_print_wrapped(f, h->tables, 7, 2);
+		if (*h->tables) { /* trace writes events, not tables */
+			fputs("\nTables:", f);
+			xp_print_wrapped(f, h->tables, 7, 2);
+		}
 		fputs("\nExamples:\n", f);
 		print_indented(f, h->examples);
 	}

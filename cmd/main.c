@@ -31,6 +31,7 @@ static const struct xp_cmd *const commands[] = {
 	&xp_cmd_report,
 	&xp_cmd_check,
 	&xp_cmd_compare,
+	&xp_cmd_trace,
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 

@@ -1,5 +1,6 @@
 /* hlodb.c - the HLO modules of one host, decoded from the Hlo Proto stats of /host:metadata, and event resolution. */
 #include "hlodb.h"
+#include "formats/core/hash.h"
 #include "formats/core/xalloc.h"
 #include "formats/model/result.h"
 
@@ -46,12 +47,159 @@ static void read_plane(const struct xp_capture *c, const struct xp_plane *p, str
 	}
 }
 
+/* --- an `xpstat trace` export: the instructions its events name (xpstat.hlo.* args) ---------- */
+
+static char *dup_n(const char *s, size_t n)
+{
+	char *d = strndup(s, n);
+	if (!d)
+		xp_oom();
+	return d;
+}
+
+/* The export's stats of one plane, by name. */
+struct exported_ids {
+	uint32_t prog, module, instr, opcode, category, op_name, op_type, flops, bytes, elem_type, flops_gap, ambiguous;
+};
+
+static bool exported_ids(const struct xp_capture *c, const struct xp_plane *p, struct exported_ids *k)
+{
+#define ID(f, s) k->f = xp_plane_stat_id(c, p, "xpstat.hlo." s)
+	ID(prog, "program_id"); ID(module, "module"); ID(instr, "instruction"); ID(opcode, "opcode");
+	ID(category, "category"); ID(op_name, "op_name"); ID(op_type, "op_type"); ID(flops, "flops");
+	ID(bytes, "bytes_accessed"); ID(elem_type, "elem_type"); ID(flops_gap, "flops_gap"); ID(ambiguous, "ambiguous");
+#undef ID
+	return k->prog && k->module && k->instr;
+}
+
+static char *event_str(const struct xp_capture *c, const struct xp_plane *p, const struct xp_line *l, uint64_t i,
+		       uint32_t sid)
+{
+	struct xp_value v;
+	if (!sid || !xp_event_find(c, p, l, i, sid, &v) || (v.kind != XP_STAT_STR && v.kind != XP_STAT_BLOBSTR))
+		return dup_n("", 0);
+	return dup_n(v.s, v.len);
+}
+
+static int64_t event_int(const struct xp_capture *c, const struct xp_plane *p, const struct xp_line *l, uint64_t i,
+			 uint32_t sid)
+{
+	struct xp_value v;
+	int64_t n = 0;
+	if (sid && xp_event_find(c, p, l, i, sid, &v) && !xp_value_int(&v, &n))
+		n = 0;
+	return n;
+}
+
+static struct xp_hlo_module *module_of(struct xp_hlo_db *db, int64_t prog, const char *name)
+{
+	for (size_t m = 0; m < db->n; m++)
+		if (db->mods[m]->program_id == prog)
+			return db->mods[m];
+	struct xp_hlo_module *m = xcalloc(1, sizeof *m);
+	m->program_id = prog;
+	m->module_id = prog;
+	m->name = dup_n(name, strlen(name));
+	db->mods = xrealloc(db->mods, (db->n + 1) * sizeof *db->mods);
+	db->mods[db->n++] = m;
+	return m;
+}
+
+static void exported_instr(const struct xp_capture *c, const struct xp_plane *p, const struct xp_line *l, uint64_t i,
+			   const struct exported_ids *k, struct xp_hlo_module *m);
+
+/* The instruction of an exported event, added to its module when it is new. */
+static void exported_event(const struct xp_capture *c, const struct xp_plane *p, const struct xp_line *l, uint64_t i,
+			   const struct exported_ids *k, struct xp_hlo_db *db)
+{
+	char *mod = event_str(c, p, l, i, k->module);
+	int64_t prog = event_int(c, p, l, i, k->prog);
+	struct xp_hlo_module *m = module_of(db, prog, mod);
+	if (event_int(c, p, l, i, k->ambiguous)) {
+		/* several programs of that name held the instruction: a second one keeps it ambiguous */
+		exported_instr(c, p, l, i, k, module_of(db, INT64_MIN + (prog & INT32_MAX), mod));
+	}
+	free(mod);
+	exported_instr(c, p, l, i, k, m);
+}
+
+static void exported_instr(const struct xp_capture *c, const struct xp_plane *p, const struct xp_line *l, uint64_t i,
+			   const struct exported_ids *k, struct xp_hlo_module *m)
+{
+	char *name = event_str(c, p, l, i, k->instr);
+	for (uint32_t j = 0; j < m->n_instrs; j++)
+		if (!strcmp(m->instrs[j].name, name)) {
+			free(name);
+			return;
+		}
+	m->instrs = xrealloc(m->instrs, (m->n_instrs + 1) * sizeof *m->instrs);
+	struct xp_hlo_instr *in = &m->instrs[m->n_instrs++];
+	memset(in, 0, sizeof *in);
+	in->id = m->n_instrs;
+	in->name = name;
+	in->opcode = event_str(c, p, l, i, k->opcode);
+	in->category = event_str(c, p, l, i, k->category);
+	in->op_name = event_str(c, p, l, i, k->op_name);
+	in->op_type = event_str(c, p, l, i, k->op_type);
+	in->source_file = dup_n("", 0);
+	in->flops = (uint64_t)event_int(c, p, l, i, k->flops);
+	in->bytes_accessed = (uint64_t)event_int(c, p, l, i, k->bytes);
+	in->elem_type = (int)event_int(c, p, l, i, k->elem_type);
+	in->flops_gap = (enum xp_hlo_cost_gap)event_int(c, p, l, i, k->flops_gap);
+}
+
+static const struct xp_hlo_module *sort_mod;
+
+static int cmp_instr_name(const void *a, const void *b)
+{
+	return strcmp(sort_mod->instrs[*(const uint32_t *)a].name, sort_mod->instrs[*(const uint32_t *)b].name);
+}
+
+/* A trace JSON host written by `xpstat trace`: no HLO proto, but each resolved XLA event carries
+ * what the proto said of its instruction. The modules are rebuilt from those. */
+static void read_exported(const struct xp_capture *c, const struct xp_host *h, struct xp_hlo_db *db)
+{
+	for (uint32_t pi = 0; pi < h->n_planes; pi++) {
+		const struct xp_plane *p = &h->planes[pi];
+		struct exported_ids k;
+		if (!exported_ids(c, p, &k))
+			continue;
+		/* the previous event's program and instruction (interned: one pointer per text) */
+		int64_t last_prog = 0;
+		const char *last_instr = NULL;
+		for (uint32_t li = 0; li < p->n_lines; li++)
+			for (uint64_t i = 0; i < p->lines[li].n_events; i++) {
+				struct xp_value v, in;
+				int64_t prog;
+				const struct xp_line *l = &p->lines[li];
+				if (!xp_event_find(c, p, l, i, k.prog, &v) || !xp_value_int(&v, &prog) ||
+				    !xp_event_find(c, p, l, i, k.instr, &in))
+					continue;
+				if (in.kind == XP_STAT_STR && in.s == last_instr && prog == last_prog)
+					continue;
+				last_prog = prog;
+				last_instr = in.kind == XP_STAT_STR ? in.s : NULL;
+				exported_event(c, p, l, i, &k, db);
+			}
+	}
+	for (size_t m = 0; m < db->n; m++) {
+		struct xp_hlo_module *mod = db->mods[m];
+		mod->by_name = xmalloc((mod->n_instrs + 1) * sizeof *mod->by_name);
+		for (uint32_t j = 0; j < mod->n_instrs; j++)
+			mod->by_name[j] = j;
+		sort_mod = mod;
+		qsort(mod->by_name, mod->n_instrs, sizeof *mod->by_name, cmp_instr_name);
+	}
+}
+
 struct xp_hlo_db *xp_hlo_db_build(const struct xp_capture *c, const struct xp_host *h)
 {
 	struct xp_hlo_db *db = xcalloc(1, sizeof *db);
 	for (uint32_t i = 0; i < h->n_planes; i++)
 		if (!strcmp(xp_str(c, h->planes[i].base_name), "/host:metadata"))
 			read_plane(c, &h->planes[i], db);
+	if (!db->n && !db->n_bad && h->format == XP_FMT_TRACE_JSON)
+		read_exported(c, h, db);
 	if (db->n > 1)
 		qsort(db->mods, db->n, sizeof *db->mods, cmp_program);
 	return db;

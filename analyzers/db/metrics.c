@@ -1,11 +1,13 @@
 /* metrics.c - what check and compare read out of a report: per-step times, the breakdown, ops, kernels, memory peaks. */
 #include "metrics.h"
+#include "steptime.h"
 #include "analyzers/prepare/prepare.h"
 #include "formats/model/report.h"
 #include "formats/model/result.h"
 #include "formats/core/xalloc.h"
 #include "formats/core/work.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +167,32 @@ enum xp_step_cat xp_step_cat_from_key(const char *name)
 
 /* --- steps ----------------------------------------------------------------------------------------------- */
 
+/* The slowest step of the table (the first of equal ones): what `xpstat trace --steps` exports. */
+static void slowest(struct xp_metrics *m, const struct xp_table *t, long c_host, long c_time)
+{
+	long c_step = col_of(t, "step"), c_name = col_of(t, "step_name");
+	int64_t id;
+	for (size_t row = 0; row < t->n_rows; row++) {
+		int64_t v = cell_i64_or0(t, row, c_time);
+		if (!cell_i64(t, row, c_step, &id) || (m->has_slowest && v <= m->slowest_ps))
+			continue;
+		m->has_slowest = true;
+		m->slowest_step = xp_step_number(id, cell_str(t, row, c_name));
+		m->slowest_ps = v;
+		m->slowest_host = cell_str(t, row, c_host);
+	}
+}
+
+bool xp_metrics_trace_command(const struct xp_metrics *m, char *buf, size_t n)
+{
+	if (m->from_json || !m->has_slowest || !m->source)
+		return false;
+	snprintf(buf, n, "xpstat trace --steps %" PRId64 "%s%s -o step-%" PRId64 ".json.gz %s", m->slowest_step,
+		 m->hosts > 1 && m->slowest_host && *m->slowest_host ? " --host " : "",
+		 m->hosts > 1 && m->slowest_host ? m->slowest_host : "", m->slowest_step, m->source);
+	return true;
+}
+
 static void read_steps(struct xp_metrics *m, const struct xp_report *rep)
 {
 	const struct xp_result *r = xp_report_get(rep, "steps");
@@ -175,6 +203,7 @@ static void read_steps(struct xp_metrics *m, const struct xp_report *rep)
 	m->has_steps = true;
 	m->pytorch = col_of(t, "memcpy_ms") >= 0; /* only a PyTorch steps table has the Memcpy category */
 	long c_host = col_of(t, "host"), c_comb = col_of(t, "combined_step"), c_time = col_of(t, "step_time_ms");
+	slowest(m, t, c_host, c_time);
 	long c_cat[XP_N_STEP_CATS];
 	char key[64];
 	for (int c = 0; c < XP_N_STEP_CATS; c++) {
@@ -366,6 +395,7 @@ void xp_metrics_from_report(const struct xp_report *rep, struct xp_metrics *m)
 {
 	memset(m, 0, sizeof *m);
 	m->source = rep->source;
+	m->from_json = rep->from_json;
 	read_steps(m, rep);
 	const struct xp_result *ov = xp_report_get(rep, "overview");
 	if (ov) {

@@ -39,6 +39,10 @@ struct xp_metrics {
 	size_t n_steps;
 	int64_t *step_ps;       /* the combined steps: each the longest host's step */
 	int64_t median_ps, avg_ps;
+	bool from_json;         /* a saved report: no capture to export a step from */
+	bool has_slowest;       /* the slowest step of any host: its number (the steps table's "step") */
+	int64_t slowest_step, slowest_ps;
+	const char *slowest_host;
 	size_t n_bh;            /* the breakdown host's steps among them */
 	int64_t bh_step_ps;     /* their step times, summed */
 	int64_t cat_ps[XP_N_STEP_CATS]; /* and each category, summed */
@@ -57,6 +61,9 @@ struct xp_metrics {
 /* Read what check and compare need out of a report (a run or a saved document). */
 void xp_metrics_from_report(const struct xp_report *rep, struct xp_metrics *m);
 void xp_metrics_free(struct xp_metrics *m);
+/* The `xpstat trace` command that exports M's slowest step from its capture (false for a saved
+ * report or without steps). */
+bool xp_metrics_trace_command(const struct xp_metrics *m, char *buf, size_t n);
 /* Median of N durations (the mean of the middle two, rounded half up, when N is even); 0 when N is 0. */
 int64_t xp_median_ps(const int64_t *v, size_t n);
 /* Average per step of category CAT (XP_N_STEP_CATS: the step time) over the breakdown host's steps. */

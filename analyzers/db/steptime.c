@@ -275,3 +275,16 @@ struct xp_table *xp_steps_add_table(struct xp_result *r, const struct xp_prep *p
 	}
 	return t;
 }
+
+int64_t xp_step_number(int64_t id, const char *name)
+{
+	size_t n = name ? strlen(name) : 0, k = n;
+	while (k && name[k - 1] >= '0' && name[k - 1] <= '9')
+		k--;
+	if (k == n || n - k > 18 || (k && name[k - 1] == '-'))
+		return id; /* no digits at the end, too many, or a negative number */
+	int64_t v = 0;
+	for (size_t i = k; i < n; i++)
+		v = v * 10 + (name[i] - '0');
+	return v;
+}

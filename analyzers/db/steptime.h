@@ -32,6 +32,9 @@ struct xp_step_db xp_step_view(const struct xp_step_db *db, const struct xp_step
 
 /* "grouped", "pre-grouped", "step-marker", "none". */
 const char *xp_step_source_name(enum xp_step_source s);
+/* A step's number as users read it in the Step column: the integer that ends its name ("train 11",
+ * "ProfilerStep#5"), else its id. What `xpstat trace --steps` selects by. */
+int64_t xp_step_number(int64_t id, const char *name);
 /* "562 ms", "1.23 s", "551 us": three significant digits, for verdict lines. */
 void xp_format_duration(int64_t ps, char *buf, size_t n);
 /* The table NAME of every host's steps, one row per step; A (may be NULL)

@@ -101,7 +101,7 @@ static void make_host(struct reader *r, enum xp_compression comp, uint64_t file_
 	struct tj_stage *s = &r->s;
 	struct xp_host *h = xp_capture_add_host(s->cap);
 	h->path = copy_str(r->w.lx.path);
-	h->name = xp_host_from_filename(r->w.lx.path);
+	h->name = s->xpstat_host ? copy_str(s->xpstat_host) : xp_host_from_filename(r->w.lx.path);
 	h->format = XP_FMT_TRACE_JSON;
 	h->compression = comp;
 	h->file_bytes = file_bytes;

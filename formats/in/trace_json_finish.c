@@ -32,6 +32,7 @@ struct plane_build {
 	uint32_t *lines;        /* raw line indices */
 	size_t n_lines, cap_lines;
 	bool named;             /* a process_name or deviceProperties names it */
+	uint32_t proc;          /* 1 + the process that named it, 0 = none */
 };
 
 struct finisher {
@@ -167,8 +168,11 @@ static void assign_planes(struct finisher *f)
 	f->pb[host].named = true; /* always there, maybe empty */
 	for (size_t i = 0; i < r->thr.n_procs; i++) {
 		proc_pl[i] = find_plane(f, proc_plane(r, &r->thr.procs[i]));
-		if (r->thr.procs[i].has_name && r->thr.procs[i].name == f->pb[proc_pl[i]].name)
+		if (r->thr.procs[i].has_name && r->thr.procs[i].name == f->pb[proc_pl[i]].name) {
 			f->pb[proc_pl[i]].named = true; /* TF/JAX wrote the plane, lines or not */
+			if (!f->pb[proc_pl[i]].proc)
+				f->pb[proc_pl[i]].proc = (uint32_t)i + 1;
+		}
 	}
 	for (size_t i = 0; i < r->thr.n_lines; i++) {
 		struct rline *l = &r->thr.lines[i];
@@ -544,6 +548,15 @@ static void host_stats(struct finisher *f, struct xp_plane *p)
 	}
 }
 
+/* The plane stats an xpstat export wrote on its process (interned strings and numbers). */
+static void exported_stats(struct finisher *f, struct xp_plane *p, const struct xp_stats *st)
+{
+	for (uint32_t k = 0; k < st->n; k++) {
+		uint64_t v = (st->keys[k] & XP_STAT_WIDE) ? st->wide[st->vals[k]] : st->vals[k];
+		xp_stats_push(&p->plane_stats, remap_key(f, st->keys[k] & ~(uint32_t)XP_STAT_WIDE), v);
+	}
+}
+
 /* --- finishing: the host ------------------------------------------------------------------- */
 
 /* Append the events of src (with their stats) to dst: one thread's events may
@@ -608,6 +621,14 @@ static struct line_order *order_lines(struct tj_stage *r, const struct plane_bui
 	return lo;
 }
 
+/* An integer tid's line id: the tid, or the capture's id that an xpstat export gave its thread. */
+static int64_t line_id(struct tj_stage *r, const struct rline *l)
+{
+	struct key3 k = thread_key(l->pid, l->tid);
+	uint32_t t = kmap_get(&r->thr.tmeta_map, &k);
+	return t != UINT32_MAX && r->thr.tmetas[t].has_line_id ? r->thr.tmetas[t].line_id : l->tid.v;
+}
+
 /* The plane's lines in order: integer tids keep theirs, the others get ids past every tid. */
 static void plane_lines(struct finisher *f, const struct plane_build *b, struct xp_plane *p, int64_t base_ns)
 {
@@ -625,7 +646,7 @@ static void plane_lines(struct finisher *f, const struct plane_build *b, struct 
 		struct rline *rl = &r->thr.lines[lo[i].line];
 		struct xp_line *l = &p->lines[i];
 		l->name = lo[i].name;
-		l->id = lo[i].cls == 0 ? rl->tid.v : lo[i].cls == 4 ? DERIVED_MIN + 100 : (int64_t)next_id++;
+		l->id = lo[i].cls == 0 ? line_id(r, rl) : lo[i].cls == 4 ? DERIVED_MIN + 100 : (int64_t)next_id++;
 		l->derived = lo[i].cls == 4 || xp_line_is_derived(l->id, xp_str(r->cap, l->name));
 		build_line(f, rl, l, base_ns);
 	}
@@ -669,6 +690,8 @@ static void build_plane(struct finisher *f, struct plane_build *b, struct xp_pla
 	if (p->kind == XP_PLANE_HOST_CPU)
 		host_stats(f, p);
 	device_stats(f, p, b);
+	if (b->proc)
+		exported_stats(f, p, &f->r->thr.procs[b->proc - 1].pstats);
 	plane_metadata(f, p);
 }
 
@@ -709,8 +732,14 @@ void tj_finish(struct tj_stage *r, struct xp_host *h)
 {
 	struct finisher f = {.r = r};
 	int64_t min_rel = 0, base_ns = 0;
-	if (earliest(r, &min_rel))
+	if (r->has_origin && r->clock.have_t0) {
+		/* an xpstat export: ts 0 is the host's base, which otherData gives */
+		base_ns = r->origin_ns;
+		__int128 s = -r->clock.t0;
+		f.shift = s < INT64_MIN ? INT64_MIN : s > INT64_MAX ? INT64_MAX : (int64_t)s;
+	} else if (earliest(r, &min_rel)) {
 		tj_base(&r->clock, min_rel, &base_ns, &f.shift);
+	}
 	for (size_t i = 0; i < r->thr.n_stacks; i++)
 		r->counts.unmatched_begin += r->thr.stacks[i].n; /* async begins left open count here too */
 	assign_planes(&f);

@@ -462,6 +462,40 @@ static struct key3 async_key(struct tj_stage *r, const struct ev *e, struct jkey
 	return k;
 }
 
+/* The args of a process_name but its name: the plane's stats, as `xpstat trace` writes them. */
+static void proc_stats(struct tj_stage *r, struct proc *p, const struct ev *e)
+{
+	for (size_t k = 0; k < e->na; k++) {
+		const struct jarg *a = &e->av[k];
+		const struct jval *v = &a->val;
+		if (a->key.len == 4 && !a->key.esc && !memcmp(a->key.p, "name", 4))
+			continue;
+		uint32_t sm = arg_stat(r, &a->key);
+		int64_t i;
+		uint64_t u;
+		double d;
+		size_t n;
+		int kind = v->type == JV_NUM && v->is_int ? tj_int_text(v->p, v->len, &i, &u) : 0;
+		if (!sm)
+			return;
+		if (kind == 1 || v->type == JV_TRUE || v->type == JV_FALSE) {
+			xp_stats_push(&p->pstats, xp_stat_make_key(XP_STAT_I64, sm), kind == 1 ? (uint64_t)i : v->type == JV_TRUE);
+		} else if (kind == 2) {
+			xp_stats_push(&p->pstats, xp_stat_make_key(XP_STAT_U64, sm), u);
+		} else if (v->type == JV_NUM && tj_text_double(r, v->p, v->len, &d)) {
+			memcpy(&u, &d, sizeof u);
+			xp_stats_push(&p->pstats, xp_stat_make_key(XP_STAT_F64, sm), u);
+		} else if (v->type == JV_STR) {
+			const uint8_t *s = tj_str_bytes(r, v, 1, &n);
+			if (r->meta.sm_numkey[sm] == NK_INT && tj_int_text(s, n, &i, &u))
+				xp_stats_push(&p->pstats, xp_stat_make_key(i < 0 || (uint64_t)i == u ? XP_STAT_I64 : XP_STAT_U64, sm),
+					      (uint64_t)i == u || i < 0 ? (uint64_t)i : u);
+			else
+				xp_stats_push(&p->pstats, xp_stat_make_key(XP_STAT_STR, sm), xp_intern(r->st, (const char *)s, n));
+		}
+	}
+}
+
 static void handle_metadata(struct tj_stage *r, const struct ev *e, const uint8_t *name, size_t n)
 {
 	struct jkey pid = tj_jkey_of(r, &e->pid), tid = tj_jkey_of(r, &e->tid);
@@ -471,6 +505,8 @@ static void handle_metadata(struct tj_stage *r, const struct ev *e, const uint8_
 		uint32_t s = tj_intern_val(r, v, 1), i = tj_get_proc(r, pid);
 		r->thr.procs[i].name = s;
 		r->thr.procs[i].has_name = true;
+		if (e->na > 1)
+			proc_stats(r, &r->thr.procs[i], e);
 	} else if (bytes_eq(name, n, "process_labels") && (v = arg(r, e, "labels"))) {
 		uint32_t s = tj_intern_val(r, v, 1), i = tj_get_proc(r, pid);
 		r->thr.procs[i].labels = s;
@@ -480,6 +516,7 @@ static void handle_metadata(struct tj_stage *r, const struct ev *e, const uint8_
 		struct tmeta *t = tj_get_tmeta(r, pid, tid);
 		t->name = s;
 		t->has_name = true;
+		t->has_line_id = arg_int(r, e, "xpstat_line_id", &t->line_id);
 	} else if (bytes_eq(name, n, "thread_sort_index") && arg_int(r, e, "sort_index", &sort)) {
 		struct tmeta *t = tj_get_tmeta(r, pid, tid);
 		t->sort = sort;
@@ -651,7 +688,8 @@ static int add_event(struct tj_stage *r, const struct ev *e, enum evkind kind, u
 	}
 	if (route == RT_DEVICE || route == RT_ANNOT)
 		note_device(r, l, e);
-	synthesize(r, l, e, cat, &n);
+	if (!r->has_origin) /* an xpstat export carries what would be synthesized, as it was */
+		synthesize(r, l, e, cat, &n);
 	if (cat == C_KERNEL && kind == EV_COMPLETE && dur == 0)
 		r->counts.zero_dur_kernels++;
 	*line_out = li;
@@ -759,6 +797,28 @@ int tj_commit(struct tj_stage *r, const struct ev *e)
 
 /* --- top-level values ---------------------------------------------------------------------- */
 
+/* What `xpstat trace` writes in otherData to make its export read back as the capture: where ts 0
+ * is (xpstat_start_ns) and, for one host, its name. Other producers' otherData is left alone. */
+static void xpstat_other_data(struct tj_stage *r, const struct jval *v)
+{
+	cJSON *o = cJSON_ParseWithLength((const char *)v->p, v->len);
+	const cJSON *prod = cJSON_GetObjectItemCaseSensitive(o, "producer");
+	const cJSON *start = cJSON_GetObjectItemCaseSensitive(o, "xpstat_start_ns");
+	const cJSON *host = cJSON_GetObjectItemCaseSensitive(o, "xpstat_host_0");
+	int64_t ns;
+	uint64_t u;
+	if (cJSON_IsString(prod) && !strncmp(prod->valuestring, "xpstat ", 7) && cJSON_IsString(start) &&
+	    tj_int_text((const uint8_t *)start->valuestring, strlen(start->valuestring), &ns, &u) == 1) {
+		r->has_origin = true;
+		r->origin_ns = ns;
+		free(r->xpstat_host);
+		r->xpstat_host = NULL;
+		if (cJSON_IsString(host) && !cJSON_GetObjectItemCaseSensitive(o, "xpstat_host_1"))
+			r->xpstat_host = strdup(host->valuestring);
+	}
+	cJSON_Delete(o);
+}
+
 void tj_top_value(struct tj_stage *r, const uint8_t *k, size_t kn, const struct jval *v)
 {
 	if (bytes_eq(k, kn, "deviceProperties") && v->type == JV_ARR) {
@@ -767,6 +827,8 @@ void tj_top_value(struct tj_stage *r, const uint8_t *k, size_t kn, const struct 
 	} else if (bytes_eq(k, kn, "distributedInfo") && v->type == JV_OBJ) {
 		cJSON_Delete(r->dist_info);
 		r->dist_info = cJSON_ParseWithLength((const char *)v->p, v->len);
+	} else if (bytes_eq(k, kn, "otherData") && v->type == JV_OBJ) {
+		xpstat_other_data(r, v);
 	} else if (bytes_eq(k, kn, "host_name") && v->type == JV_STR) {
 		r->host_name = tj_intern_val(r, v, 1);
 		r->has_host_name = true;

@@ -20,9 +20,9 @@
 
 #define PIPE_DEPTH 3
 
-enum item_kind { IT_EVENT = 0, IT_DEVICE_PROPS, IT_DIST_INFO, IT_HOST_NAME };
+enum item_kind { IT_EVENT = 0, IT_DEVICE_PROPS, IT_DIST_INFO, IT_HOST_NAME, IT_OTHER_DATA };
 
-static const char *const top_keys[] = {"", "deviceProperties", "distributedInfo", "host_name"};
+static const char *const top_keys[] = {"", "deviceProperties", "distributedInfo", "host_name", "otherData"};
 
 struct item {
 	uint8_t kind;
@@ -233,7 +233,7 @@ static void pipe_event(struct tj_window *w, const struct ev *e)
 /* The top-level values the committer uses; the rest is only validated. */
 static void pipe_top(struct tj_window *w, const uint8_t *k, size_t kn, const struct jval *v)
 {
-	for (uint8_t kind = IT_DEVICE_PROPS; kind <= IT_HOST_NAME; kind++)
+	for (uint8_t kind = IT_DEVICE_PROPS; kind <= IT_OTHER_DATA; kind++)
 		if (bytes_eq(k, kn, top_keys[kind])) {
 			pipe_item(w, kind)->e.args = *v;
 			return;

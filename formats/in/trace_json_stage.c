@@ -289,6 +289,8 @@ static void threads_free(struct tj_threads *t)
 	for (size_t i = 0; i < t->n_stacks; i++)
 		free(t->stacks[i].v);
 	free(t->stacks);
+	for (size_t i = 0; i < t->n_procs; i++)
+		xp_stats_free(&t->procs[i].pstats);
 	free(t->procs);
 	free(t->tmetas);
 	kmap_free(&t->proc_map);
@@ -319,4 +321,5 @@ void tj_stage_free(struct tj_stage *r)
 	free(r->strings.e);
 	cJSON_Delete(r->device_props);
 	cJSON_Delete(r->dist_info);
+	free(r->xpstat_host);
 }

@@ -41,12 +41,14 @@ struct proc {
 	uint32_t name, labels;
 	bool has_name, has_labels, device_events, has_dev_arg;
 	int64_t dev_arg;        /* "device" arg of its device events */
+	struct xp_stats pstats; /* its plane's stats: the other args of process_name (an xpstat export) */
 };
 
 struct tmeta {
 	uint32_t name;
-	bool has_name, has_sort;
+	bool has_name, has_sort, has_line_id;
 	int64_t sort;
+	int64_t line_id;        /* an xpstat export's thread: the capture's line id (tid is its low 32 bits) */
 };
 
 /* A raw line: the events of one (pid, tid, route), in arrival order. */
@@ -159,6 +161,10 @@ struct tj_stage {
 	cJSON *device_props, *dist_info;
 	uint32_t host_name;
 	bool has_host_name;
+	/* An xpstat export (otherData): ts 0 is this absolute time, and the host's name. */
+	bool has_origin;
+	int64_t origin_ns;
+	char *xpstat_host;
 	struct xp_json_counts counts;
 	struct xp_oddities odd;
 };

@@ -1,0 +1,676 @@
+/* trace.c - the `trace` export: every selected event with all its stats, resolved XLA facts, flows, memory counters and a step track. */
+#include "trace.h"
+#include "analyzers/db/hlodb.h"
+#include "analyzers/db/steptime.h"
+#include "formats/core/xalloc.h"
+
+#include <inttypes.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- the selection's values -------------------------------------------------------------- */
+
+static bool parse_i64(const char *s, size_t n, int64_t *out)
+{
+	int64_t v = 0;
+	if (!n || n > 18)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return true;
+}
+
+bool xp_trace_parse_steps(const char *s, int64_t *first, int64_t *last)
+{
+	const char *colon = strchr(s, ':');
+	size_t n = colon ? (size_t)(colon - s) : strlen(s);
+	if (!parse_i64(s, n, first))
+		return false;
+	*last = *first;
+	if (colon && !parse_i64(colon + 1, strlen(colon + 1), last))
+		return false;
+	return *last >= *first;
+}
+
+/* Picoseconds per unit of a duration's suffix; 0 when it is none of them. */
+static int64_t unit_ps(const char *u, size_t n)
+{
+	static const struct {
+		const char *name;
+		int64_t ps;
+	} units[] = {{"", 1000000}, {"ps", 1}, {"ns", 1000}, {"us", 1000000}, {"ms", 1000000000}, {"s", 1000000000000}};
+	for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+		if (strlen(units[i].name) == n && !memcmp(units[i].name, u, n))
+			return units[i].ps;
+	return 0;
+}
+
+/* [s, s+n): digits, an optional fraction, a unit; exact (a fraction finer than 1 ps is refused). */
+static bool parse_dur_n(const char *s, size_t n, int64_t *ps)
+{
+	size_t i = 0;
+	unsigned __int128 whole = 0, frac = 0, scale = 1;
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		if ((whole = whole * 10 + (unsigned)(s[i] - '0')) > (unsigned __int128)INT64_MAX)
+			return false;
+	size_t digits = i;
+	if (i < n && s[i] == '.') {
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+			if (scale > (unsigned __int128)1000000000000)
+				return false; /* more fraction digits than any unit needs */
+			frac = frac * 10 + (unsigned)(s[i] - '0');
+			scale *= 10;
+		}
+	}
+	int64_t u = unit_ps(s + i, n - i);
+	if (!digits || !u)
+		return false;
+	unsigned __int128 v = whole * (unsigned __int128)u, f = frac * (unsigned __int128)u;
+	if (f % scale)
+		return false;
+	v += f / scale;
+	if (v > (unsigned __int128)INT64_MAX)
+		return false;
+	*ps = (int64_t)v;
+	return true;
+}
+
+bool xp_trace_parse_duration(const char *s, int64_t *ps)
+{
+	return parse_dur_n(s, strlen(s), ps);
+}
+
+bool xp_trace_parse_window(const char *s, int64_t *t0, int64_t *t1)
+{
+	const char *colon = strchr(s, ':');
+	return colon && parse_dur_n(s, (size_t)(colon - s), t0) && xp_trace_parse_duration(colon + 1, t1) && *t0 < *t1;
+}
+
+int64_t xp_trace_start_ns(const struct xp_capture *c)
+{
+	int64_t m = 0;
+	for (uint32_t h = 0; h < c->n_hosts; h++)
+		if (!h || c->hosts[h].base_ns < m)
+			m = c->hosts[h].base_ns;
+	return m;
+}
+
+/* --- the walk ------------------------------------------------------------------------------- */
+
+/* One end of a flow: where its event is drawn. */
+struct endpoint {
+	int64_t key;
+	int64_t pid, tid, ts;
+};
+
+struct endpoints {
+	struct endpoint *v;
+	size_t n, cap;
+};
+
+static void ep_push(struct endpoints *e, int64_t key, int64_t pid, int64_t tid, int64_t ts)
+{
+	if (e->n == e->cap) {
+		e->cap = e->cap ? e->cap * 2 : 256;
+		e->v = xrealloc(e->v, e->cap * sizeof *e->v);
+	}
+	e->v[e->n++] = (struct endpoint){key, pid, tid, ts};
+}
+
+struct walk {
+	const struct xp_capture *c;
+	const struct xp_prep *p;
+	const struct xp_trace_opts *o;
+	struct xp_tw *w;            /* NULL: only find whether anything is selected */
+	struct xp_trace_counts *n;
+	regex_t plane_re, line_re;
+	int64_t start_ns;
+	int64_t next_pid;
+	uint64_t next_flow;
+	bool found;
+	/* per host */
+	const struct xp_host *h;
+	const struct xp_prep_host *ph;
+	int64_t off_ps;             /* host base minus capture start */
+	int64_t lo, hi;             /* the window in host time */
+	struct xp_hlo_db *hlo;
+	struct endpoints launch, kernel, child, parent;
+	int64_t mem_pid;            /* the host's memory counters' process, 0 = none yet */
+	/* per plane: the stats the export reads by name */
+	uint32_t s_corr, s_hlo_op, s_module, s_program, s_alloc, s_in_use, s_id, s_parent, s_cat;
+};
+
+static bool plane_selected(const struct walk *k, const struct xp_plane *p)
+{
+	return !k->o->plane_regex || !regexec(&k->plane_re, xp_str(k->c, p->name), 0, NULL, 0);
+}
+
+static bool line_selected(const struct walk *k, const struct xp_line *l)
+{
+	if (!k->o->line_regex)
+		return true;
+	return !regexec(&k->line_re, xp_str(k->c, l->name), 0, NULL, 0) ||
+	       (l->display_name && !regexec(&k->line_re, xp_str(k->c, l->display_name), 0, NULL, 0));
+}
+
+static bool event_selected(const struct walk *k, const struct xp_line *l, uint64_t i)
+{
+	int64_t s = l->start_ps[i], d = l->dur_ps[i] > 0 ? l->dur_ps[i] : 0;
+	if (d < k->o->min_duration_ps)
+		return false;
+	return d ? s < k->hi && s > k->lo - d : s >= k->lo && s < k->hi;
+}
+
+/* Host H's window in its own time; false when the selection leaves none of it. */
+static bool host_window(struct walk *k, uint32_t hi)
+{
+	const struct xp_trace_opts *o = k->o;
+	k->lo = INT64_MIN / 2;
+	k->hi = INT64_MAX / 2;
+	if (o->has_window) {
+		k->lo = o->window_t0_ps - k->off_ps;
+		k->hi = o->window_t1_ps - k->off_ps;
+	}
+	if (!o->has_steps)
+		return true;
+	const struct xp_step_db *db = k->p ? &k->p->hosts[hi].steps : NULL;
+	int64_t a = 0, b = 0;
+	bool any = false;
+	for (size_t i = 0; db && i < db->n; i++) {
+		const struct xp_step *s = &db->steps[i];
+		int64_t num = xp_step_number(s->id, s->name);
+		if (num < o->step_first || num > o->step_last)
+			continue;
+		if (!any || s->begin_ps < a)
+			a = s->begin_ps;
+		if (!any || s->begin_ps + s->duration_ps > b)
+			b = s->begin_ps + s->duration_ps;
+		any = true;
+	}
+	if (a > k->lo)
+		k->lo = a;
+	if (b < k->hi)
+		k->hi = b;
+	return any && k->lo < k->hi;
+}
+
+/* xprof's process order: host threads, then the devices by kind and ordinal, then the rest. */
+static int kind_rank(enum xp_plane_kind kd)
+{
+	switch (kd) {
+	case XP_PLANE_HOST_CPU: return 0;
+	case XP_PLANE_GPU: return 1;
+	case XP_PLANE_TPU: return 2;
+	case XP_PLANE_DEVICE_OTHER: return 3;
+	case XP_PLANE_HOST_OTHER: return 4;
+	default: return 5;
+	}
+}
+
+static const struct xp_capture *sort_c;
+static const struct xp_host *sort_h;
+
+static int cmp_plane(const void *a, const void *b)
+{
+	const struct xp_plane *x = &sort_h->planes[*(const uint32_t *)a], *y = &sort_h->planes[*(const uint32_t *)b];
+	int kx = kind_rank(x->kind), ky = kind_rank(y->kind);
+	if (kx != ky)
+		return kx - ky;
+	if (x->device_ordinal != y->device_ordinal)
+		return x->device_ordinal < y->device_ordinal ? -1 : 1;
+	int r = strcmp(xp_str(sort_c, x->name), xp_str(sort_c, y->name));
+	return r ? r : (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+static void plane_ids(struct walk *k, const struct xp_plane *p)
+{
+	k->s_corr = xp_plane_stat_id(k->c, p, "correlation_id");
+	k->s_hlo_op = xp_plane_stat_id(k->c, p, "hlo_op");
+	k->s_module = xp_plane_stat_id(k->c, p, "hlo_module");
+	k->s_program = xp_plane_stat_id(k->c, p, "program_id");
+	k->s_alloc = xp_plane_stat_id(k->c, p, "allocator_name");
+	k->s_in_use = xp_plane_stat_id(k->c, p, "bytes_allocated");
+	k->s_id = xp_plane_stat_id(k->c, p, "id");
+	k->s_parent = xp_plane_stat_id(k->c, p, "parent_id");
+	k->s_cat = xp_plane_stat_id(k->c, p, "cat");
+}
+
+/* --- one event ------------------------------------------------------------------------------ */
+
+/* Is stat metadata SM among the stats of V? (The event's copy wins over its metadata's.) */
+static bool view_has(const struct xp_stat_view *v, uint32_t sm)
+{
+	for (uint32_t k = 0; k < v->n; k++)
+		if (xp_stat_meta(v->keys[k]) == sm)
+			return true;
+	return false;
+}
+
+static void put_stat(struct walk *k, const struct xp_plane *p, const struct xp_stat_view *v, uint32_t i)
+{
+	uint32_t sm = xp_stat_meta(v->keys[i]);
+	if (!sm || sm >= p->n_smeta || xp_stat_kind(v->keys[i]) == XP_STAT_NONE)
+		return;
+	const char *key = xp_str(k->c, p->smeta[sm].name);
+	size_t kl = xp_strlen(k->c, p->smeta[sm].name);
+	struct xp_value val;
+	xp_view_value(k->c, v, i, &val);
+	switch (val.kind) {
+	case XP_STAT_I64: xp_tw_arg_i64(k->w, key, kl, val.i); break;
+	case XP_STAT_U64: xp_tw_arg_u64(k->w, key, kl, val.u); break;
+	case XP_STAT_F64: xp_tw_arg_f64(k->w, key, kl, val.d); break;
+	case XP_STAT_BYTES: xp_tw_arg_bytes(k->w, key, kl, (const uint8_t *)val.s, val.len); break;
+	case XP_STAT_STR:
+	case XP_STAT_BLOBSTR: xp_tw_arg_str(k->w, key, kl, val.s, val.len); break;
+	default: break;
+	}
+}
+
+/* Every stat of the event: its metadata's (those the event does not override), then its own. */
+static void put_stats(struct walk *k, const struct xp_plane *p, const struct xp_line *l, uint64_t i)
+{
+	struct xp_stat_view ev = xp_event_stats(l, i), mv = xp_meta_stats(p, l->meta[i]);
+	for (uint32_t s = 0; s < mv.n; s++)
+		if (!view_has(&ev, xp_stat_meta(mv.keys[s])))
+			put_stat(k, p, &mv, s);
+	for (uint32_t s = 0; s < ev.n; s++) {
+		/* a stat repeated in the event: its last copy is the one analyses read */
+		bool later = false;
+		for (uint32_t t = s + 1; t < ev.n && !later; t++)
+			later = xp_stat_meta(ev.keys[t]) == xp_stat_meta(ev.keys[s]);
+		if (!later)
+			put_stat(k, p, &ev, s);
+	}
+}
+
+static bool text_stat(struct walk *k, const struct xp_plane *p, const struct xp_line *l, uint64_t i, uint32_t sid,
+		      struct xp_value *v)
+{
+	return sid && xp_event_find(k->c, p, l, i, sid, v) && (v->kind == XP_STAT_STR || v->kind == XP_STAT_BLOBSTR);
+}
+
+static bool int_stat(struct walk *k, const struct xp_plane *p, const struct xp_line *l, uint64_t i, uint32_t sid,
+		     int64_t *out)
+{
+	struct xp_value v;
+	return sid && xp_event_find(k->c, p, l, i, sid, &v) && xp_value_int(&v, out);
+}
+
+/* What the HLO protos say of an XLA op: so that reading the export back needs none. */
+static void put_hlo(struct walk *k, const struct xp_plane *p, const struct xp_line *l, uint64_t i)
+{
+	struct xp_value op, mod;
+	int64_t prog = 0;
+	if (!k->hlo || !k->hlo->n || !text_stat(k, p, l, i, k->s_hlo_op, &op))
+		return;
+	bool has_mod = text_stat(k, p, l, i, k->s_module, &mod);
+	bool has_prog = int_stat(k, p, l, i, k->s_program, &prog);
+	struct xp_hlo_hit hit;
+	/* resolved as the analyses resolve it: by module name (JAX GPU captures carry no program id) */
+	(void)has_prog;
+	if (!xp_hlo_db_resolve(k->hlo, false, prog, has_mod ? mod.s : NULL, has_mod ? mod.len : 0, op.s, op.len,
+			       &hit))
+		return;
+	char fw[512];
+	xp_hlo_framework_op(hit.in, fw, sizeof fw);
+#define KEY(s) "xpstat.hlo." s, sizeof("xpstat.hlo." s) - 1
+	xp_tw_arg_i64(k->w, KEY("program_id"), hit.mod->program_id);
+	xp_tw_arg_str(k->w, KEY("module"), hit.mod->name, strlen(hit.mod->name));
+	xp_tw_arg_str(k->w, KEY("instruction"), hit.in->name, strlen(hit.in->name));
+	xp_tw_arg_str(k->w, KEY("opcode"), hit.in->opcode, strlen(hit.in->opcode));
+	xp_tw_arg_str(k->w, KEY("category"), hit.in->category, strlen(hit.in->category));
+	xp_tw_arg_str(k->w, KEY("op_name"), hit.in->op_name, strlen(hit.in->op_name));
+	xp_tw_arg_str(k->w, KEY("op_type"), hit.in->op_type, strlen(hit.in->op_type));
+	xp_tw_arg_str(k->w, KEY("framework_op"), fw, strlen(fw));
+	xp_tw_arg_u64(k->w, KEY("flops"), hit.in->flops);
+	xp_tw_arg_u64(k->w, KEY("bytes_accessed"), hit.in->bytes_accessed);
+	xp_tw_arg_i64(k->w, KEY("elem_type"), hit.in->elem_type);
+	if (hit.in->flops_gap)
+		xp_tw_arg_i64(k->w, KEY("flops_gap"), hit.in->flops_gap);
+	if (hit.ambiguous)
+		xp_tw_arg_i64(k->w, KEY("ambiguous"), 1);
+#undef KEY
+}
+
+/* The memory in use of the event's allocator, as a counter track of the host. */
+static void put_counter(struct walk *k, const struct xp_plane *p, const struct xp_line *l, uint64_t i, int64_t ts)
+{
+	struct xp_value alloc;
+	int64_t bytes;
+	if (!k->s_alloc || !text_stat(k, p, l, i, k->s_alloc, &alloc) || !int_stat(k, p, l, i, k->s_in_use, &bytes))
+		return;
+	if (!k->mem_pid) {
+		k->mem_pid = k->next_pid++;
+		xp_tw_meta_name(k->w, "process_name", k->mem_pid, false, 0, "/xpstat:Memory", 14);
+		xp_tw_meta_sort(k->w, "process_sort_index", k->mem_pid, false, 0, k->mem_pid);
+		k->n->processes++;
+	}
+	char name[300];
+	int n = snprintf(name, sizeof name, "Memory in use: %.*s", (int)(alloc.len < 256 ? alloc.len : 256), alloc.s);
+	xp_tw_open(k->w, 'C', k->mem_pid, 0, ts, 0, name, (size_t)n);
+	xp_tw_args(k->w);
+	xp_tw_arg_i64(k->w, "bytes", 5, bytes);
+	xp_tw_close(k->w, true);
+	k->n->counters++;
+}
+
+/* The ends of this event's flows: launch/kernel by correlation id, tf.data iterator/parent by ids. */
+static void note_flows(struct walk *k, const struct xp_plane *p, const struct xp_line *l, uint64_t i, int64_t pid,
+		       int64_t tid, int64_t ts)
+{
+	int64_t v;
+	if (k->s_corr && int_stat(k, p, l, i, k->s_corr, &v))
+		ep_push(p->kind == XP_PLANE_HOST_CPU ? &k->launch : &k->kernel, v, pid, tid, ts);
+	const char *name = xp_str(k->c, xp_event_name(p, l, i));
+	if (strncmp(name, "Iterator::", 10))
+		return;
+	if (k->s_id && int_stat(k, p, l, i, k->s_id, &v))
+		ep_push(&k->parent, v, pid, tid, ts);
+	if (k->s_parent && int_stat(k, p, l, i, k->s_parent, &v))
+		ep_push(&k->child, v, pid, tid, ts);
+}
+
+/* A line's tid: the low 32 bits of its id, as TensorFlow's exporter does (viewers read tids as
+ * unsigned 32-bit numbers; derived lines' ids are negative). */
+static int64_t line_tid(const struct xp_line *l)
+{
+	return (int64_t)(uint32_t)l->id;
+}
+
+static void put_event(struct walk *k, const struct xp_plane *p, const struct xp_line *l, uint64_t i, int64_t pid)
+{
+	const struct xp_event_meta *m = &p->emeta[l->meta[i]];
+	uint32_t name = m->display_name && xp_strlen(k->c, m->display_name) ? m->display_name : m->name;
+	int64_t ts = k->off_ps + l->start_ps[i], dur = l->dur_ps[i] > 0 ? l->dur_ps[i] : 0;
+	struct xp_value cat;
+	xp_tw_open(k->w, 'X', pid, line_tid(l), ts, dur, xp_str(k->c, name), xp_strlen(k->c, name));
+	if (text_stat(k, p, l, i, k->s_cat, &cat))
+		xp_tw_field_str(k->w, "cat", cat.s, cat.len); /* a Kineto category: PyTorch's rules on reading */
+	xp_tw_args(k->w);
+	put_stats(k, p, l, i);
+	if (name != m->name) /* TF's convention: the display name shows, the full name in long_name */
+		xp_tw_arg_str(k->w, "long_name", 9, xp_str(k->c, m->name), xp_strlen(k->c, m->name));
+	put_hlo(k, p, l, i);
+	xp_tw_close(k->w, true);
+	k->n->events++;
+	put_counter(k, p, l, i, ts);
+	note_flows(k, p, l, i, pid, line_tid(l), ts);
+}
+
+/* --- planes and lines ------------------------------------------------------------------------ */
+
+static bool line_any(struct walk *k, const struct xp_line *l)
+{
+	for (uint64_t i = 0; i < l->n_events; i++)
+		if (event_selected(k, l, i))
+			return true;
+	return false;
+}
+
+static void put_line_meta(struct walk *k, const struct xp_line *l, int64_t pid, uint32_t index)
+{
+	uint32_t name = l->name;
+	struct xp_tw *w = k->w;
+	xp_tw_meta_open(w, "thread_name", pid, true, line_tid(l));
+	xp_tw_arg_str(w, "name", 4, xp_str(k->c, name), xp_strlen(k->c, name));
+	xp_tw_arg_i64(w, "xpstat_line_id", 14, l->id); /* the exact id, for reading the export back */
+	xp_tw_close(w, true);
+	xp_tw_meta_sort(w, "thread_sort_index", pid, true, line_tid(l), index);
+	k->n->threads++;
+}
+
+/* The plane's process: its name, with the plane's stats as further args (viewers show the name). */
+static int64_t put_process(struct walk *k, const struct xp_plane *p)
+{
+	int64_t pid = k->next_pid++;
+	xp_tw_meta_open(k->w, "process_name", pid, false, 0);
+	xp_tw_arg_str(k->w, "name", 4, xp_str(k->c, p->name), xp_strlen(k->c, p->name));
+	struct xp_stat_view v = xp_plane_stats(p);
+	for (uint32_t i = 0; i < v.n; i++)
+		if (strcmp(xp_str(k->c, p->smeta[xp_stat_meta(v.keys[i])].name), "name"))
+			put_stat(k, p, &v, i);
+	xp_tw_close(k->w, true);
+	xp_tw_meta_sort(k->w, "process_sort_index", pid, false, 0, pid);
+	if (k->c->n_hosts > 1)
+		xp_tw_meta_name(k->w, "process_labels", pid, false, 0, k->h->name, strlen(k->h->name));
+	k->n->processes++;
+	return pid;
+}
+
+static void put_plane(struct walk *k, const struct xp_plane *p)
+{
+	int64_t pid = 0;
+	plane_ids(k, p);
+	if (!p->n_lines && k->w && !k->o->line_regex) {
+		/* a device known by its stats alone is still a device of the capture */
+		put_process(k, p);
+		return;
+	}
+	for (uint32_t li = 0; li < p->n_lines; li++) {
+		const struct xp_line *l = &p->lines[li];
+		if (!line_selected(k, l) || !line_any(k, l))
+			continue;
+		k->found = true;
+		if (!k->w)
+			return;
+		if (!pid)
+			pid = put_process(k, p);
+		put_line_meta(k, l, pid, li);
+		for (uint64_t i = 0; i < l->n_events; i++)
+			if (event_selected(k, l, i))
+				put_event(k, p, l, i, pid);
+	}
+}
+
+static int cmp_ep(const void *a, const void *b)
+{
+	const struct endpoint *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* One flow from each FROM to the first TO of its key: both ends are exported events. */
+static void join_flows(struct walk *k, struct endpoints *from, struct endpoints *to, const char *cat)
+{
+	qsort(from->v, from->n, sizeof *from->v, cmp_ep);
+	qsort(to->v, to->n, sizeof *to->v, cmp_ep);
+	size_t j = 0;
+	for (size_t i = 0; i < from->n; i++) {
+		while (j < to->n && to->v[j].key < from->v[i].key)
+			j++;
+		if (j == to->n)
+			break;
+		if (to->v[j].key != from->v[i].key)
+			continue;
+		const struct endpoint *a = &from->v[i], *b = &to->v[j];
+		uint64_t id = ++k->next_flow;
+		xp_tw_flow(k->w, 's', id, a->pid, a->tid, a->ts, cat);
+		xp_tw_flow(k->w, 'f', id, b->pid, b->tid, b->ts, cat);
+		k->n->flows++;
+	}
+	from->n = to->n = 0;
+}
+
+/* The host's steps in the window, one slice each, named by number, the breakdown as args. */
+static void put_steps(struct walk *k, uint32_t hi)
+{
+	const struct xp_step_db *db = k->p ? &k->p->hosts[hi].steps : NULL;
+	int64_t pid = 0;
+	for (size_t i = 0; db && i < db->n; i++) {
+		const struct xp_step *s = &db->steps[i];
+		int64_t d = s->duration_ps > 0 ? s->duration_ps : 0, num = xp_step_number(s->id, s->name);
+		if (k->o->has_steps && (num < k->o->step_first || num > k->o->step_last))
+			continue;
+		if (d ? !(s->begin_ps < k->hi && s->begin_ps > k->lo - d) : !(s->begin_ps >= k->lo && s->begin_ps < k->hi))
+			continue;
+		if (!pid) {
+			pid = k->next_pid++;
+			xp_tw_meta_name(k->w, "process_name", pid, false, 0, "/xpstat:Steps", 13);
+			xp_tw_meta_sort(k->w, "process_sort_index", pid, false, 0, pid);
+			xp_tw_meta_name(k->w, "thread_name", pid, true, 1, "xpstat steps", 12);
+			k->n->processes++;
+		}
+		char text[24];
+		int n = snprintf(text, sizeof text, "%" PRId64, num);
+		xp_tw_open(k->w, 'X', pid, 1, k->off_ps + s->begin_ps, d, text, (size_t)n);
+		xp_tw_args(k->w);
+		xp_tw_arg_i64(k->w, "step_id", 7, s->id);
+		if (s->name)
+			xp_tw_arg_str(k->w, "step_name", 9, s->name, strlen(s->name));
+		xp_tw_arg_i64(k->w, "step_time_ps", 12, s->duration_ps);
+		for (int c = 0; c < XP_N_STEP_CATS; c++) {
+			char key[64];
+			int kn = snprintf(key, sizeof key, "%s_ps", xp_step_cat_key((enum xp_step_cat)c));
+			xp_tw_arg_i64(k->w, key, (size_t)kn, xp_step_cat_ps(s->type_ps, (enum xp_step_cat)c));
+		}
+		xp_tw_close(k->w, true);
+		k->n->steps++;
+	}
+}
+
+static void put_host(struct walk *k, uint32_t hi)
+{
+	const struct xp_host *h = &k->c->hosts[hi];
+	k->h = h;
+	k->off_ps = (h->base_ns - k->start_ns) * 1000;
+	if (!host_window(k, hi))
+		return;
+	uint32_t *order = xmalloc((h->n_planes + 1) * sizeof *order);
+	for (uint32_t i = 0; i < h->n_planes; i++)
+		order[i] = i;
+	sort_c = k->c;
+	sort_h = h;
+	qsort(order, h->n_planes, sizeof *order, cmp_plane);
+	k->mem_pid = 0;
+	if (k->w)
+		k->hlo = xp_hlo_db_build(k->c, h);
+	for (uint32_t i = 0; i < h->n_planes && (k->w || !k->found); i++)
+		if (plane_selected(k, &h->planes[order[i]]))
+			put_plane(k, &h->planes[order[i]]);
+	free(order);
+	if (!k->w)
+		return;
+	xp_hlo_db_free(k->hlo);
+	k->hlo = NULL;
+	join_flows(k, &k->launch, &k->kernel, "launch");
+	join_flows(k, &k->child, &k->parent, "tf.data");
+	put_steps(k, hi);
+}
+
+static void append(char *buf, size_t len, size_t *n, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* printf onto the end of BUF, cut short when it is full. */
+static void append(char *buf, size_t len, size_t *n, const char *fmt, ...)
+{
+	if (*n >= len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(buf + *n, len - *n, fmt, ap);
+	va_end(ap);
+	*n = k < 0 ? len : *n + (size_t)k;
+}
+
+static int64_t first_number(const struct xp_step_db *db)
+{
+	int64_t m = 0;
+	for (size_t i = 0; i < db->n; i++)
+		if (!i || xp_step_number(db->steps[i].id, db->steps[i].name) < m)
+			m = xp_step_number(db->steps[i].id, db->steps[i].name);
+	return m;
+}
+
+static int64_t last_number(const struct xp_step_db *db)
+{
+	int64_t m = 0;
+	for (size_t i = 0; i < db->n; i++)
+		if (!i || xp_step_number(db->steps[i].id, db->steps[i].name) > m)
+			m = xp_step_number(db->steps[i].id, db->steps[i].name);
+	return m;
+}
+
+/* The step range, hosts and planes of the capture: what a selection can name. */
+static void list_what_exists(const struct walk *k, char *why, size_t len)
+{
+	size_t n = 0;
+	why[0] = 0;
+	for (uint32_t h = 0; h < k->c->n_hosts; h++) {
+		const struct xp_host *host = &k->c->hosts[h];
+		const struct xp_step_db *db = k->p ? &k->p->hosts[h].steps : NULL;
+		append(why, len, &n, "%shost %s: ", h ? "; " : "", host->name);
+		if (db && db->n)
+			append(why, len, &n, "steps %" PRId64 "..%" PRId64 ", ", first_number(db), last_number(db));
+		else
+			append(why, len, &n, "no steps, ");
+		for (uint32_t i = 0; i < host->n_planes; i++)
+			append(why, len, &n, "%s%s", i ? ", " : "planes ", xp_str(k->c, host->planes[i].name));
+	}
+}
+
+static int walk(struct walk *k, const struct xp_capture *c, const struct xp_prep *p, const struct xp_trace_opts *o)
+{
+	k->c = c;
+	k->p = p;
+	k->o = o;
+	k->start_ns = xp_trace_start_ns(c);
+	k->next_pid = 1;
+	if (o->plane_regex && regcomp(&k->plane_re, o->plane_regex, REG_EXTENDED | REG_NOSUB))
+		return -1;
+	if (o->line_regex && regcomp(&k->line_re, o->line_regex, REG_EXTENDED | REG_NOSUB)) {
+		if (o->plane_regex)
+			regfree(&k->plane_re);
+		return -1;
+	}
+	for (uint32_t h = 0; h < c->n_hosts && (k->w || !k->found); h++)
+		put_host(k, h);
+	if (o->plane_regex)
+		regfree(&k->plane_re);
+	if (o->line_regex)
+		regfree(&k->line_re);
+	free(k->launch.v);
+	free(k->kernel.v);
+	free(k->child.v);
+	free(k->parent.v);
+	return 0;
+}
+
+bool xp_trace_selects_any(const struct xp_capture *c, const struct xp_prep *p, const struct xp_trace_opts *o,
+			  char *why, size_t whylen)
+{
+	struct walk k = {0};
+	struct xp_trace_counts n = {0};
+	k.n = &n;
+	if (walk(&k, c, p, o))
+		return false;
+	if (!k.found)
+		list_what_exists(&k, why, whylen);
+	return k.found;
+}
+
+int xp_trace_export(const struct xp_capture *c, const struct xp_prep *p, const struct xp_trace_opts *o,
+		    struct xp_tw *w, struct xp_trace_counts *n, char *why, size_t whylen)
+{
+	struct walk k = {0};
+	memset(n, 0, sizeof *n);
+	k.w = w;
+	k.n = n;
+	if (walk(&k, c, p, o))
+		return -1;
+	if (!k.found) {
+		list_what_exists(&k, why, whylen);
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,137 @@
+/* cmd_trace.c - `xpstat trace`: a selection of the capture as Chrome trace JSON for Perfetto, .gz or .zst by the output's name. */
+#include "cmd.h"
+#include "analyzers/prepare/prepare.h"
+#include "analyzers/trace.h"
+#include "formats/out/out.h"
+#include "formats/out/out_trace.h"
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+enum { OPT_STEPS = 1, OPT_WINDOW, OPT_PLANE, OPT_LINE, OPT_MIN_DURATION };
+
+static const struct xp_opt trace_opts[] = {
+	{"steps", 1, OPT_STEPS, "A[:B]", "only steps A to B (the numbers ending the names in the Step column of `steps`)"},
+	{"window", 1, OPT_WINDOW, "T0:T1", "only events overlapping T0..T1 after the capture's start (unit ps, ns, us, ms or s; none: us)"},
+	{"plane", 1, OPT_PLANE, "REGEX", "only planes whose name matches REGEX (POSIX extended)"},
+	{"line", 1, OPT_LINE, "REGEX", "only lines (threads, streams) whose name matches REGEX"},
+	{"min-duration", 1, OPT_MIN_DURATION, "D", "only events lasting at least D (unit as --window)"},
+	{NULL, 0, 0, NULL, NULL},
+};
+
+static struct xp_trace_opts opts;
+
+static int trace_set(struct xp_ctx *ctx, int key, const char *arg)
+{
+	switch (key) {
+	case OPT_STEPS:
+		opts.has_steps = true;
+		if (!xp_trace_parse_steps(arg, &opts.step_first, &opts.step_last))
+			return xp_usage_error(ctx, "--steps takes A or A:B (step numbers, A <= B), not '%s'", arg);
+		return 0;
+	case OPT_WINDOW:
+		opts.has_window = true;
+		if (!xp_trace_parse_window(arg, &opts.window_t0_ps, &opts.window_t1_ps))
+			return xp_usage_error(ctx, "--window takes T0:T1 (T0 < T1, e.g. 1.5ms:2ms), not '%s'", arg);
+		return 0;
+	case OPT_PLANE:
+		opts.plane_regex = arg;
+		return xp_check_regex(ctx, "--plane", arg);
+	case OPT_LINE:
+		opts.line_regex = arg;
+		return xp_check_regex(ctx, "--line", arg);
+	case OPT_MIN_DURATION:
+		if (!xp_trace_parse_duration(arg, &opts.min_duration_ps))
+			return xp_usage_error(ctx, "--min-duration takes a duration such as 10us, not '%s'", arg);
+		return 0;
+	}
+	return 0;
+}
+
+struct job {
+	const struct xp_capture *c;
+	const struct xp_prep *p;
+	const char *name;           /* the output's name: its compression */
+	struct xp_trace_counts n;
+};
+
+/* otherData: who wrote it and where time 0 is (the capture's absolute start). */
+static void put_other(struct xp_tw *w, const struct job *j)
+{
+	char buf[32];
+	xp_tw_other_str(w, "producer", "xpstat " XPSTAT_VERSION);
+	snprintf(buf, sizeof buf, "%" PRId64, xp_trace_start_ns(j->c));
+	xp_tw_other_str(w, "xpstat_start_ns", buf);
+	xp_tw_other_str(w, "xpstat_time_unit", "ts and dur: exact microseconds since xpstat_start_ns");
+	for (uint32_t h = 0; h < j->c->n_hosts; h++) {
+		char key[32];
+		snprintf(key, sizeof key, "xpstat_host_%" PRIu32, h);
+		xp_tw_other_str(w, key, j->c->hosts[h].name);
+	}
+}
+
+static int write_trace(FILE *raw, const struct xp_out_opts *oo, void *arg)
+{
+	(void)oo;
+	struct job *j = arg;
+	FILE *f = xp_tw_compress(raw, xp_tw_comp_of(j->name));
+	if (!f)
+		return XP_EXIT_INTERNAL;
+	struct xp_tw w;
+	char why[2048];
+	xp_tw_begin(&w, f);
+	put_other(&w, j);
+	xp_tw_events(&w);
+	int rc = xp_trace_export(j->c, j->p, &opts, &w, &j->n, why, sizeof why);
+	int wrc = xp_tw_end(&w);
+	if (f != raw && fclose(f))
+		wrc = -1;
+	if (rc)
+		return rc < 0 ? XP_EXIT_INTERNAL : XP_EXIT_USAGE;
+	if (wrc) {
+		xp_eprintf("xpstat: trace: cannot write: %s\n", strerror(errno));
+		return XP_EXIT_INTERNAL;
+	}
+	return 0;
+}
+
+static int trace_run(struct xp_ctx *ctx)
+{
+	struct xp_capture *c;
+	int rc = xp_load(ctx, &c);
+	if (rc)
+		return rc;
+	char err[2048] = "";
+	struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat, .step_marker = ctx->step_marker};
+	struct xp_prep *p = xp_prepare(c, &po, err, sizeof err);
+	if (!p) {
+		xp_capture_free(c);
+		return xp_usage_error(ctx, "%s", err);
+	}
+	if (!xp_trace_selects_any(c, p, &opts, err, sizeof err)) {
+		rc = xp_usage_error(ctx, "the selection matches no event; %s", err);
+	} else {
+		struct job j = {c, p, ctx->output, {0}};
+		rc = xp_emit_fn(ctx, write_trace, &j);
+		if (!rc && !ctx->quiet && ctx->output)
+			xp_eprintf("xpstat: trace: %s: %" PRIu64 " events, %" PRIu64 " flows, %" PRIu64
+				   " counter values, %" PRIu64 " steps\n",
+				   ctx->output, j.n.events, j.n.flows, j.n.counters, j.n.steps);
+	}
+	xp_prep_free(p);
+	xp_capture_free(c);
+	return rc;
+}
+
+const struct xp_cmd xp_cmd_trace = {
+	.name = "trace",
+	.summary = "Export a selection of the capture (steps, window, planes, lines) as trace JSON for Perfetto",
+	.args = "PATH...",
+	.min_paths = 1,
+	.opts = trace_opts,
+	.set_opt = trace_set,
+	.run = trace_run,
+	.analyses = NULL,
+};
