@@ -133,12 +133,13 @@ int xp_report_write_csv_table(const struct xp_report *rep, const char *name, FIL
 	return xp_writer_csv.write(rep->sec[sec].r, f, &oo);
 }
 
-static int write_one(const struct xp_result *r, const char *table, const char *path, const struct xp_out_opts *o)
+static int write_one(const struct xp_result *r, const char *table, struct xp_outdir *d, const char *name,
+		     const struct xp_out_opts *o)
 {
 	struct xp_outfile of;
-	if (xp_outfile_open(&of, path)) {
-		xp_eprintf("xpstat: %s: cannot create: %s\n", path, strerror(errno));
-		return XP_EXIT_USAGE;
+	if (xp_outdir_file(d, name, &of)) {
+		xp_eprintf("xpstat: %s/%s: cannot create: %s\n", d->path, name, strerror(errno));
+		return XP_EXIT_INTERNAL;
 	}
 	struct xp_out_opts oo = *o;
 	oo.table = table;
@@ -148,34 +149,43 @@ static int write_one(const struct xp_result *r, const char *table, const char *p
 		return rc;
 	}
 	if (xp_outfile_commit(&of)) {
-		xp_eprintf("xpstat: %s: cannot write: %s\n", path, strerror(errno));
+		xp_eprintf("xpstat: %s/%s: cannot write: %s\n", d->path, name, strerror(errno));
 		return XP_EXIT_INTERNAL;
 	}
 	return 0;
 }
 
+/* Every table into a temporary directory renamed DIR at the end: a failure or
+ * a signal half-way leaves nothing behind. */
 int xp_report_write_csv_dir(const struct xp_report *rep, const char *dir, const struct xp_out_opts *o)
 {
 	struct stat st;
-	if (mkdir(dir, 0777) && errno != EEXIST) {
-		xp_eprintf("xpstat: %s: cannot create the directory: %s\n", dir, strerror(errno));
-		return XP_EXIT_USAGE;
-	}
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
 		xp_eprintf("xpstat: %s: not a directory (report --format csv writes one file per table into -o DIR)\n",
 			dir);
-		return XP_EXIT_USAGE;
+		return XP_EXIT_INTERNAL;
+	}
+	struct xp_outdir d;
+	if (xp_outdir_open(&d, dir)) {
+		xp_eprintf("xpstat: %s: cannot create the directory: %s\n", dir, strerror(errno));
+		return XP_EXIT_INTERNAL;
 	}
 	int rc = 0;
 	for (size_t i = 0; !rc && i < rep->n; i++) {
 		const struct xp_result *r = rep->sec[i].r;
 		for (size_t j = 0; !rc && j < r->n_tables; j++) {
-			char *path;
-			if (asprintf(&path, "%s/%s-%s.csv", dir, rep->sec[i].key, r->tables[j]->name) < 0)
+			char *name;
+			if (asprintf(&name, "%s-%s.csv", rep->sec[i].key, r->tables[j]->name) < 0)
 				xp_oom();
-			rc = write_one(r, r->tables[j]->name, path, o);
-			free(path);
+			rc = write_one(r, r->tables[j]->name, &d, name, o);
+			free(name);
 		}
+	}
+	if (rc) {
+		xp_outdir_abort(&d);
+	} else if (xp_outdir_commit(&d)) {
+		xp_eprintf("xpstat: %s: cannot write: %s\n", dir, strerror(errno));
+		rc = XP_EXIT_INTERNAL;
 	}
 	return rc;
 }
