@@ -189,7 +189,7 @@ double fz_double(struct fz *f)
 size_t fz_name(struct fz *f, const char *const *words, size_t n_words, char *buf, size_t size)
 {
 	static const char *const hostile[] = {
-		"op\x1b[31mred", "osc\x1b]0;title\x07", "c1\xc2\x9b" "2J", "bidi\xe2\x80\xaetxt", "nl\nsecond",
+		"op\x1b[31mred", "osc\x1b]0;title\x07", "c1\xc2\x9b\x32J", "bidi\xe2\x80\xaetxt", "nl\nsecond",
 		"=cmd|calc", "+SUM(1)", "-1+2", "@x", "<b>&amp;\"'</b>", "\xff\xfe", "a\xc0\xaf", "\xed\xa0\x80",
 		"", " ", "a,b;c", "x/y:z", "%s%n",
 	};

@@ -38,8 +38,9 @@ static const char *const plane_stats[] = {
 	"peak_sram_rd_bw_gigabytes_per_second",
 };
 static const char *const strvals[] = {
-	"Nvidia", "AMD", "GPU_0_bfc", "cpu", "float", "[1,2,3]", "regs:32 static_shared:0 dynamic_shared:0 "
-	"grid:1,1,1 block:32,1,1 occ_pct:50", "kind:HtoD size:4096 dest:0 async:1", "model/conv:Conv2D", "1",
+	"Nvidia", "AMD", "GPU_0_bfc", "cpu", "float", "[1,2,3]",
+	"regs:32 static_shared:0 dynamic_shared:0 grid:1,1,1 block:32,1,1 occ_pct:50",
+	"kind:HtoD size:4096 dest:0 async:1", "model/conv:Conv2D", "1",
 };
 
 #define N(a) (sizeof a / sizeof *a)
