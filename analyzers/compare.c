@@ -6,6 +6,7 @@
 #include "analyzers/prepare/prepare.h"
 #include "formats/model/result.h"
 #include "formats/core/xalloc.h"
+#include "formats/core/work.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -92,6 +93,7 @@ struct pair {
 
 static int cmp_key(const struct xp_metric_row *x, const struct xp_metric_row *y)
 {
+	xp_work_steps++;
 	int k = strcmp(x->side, y->side);
 	if (!k)
 		k = strcmp(x->name, y->name);
@@ -148,6 +150,7 @@ static struct pair *pair_up(const struct xp_metric_list *b, const struct xp_metr
 		counts[x->ch]++;
 	}
 	qsort(p, k, sizeof *p, cmp_pair);
+	xp_work_flush(XP_WORK_MATCH);
 	*n = k;
 	return p;
 }

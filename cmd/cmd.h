@@ -89,6 +89,8 @@ int xp_emit_fn(struct xp_ctx *ctx, xp_emit_write_fn fn, void *arg);
 size_t xp_text_width(const struct xp_ctx *ctx);
 /* "xpstat: CMD: ..." usage error; returns XP_EXIT_USAGE. */
 int xp_usage_error(const struct xp_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Exit 2 when -o names one of PATHS (the same file by device and inode): the report would replace its capture. */
+int xp_output_not_input(const struct xp_ctx *ctx, char *const *paths, size_t n);
 /* A bad regular expression is a usage error before any file is read. */
 int xp_check_regex(const struct xp_ctx *ctx, const char *opt, const char *arg);
 /* arg must be one of names[0..n); its index goes to *out. */

@@ -54,6 +54,19 @@ static bool split(const char *arg, char **name, const char **value)
 	return true;
 }
 
+/* "NAME=LIMIT": NAME only when the limit reads too (nothing to free on a usage error). */
+static bool split_limit(const char *arg, char **name, struct xp_limit *l)
+{
+	const char *value;
+	if (!split(arg, name, &value))
+		return false;
+	if (xp_parse_limit(value, l))
+		return true;
+	free(*name);
+	*name = NULL;
+	return false;
+}
+
 static struct xp_named_limit *grow(struct xp_named_limit **v, size_t *n)
 {
 	*v = xrealloc(*v, (*n + 1) * sizeof **v);
@@ -64,9 +77,8 @@ static int set_category(struct xp_ctx *ctx, const char *arg)
 {
 	struct check_cmd *k = ctx->cmd_opts;
 	char *name;
-	const char *value;
 	struct xp_limit l;
-	if (!split(arg, &name, &value) || !xp_parse_limit(value, &l))
+	if (!split_limit(arg, &name, &l))
 		return xp_usage_error(ctx, "--max-category needs NAME=LIMIT with LIMIT a duration or a percentage "
 				      "(input=5ms, input=10%%), not '%s'", arg);
 	if (xp_step_cat_from_key(name) == XP_N_STEP_CATS) {
@@ -91,9 +103,8 @@ static int set_op(struct xp_ctx *ctx, const char *arg)
 {
 	struct check_cmd *k = ctx->cmd_opts;
 	char *name;
-	const char *value;
 	struct xp_limit l;
-	if (!split(arg, &name, &value) || !xp_parse_limit(value, &l))
+	if (!split_limit(arg, &name, &l))
 		return xp_usage_error(ctx, "--max-op-self-time needs OP=LIMIT with LIMIT a duration or a percentage "
 				      "(model/conv2d/Conv2D=40ms), not '%s'", arg);
 	struct xp_named_limit *nl = grow(&k->o.op, &k->o.n_op);

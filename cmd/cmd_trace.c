@@ -72,7 +72,7 @@ static void put_other(struct xp_tw *w, const struct job *j)
 	}
 }
 
-static int write_trace(FILE *raw, const struct xp_out_opts *oo, void *arg)
+static int write_trace(FILE *raw, const struct xp_out_opts *oo, void *arg, struct xp_err *e)
 {
 	(void)oo;
 	struct job *j = arg;
@@ -90,10 +90,8 @@ static int write_trace(FILE *raw, const struct xp_out_opts *oo, void *arg)
 		wrc = -1;
 	if (rc)
 		return rc < 0 ? XP_EXIT_INTERNAL : XP_EXIT_USAGE;
-	if (wrc) {
-		xp_eprintf("xpstat: trace: cannot write: %s\n", strerror(errno));
-		return XP_EXIT_INTERNAL;
-	}
+	if (wrc)
+		return xp_err_set(e, XP_EXIT_INTERNAL, NULL, "trace: cannot write: %s", strerror(errno)), XP_EXIT_INTERNAL;
 	return 0;
 }
 

@@ -32,6 +32,18 @@ int xp_usage_error(const struct xp_ctx *ctx, const char *fmt, ...)
 	return XP_EXIT_USAGE;
 }
 
+int xp_output_not_input(const struct xp_ctx *ctx, char *const *paths, size_t n)
+{
+	struct stat out, in;
+	if (!ctx->output || stat(ctx->output, &out) != 0 || !S_ISREG(out.st_mode))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (stat(paths[i], &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+			return xp_usage_error(ctx, "-o %s would replace the input %s; write the result elsewhere",
+					      ctx->output, paths[i]);
+	return 0;
+}
+
 bool xp_parse_int(const char *s, long min, long max, long *out)
 {
 	char *end;
@@ -201,6 +213,13 @@ int xp_load(struct xp_ctx *ctx, struct xp_capture **out)
 		xp_err_print(&err);
 		return err.status ? err.status : XP_EXIT_BAD_INPUT;
 	}
+	for (size_t i = 0; i < in.n; i++) {
+		char *p = in.files[i].path;
+		if ((rc = xp_output_not_input(ctx, &p, 1))) {
+			xp_input_list_free(&in);
+			return rc;
+		}
+	}
 	struct xp_capture *c = xp_capture_new();
 	rc = load_all(ctx, c, &in);
 	xp_input_list_free(&in);
@@ -261,7 +280,7 @@ int xp_emit_fn(struct xp_ctx *ctx, xp_emit_write_fn fn, void *arg)
 	struct xp_outfile of;
 	if (xp_outfile_open(&of, ctx->output)) {
 		xp_eprintf("xpstat: %s: cannot create: %s\n", ctx->output, strerror(errno));
-		return XP_EXIT_USAGE;
+		return XP_EXIT_INTERNAL;
 	}
 	int rc = fn(of.f, &oo, arg, &e);
 	if (rc) {

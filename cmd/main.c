@@ -213,6 +213,18 @@ static size_t count_opts(const struct xp_opt *o)
 	return n;
 }
 
+static bool opt_has_arg(const char *name)
+{
+	for (const struct xp_opt *o = global_opts; o->name; o++)
+		if (!strcmp(o->name, name))
+			return o->has_arg;
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		for (const struct xp_opt *o = commands[i]->opts; o && o->name; o++)
+			if (!strcmp(o->name, name))
+				return o->has_arg;
+	return false;
+}
+
 /* Options of every command, so that an option before the command word can
  * still be told apart from a value. */
 static bool takes_arg(const char *arg)
@@ -221,17 +233,29 @@ static bool takes_arg(const char *arg)
 		const char *name = arg + 2;
 		if (strchr(name, '='))
 			return false;
-		for (const struct xp_opt *o = global_opts; o->name; o++)
-			if (!strcmp(o->name, name))
-				return o->has_arg;
-		for (size_t i = 0; i < N_COMMANDS; i++)
-			for (const struct xp_opt *o = commands[i]->opts; o && o->name; o++)
-				if (!strcmp(o->name, name))
-					return o->has_arg;
-		return false;
+		/* getopt takes an unambiguous abbreviation (--form json) as the option */
+		const char *names[256];
+		size_t n = option_names(NULL, names, 256), len = strlen(name), hits = 0;
+		bool arg_of_hit = false;
+		const char *hit = NULL;
+		for (size_t i = 0; i < n && len; i++) {
+			if (strncmp(names[i], name, len))
+				continue;
+			bool has = opt_has_arg(names[i]);
+			if (!strcmp(names[i], name))
+				return has;
+			hits += !hit || strcmp(hit, names[i]);  /* several commands share an option */
+			hit = names[i];
+			arg_of_hit |= has;
+		}
+		return hits == 1 && arg_of_hit;  /* an ambiguous one is refused by getopt */
 	}
-	/* short options: -o FILE, -j N take an argument when nothing follows */
-	return (!strcmp(arg, "-o") || !strcmp(arg, "-j") || !strcmp(arg, "-f"));
+	/* short options: in a cluster (-qo FILE) the value of -o, -j or -f is the
+	 * rest of the word, or the next word when nothing follows */
+	for (const char *p = arg + 1; *p; p++)
+		if (*p == 'o' || *p == 'j' || *p == 'f')
+			return !p[1];
+	return false;
 }
 
 static int find_command_index(int argc, char **argv)
@@ -346,6 +370,21 @@ static int short_key(int ch)
 	return ch;
 }
 
+/* What getopt refused, named from the argument itself: getopt's optopt is
+ * the refused option's key (not a character) when a long option that takes
+ * no value was given one, and ARG is the whole word for long options only. */
+static int bad_option(const struct xp_ctx *ctx, const char *arg)
+{
+	if (!strncmp(arg, "--", 2)) {
+		const char *eq = strchr(arg, '=');
+		if (eq && known_long_option(arg))
+			return xp_usage_error(ctx, "option '%.*s' takes no value", (int)(eq - arg), arg);
+		return unknown_option(ctx, arg);
+	}
+	char shortopt[3] = {'-', (char)optopt, 0};
+	return unknown_option(ctx, optopt > ' ' && optopt < 127 ? shortopt : arg);
+}
+
 /* Returns -1 to continue, else an exit status. */
 static int parse_options(struct xp_ctx *ctx, int argc, char **argv)
 {
@@ -359,7 +398,7 @@ static int parse_options(struct xp_ctx *ctx, int argc, char **argv)
 		if (ch == ':') {
 			rc = xp_usage_error(ctx, "option '%s' needs a value", argv[optind - 1]);
 		} else if (ch == '?') {
-			rc = unknown_option(ctx, optopt ? (char[]){'-', (char)optopt, 0} : argv[optind - 1]);
+			rc = bad_option(ctx, argv[optind - 1]);
 		} else if (key == G_HELP) {
 			help = true;
 		} else if (key == G_VERSION) {
@@ -466,6 +505,8 @@ static int run_main(int argc, char **argv, struct xp_ctx *ctx, void *opts_buf, s
 		return xp_usage_error(ctx, "missing %s; see 'xpstat %s --help'", ctx->cmd->args, ctx->cmd->name);
 	if (!ctx->max_input_bytes)
 		ctx->max_input_bytes = 0; /* resolved when loading */
+	if ((rc = xp_output_not_input(ctx, ctx->paths, ctx->n_paths)))
+		return rc;
 	rc = ctx->cmd->run(ctx);
 	int out = check_stdout();
 	return rc ? rc : out;
@@ -476,6 +517,7 @@ int main(int argc, char **argv)
 	setlocale(LC_ALL, "");
 	setlocale(LC_NUMERIC, "C");
 	atexit(work_report);
+	xp_pending_on_signals();
 	describe_formats();
 	struct xp_ctx ctx = {.format = "text", .color = -1};
 	ctx.threads = all_cores();

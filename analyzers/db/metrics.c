@@ -251,6 +251,7 @@ static void read_steps(struct xp_metrics *m, const struct xp_report *rep)
 static int cmp_row(const void *a, const void *b)
 {
 	const struct xp_metric_row *x = a, *y = b;
+	xp_work_steps++;
 	int c = strcmp(x->side, y->side);
 	if (!c)
 		c = strcmp(x->name, y->name);
@@ -288,6 +289,7 @@ static void finish_list(struct xp_metric_list *l)
 			l->rows[k].pct = total > 0 ? 100.0 * (double)l->rows[k].time_ps / (double)total : 0;
 	}
 	xp_work_add(XP_WORK_MATCH, 2 * l->n);
+	xp_work_flush(XP_WORK_MATCH);
 }
 
 static void lower(char *s)

@@ -4,6 +4,14 @@
 static uint64_t counts[XP_WORK_N];
 static const char *const names[XP_WORK_N] = {"json_lex", "planes", "saved", "match"};
 
+_Thread_local uint64_t xp_work_steps;
+
+void xp_work_flush(enum xp_work w)
+{
+	xp_work_add(w, xp_work_steps);
+	xp_work_steps = 0;
+}
+
 void xp_work_add(enum xp_work w, uint64_t n)
 {
 	__atomic_fetch_add(&counts[w], n, __ATOMIC_RELAXED);

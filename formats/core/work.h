@@ -27,4 +27,10 @@ void xp_work_add(enum xp_work w, uint64_t n);
 const char *xp_work_name(enum xp_work w);
 uint64_t xp_work_count(enum xp_work w);
 
+/* Steps of the loop being counted on this thread (comparisons made by qsort,
+ * hash probes), so that the count is the work done, not the items: a
+ * quadratic pass would show. Moved into a counter by xp_work_flush. */
+extern _Thread_local uint64_t xp_work_steps;
+void xp_work_flush(enum xp_work w);
+
 #endif

@@ -87,10 +87,12 @@ static int too_big(const char *path, uint64_t max_out, struct xp_err *err)
 			  (unsigned long long)max_out);
 }
 
+/* Out of memory is exit 4 and the one line it is everywhere else, not a fault of the input. */
 static int no_memory(const char *path, size_t want, struct xp_err *err)
 {
-	return xp_err_set(err, XP_EXIT_BAD_INPUT, path,
-			  "out of memory decompressing (buffer of %zu bytes)", want);
+	(void)path;
+	(void)want;
+	return xp_err_set(err, XP_EXIT_INTERNAL, NULL, "out of memory");
 }
 
 /* Ensure free space in o; reports the limit or allocation failure. */
@@ -227,6 +229,8 @@ static size_t zstd_hint(const uint8_t *in, size_t n, uint64_t max_out)
 static int zstd_error(const char *path, size_t ret, size_t pos, int window_log, struct xp_err *err)
 {
 	switch (ZSTD_getErrorCode(ret)) {
+	case ZSTD_error_memory_allocation:
+		return no_memory(path, 0, err);
 	case ZSTD_error_dstSize_tooSmall:
 		return xp_err_at(err, XP_EXIT_BAD_INPUT, path, pos,
 				 "corrupt zstd data: a block decodes to more than the frame header allows");
@@ -633,7 +637,9 @@ static int64_t zstd_fill(struct xp_pull *p)
 		size_t ret = ZSTD_decompressStream(p->zd, &ob, &ib);
 		p->in_pos += ib.pos;
 		got += ob.pos;
-		if (ZSTD_isError(ret)) {
+		if (ZSTD_isError(ret) && ZSTD_getErrorCode(ret) == ZSTD_error_memory_allocation) {
+			return no_memory(p->path, 0, &p->err);
+		} else if (ZSTD_isError(ret)) {
 			xp_err_at(&p->err, XP_EXIT_BAD_INPUT, p->path, p->member_start,
 				  "corrupt zstd data in the frame starting here: %s", ZSTD_getErrorName(ret));
 			p->zfail = got > 0;

@@ -429,16 +429,21 @@ static int add_runs(const char *profile, const char *rel, struct rvec *runs)
 		}
 		/* Following a link here cannot loop: run directories are not walked. */
 		bool is_dir = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
-		if (is_dir && scan_run_dir(dir, &f, &strong) && errno == ENOMEM)
-			rc = -1;
-		if (rc || !is_dir || !f.n) {
+		int unreadable = 0;
+		if (is_dir && scan_run_dir(dir, &f, &strong)) {
+			if (errno == ENOMEM)
+				rc = -1;
+			else    /* kept: the newest run must not silently become an older one */
+				unreadable = errno;
+		}
+		if (rc || !is_dir || (!f.n && !unreadable)) {
 			free(dir);
 			fvec_free(&f);
 			continue;
 		}
 		struct xp_run r = {
 			.name = rel ? path_join(rel, names[i]) : xstrdup(names[i]),
-			.dir = dir, .n_files = f.n, .files = f.v, .mtime = (int64_t)st.st_mtime,
+			.dir = dir, .n_files = f.n, .files = f.v, .mtime = (int64_t)st.st_mtime, .err = unreadable,
 		};
 		if (!r.name || rvec_push(runs, &r)) {
 			free_run(&r);
@@ -724,6 +729,9 @@ static int resolve_dir(const char *dir, const char *run_name, struct fvec *all, 
 		int i = pick_run(&runs, dir, run_name, err);
 		if (i < 0)
 			rc = -1;
+		else if (runs.v[i].err)
+			rc = xp_err_set(err, XP_EXIT_BAD_INPUT, runs.v[i].dir, "cannot read the run directory: %s",
+					strerror(runs.v[i].err));
 		else if (copy_files(all, runs.v[i].files, runs.v[i].n_files))
 			rc = oom(err);
 		else if (!*run_used && !(*run_used = xstrdup(runs.v[i].name)))

@@ -74,6 +74,7 @@ struct xp_run {
 	size_t n_files;
 	struct xp_input_file *files;
 	int64_t mtime;
+	int err;                /* errno when the directory could not be read (no files then) */
 };
 
 struct xp_run_list {

@@ -122,8 +122,11 @@ struct colmap {
 static size_t colmap_slot(const struct colmap *m, const char *key)
 {
 	size_t j = (size_t)xp_hash_bytes(XP_HASH_SEED, key, strlen(key)) & (m->cap - 1);
-	while (m->slots[j] && strcmp(m->keys[m->slots[j] - 1], key))
+	xp_work_steps++;
+	while (m->slots[j] && strcmp(m->keys[m->slots[j] - 1], key)) {
 		j = (j + 1) & (m->cap - 1);
+		xp_work_steps++;
+	}
 	return j;
 }
 
@@ -308,6 +311,7 @@ static int read_table(const struct rd *d, struct xp_result *r, const char *name,
 		cells += m.n;
 	}
 	xp_work_add(XP_WORK_SAVED, 2 * cells);
+	xp_work_flush(XP_WORK_SAVED);
 	free(kinds);
 	colmap_free(&m);
 	return rc;

@@ -154,6 +154,7 @@ struct name_at {
 static int cmp_name_at(const void *a, const void *b)
 {
 	const struct name_at *x = a, *y = b;
+	xp_work_steps++;
 	if (x->name != y->name)
 		return x->name < y->name ? -1 : 1;
 	return (x->plane > y->plane) - (x->plane < y->plane);
@@ -179,6 +180,7 @@ static void mark_duplicate_planes(struct xp_host *h)
 		h->odd.duplicate_planes++;
 	}
 	xp_work_add(XP_WORK_PLANES, h->n_planes);
+	xp_work_flush(XP_WORK_PLANES);
 	free(v);
 }
 

@@ -80,10 +80,35 @@ uint32_t xp_strtab_find(const struct xp_strtab *t, const char *s, size_t len, bo
 	return 0;
 }
 
+/* A name holding NUL bytes, each written "\\x00" as text output writes other
+ * control characters: kept whole and visible, never cut at the first NUL. */
+static uint32_t intern_nul(struct xp_strtab *t, const char *s, size_t len)
+{
+	size_t nuls = 0;
+	for (size_t i = 0; i < len; i++)
+		nuls += !s[i];
+	if (nuls > (SIZE_MAX - len) / 3)
+		xp_oom();
+	char *v = xmalloc(len + 3 * nuls), *o = v;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i]) {
+			*o++ = s[i];
+		} else {
+			memcpy(o, "\\x00", 4);
+			o += 4;
+		}
+	}
+	uint32_t id = xp_intern(t, v, (size_t)(o - v));
+	free(v);
+	return id;
+}
+
 uint32_t xp_intern(struct xp_strtab *t, const char *s, size_t len)
 {
 	if (len > UINT32_MAX - 1)
 		len = UINT32_MAX - 1;
+	if (len && memchr(s, 0, len))
+		return intern_nul(t, s, len);
 	uint32_t j = (uint32_t)hash_bytes(s, len) & (t->hcap - 1);
 	while (t->hash[j]) {
 		uint32_t id = t->hash[j] - 1;

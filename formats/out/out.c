@@ -65,7 +65,8 @@ static bool special_file(const char *path)
 
 int xp_outfile_open(struct xp_outfile *of, const char *path)
 {
-	mode_t mask;
+	struct stat st;
+	mode_t mask, mode;
 	int fd, err;
 
 	of->f = NULL;
@@ -88,16 +89,26 @@ int xp_outfile_open(struct xp_outfile *of, const char *path)
 		errno = ENOMEM;
 		return -1;
 	}
-	fd = mkstemp(of->tmp);
-	if (fd < 0)
-		goto fail;
-	/* mkstemp makes 0600; the result should look like any file the user writes. */
+	/* An existing file keeps its permissions (a 0600 report stays private); a new
+	 * one looks like any file the user writes, though mkstemp makes 0600. */
 	mask = umask(0);
 	umask(mask);
-	if (fchmod(fd, 0644 & ~mask) != 0 || !(of->f = fdopen(fd, "w"))) {
+	mode = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? st.st_mode & 07777 : 0644 & ~mask;
+	/* known to the signal handler before it exists: no moment when it would be left */
+	if (xp_pending_file(of->tmp) != 0) {
+		errno = EMFILE;
+		goto fail;
+	}
+	fd = mkstemp(of->tmp);
+	if (fd < 0) {
+		xp_pending_file_done(of->tmp);
+		goto fail;
+	}
+	if (fchmod(fd, mode) != 0 || !(of->f = fdopen(fd, "w"))) {
 		err = errno;
 		close(fd);
 		unlink(of->tmp);
+		xp_pending_file_done(of->tmp);
 		errno = err;
 		goto fail;
 	}
@@ -167,6 +178,8 @@ int xp_outfile_commit(struct xp_outfile *of)
 		unlink(of->tmp);
 	else if (of->tmp)
 		sync_dir_of(of->path);
+	if (of->tmp)
+		xp_pending_file_done(of->tmp);
 	outfile_clear(of);
 	if (err) {
 		errno = err;
@@ -181,9 +194,142 @@ void xp_outfile_abort(struct xp_outfile *of)
 
 	if (of->f)
 		fclose(of->f);
-	if (of->tmp)
+	if (of->tmp) {
 		unlink(of->tmp);
+		xp_pending_file_done(of->tmp);
+	}
 	outfile_clear(of);
+	errno = err;
+}
+
+/* --- atomic -o DIR --- */
+
+static void outdir_clear(struct xp_outdir *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free(d->files[i]);
+	free(d->files);
+	free(d->path);
+	free(d->tmp);
+	memset(d, 0, sizeof *d);
+}
+
+static char *join(const char *dir, const char *name)
+{
+	size_t a = strlen(dir), b = strlen(name);
+	char *p = malloc(a + b + 2);
+
+	if (!p)
+		return NULL;
+	memcpy(p, dir, a);
+	p[a] = '/';
+	memcpy(p + a + 1, name, b + 1);
+	return p;
+}
+
+int xp_outdir_open(struct xp_outdir *d, const char *path)
+{
+	size_t len = strlen(path);
+	int err;
+
+	memset(d, 0, sizeof *d);
+	/* "out/" names the directory out: the temporary one goes next to it. */
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	if (!(d->path = strndup(path, len)) || !(d->tmp = tmp_template(d->path)))
+		goto fail;
+	if (xp_pending_dir(d->tmp) != 0) {
+		errno = EMFILE;
+		goto fail;
+	}
+	if (!mkdtemp(d->tmp)) {
+		xp_pending_dir_done(d->tmp);
+		goto fail;
+	}
+	return 0;
+fail:
+	err = errno ? errno : ENOMEM;
+	outdir_clear(d);
+	errno = err;
+	return -1;
+}
+
+/* NAME is known to the signal handler before its file is renamed into the
+ * temporary directory, so that no moment leaves the directory unremovable. */
+int xp_outdir_file(struct xp_outdir *d, const char *name, struct xp_outfile *of)
+{
+	char **v = realloc(d->files, (d->n + 1) * sizeof *v);
+	char *p = join(d->tmp, name);
+
+	if (v)
+		d->files = v;
+	if (!v || !p || xp_pending_file(p) != 0) {
+		free(p);
+		return errno = ENOMEM, -1;
+	}
+	d->files[d->n++] = p;
+	return xp_outfile_open(of, p);
+}
+
+/* Into an existing DIR one by one: its other files stay. */
+static int move_files(struct xp_outdir *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		char *to = join(d->path, strrchr(d->files[i], '/') + 1);
+
+		if (!to || rename(d->files[i], to) != 0) {
+			int err = to ? errno : ENOMEM;
+			free(to);
+			return errno = err, -1;
+		}
+		free(to);
+	}
+	return 0;
+}
+
+int xp_outdir_commit(struct xp_outdir *d)
+{
+	mode_t mask = umask(0);
+	struct stat st;
+	int rc = 0, err = 0;
+
+	umask(mask);
+	if (chmod(d->tmp, 0777 & ~mask) != 0) {
+		rc = -1;
+	} else if (rename(d->tmp, d->path) != 0) {
+		/* rename replaces only an empty directory */
+		if ((errno == ENOTEMPTY || errno == EEXIST) && stat(d->path, &st) == 0 && S_ISDIR(st.st_mode))
+			rc = move_files(d);
+		else
+			rc = -1;
+	} else {
+		/* the files are in place: nothing of ours to remove any more */
+		for (size_t i = 0; i < d->n; i++)
+			xp_pending_file_done(d->files[i]);
+		xp_pending_dir_done(d->tmp);
+		sync_dir_of(d->path);
+		outdir_clear(d);
+		return 0;
+	}
+	err = errno;
+	xp_outdir_abort(d);
+	errno = err;
+	return rc;
+}
+
+void xp_outdir_abort(struct xp_outdir *d)
+{
+	int err = errno;
+
+	for (size_t i = 0; i < d->n; i++) {
+		unlink(d->files[i]);
+		xp_pending_file_done(d->files[i]);
+	}
+	if (d->tmp) {
+		rmdir(d->tmp);
+		xp_pending_dir_done(d->tmp);
+	}
+	outdir_clear(d);
 	errno = err;
 }
 

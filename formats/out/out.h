@@ -59,6 +59,31 @@ int xp_outfile_open(struct xp_outfile *of, const char *path);    /* 0 or -1 (err
 int xp_outfile_commit(struct xp_outfile *of);                    /* 0 or -1 */
 void xp_outfile_abort(struct xp_outfile *of);                    /* safe to call twice */
 
+/* Atomic -o DIR (report --format csv): the files are written into a temporary directory next to
+ * DIR, which is renamed into place on commit (its files moved in one by one when DIR already
+ * holds files). Nothing is left behind on abort or on a signal. */
+struct xp_outdir {
+	char *path;
+	char *tmp;
+	size_t n;
+	char **files;           /* written into tmp, by name */
+};
+int xp_outdir_open(struct xp_outdir *d, const char *path);      /* 0 or -1 (errno set) */
+/* Open NAME in the temporary directory (an xp_outfile to commit or abort). */
+int xp_outdir_file(struct xp_outdir *d, const char *name, struct xp_outfile *of);
+int xp_outdir_commit(struct xp_outdir *d);                      /* 0 or -1 (errno set) */
+void xp_outdir_abort(struct xp_outdir *d);
+
+/* Temporary files and directories being written, removed by the handler that
+ * xp_pending_on_signals installs for SIGINT, SIGTERM and SIGHUP (which then ends
+ * the program with the signal's status). The path is kept, not copied: mark it
+ * done before freeing it. */
+void xp_pending_on_signals(void);
+int xp_pending_file(const char *path);                          /* 0, or -1: no room */
+void xp_pending_file_done(const char *path);
+int xp_pending_dir(const char *path);
+void xp_pending_dir_done(const char *path);
+
 /* Helpers shared by the writers. */
 
 /* "no table NAME in CMD output; tables: ...; did you mean ...?" into *E (a usage error); returns its status. */

@@ -134,12 +134,13 @@ int xp_report_write_csv_table(const struct xp_report *rep, const char *name, FIL
 	return xp_writer_csv.write(rep->sec[sec].r, f, &oo, e);
 }
 
-static int write_one(const struct xp_result *r, const char *table, const char *path, const struct xp_out_opts *o,
-		     struct xp_err *e)
+static int write_one(const struct xp_result *r, const char *table, struct xp_outdir *d, const char *name,
+		     const struct xp_out_opts *o, struct xp_err *e)
 {
 	struct xp_outfile of;
-	if (xp_outfile_open(&of, path))
-		return xp_err_set(e, XP_EXIT_USAGE, path, "cannot create: %s", strerror(errno)), XP_EXIT_USAGE;
+	if (xp_outdir_file(d, name, &of))
+		return xp_err_set(e, XP_EXIT_INTERNAL, d->path, "%s: cannot create: %s", name, strerror(errno)),
+		       XP_EXIT_INTERNAL;
 	struct xp_out_opts oo = *o;
 	oo.table = table;
 	int rc = xp_writer_csv.write(r, of.f, &oo, e);
@@ -148,31 +149,41 @@ static int write_one(const struct xp_result *r, const char *table, const char *p
 		return rc;
 	}
 	if (xp_outfile_commit(&of))
-		return xp_err_set(e, XP_EXIT_INTERNAL, path, "cannot write: %s", strerror(errno)), XP_EXIT_INTERNAL;
+		return xp_err_set(e, XP_EXIT_INTERNAL, d->path, "%s: cannot write: %s", name, strerror(errno)),
+		       XP_EXIT_INTERNAL;
 	return 0;
 }
 
+/* Every table into a temporary directory renamed DIR at the end: a failure or
+ * a signal half-way leaves nothing behind. */
 int xp_report_write_csv_dir(const struct xp_report *rep, const char *dir, const struct xp_out_opts *o,
 			    struct xp_err *e)
 {
 	struct stat st;
-	if (mkdir(dir, 0777) && errno != EEXIST)
-		return xp_err_set(e, XP_EXIT_USAGE, dir, "cannot create the directory: %s", strerror(errno)),
-		       XP_EXIT_USAGE;
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
-		return xp_err_set(e, XP_EXIT_USAGE, dir,
+	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+		return xp_err_set(e, XP_EXIT_INTERNAL, dir,
 				  "not a directory (report --format csv writes one file per table into -o DIR)"),
-		       XP_EXIT_USAGE;
+		       XP_EXIT_INTERNAL;
+	struct xp_outdir d;
+	if (xp_outdir_open(&d, dir))
+		return xp_err_set(e, XP_EXIT_INTERNAL, dir, "cannot create the directory: %s", strerror(errno)),
+		       XP_EXIT_INTERNAL;
 	int rc = 0;
 	for (size_t i = 0; !rc && i < rep->n; i++) {
 		const struct xp_result *r = rep->sec[i].r;
 		for (size_t j = 0; !rc && j < r->n_tables; j++) {
-			char *path;
-			if (asprintf(&path, "%s/%s-%s.csv", dir, rep->sec[i].key, r->tables[j]->name) < 0)
+			char *name;
+			if (asprintf(&name, "%s-%s.csv", rep->sec[i].key, r->tables[j]->name) < 0)
 				xp_oom();
-			rc = write_one(r, r->tables[j]->name, path, o, e);
-			free(path);
+			rc = write_one(r, r->tables[j]->name, &d, name, o, e);
+			free(name);
 		}
+	}
+	if (rc) {
+		xp_outdir_abort(&d);
+	} else if (xp_outdir_commit(&d)) {
+		xp_err_set(e, XP_EXIT_INTERNAL, dir, "cannot write: %s", strerror(errno));
+		rc = XP_EXIT_INTERNAL;
 	}
 	return rc;
 }

@@ -32,7 +32,8 @@ static int mismatch(struct diff *d, const char *fmt, ...)
 	return 1;
 }
 
-/* protobuf-c strings are NUL-terminated copies: compare up to the first NUL. */
+/* protobuf-c strings are NUL-terminated copies: compare up to the first NUL,
+ * which ours holds written out as "\\x00" (xp_intern). */
 static bool same_str(const char *pc, const char *ours, size_t ours_len)
 {
 	if (!pc) /* protobuf-c leaves some merged, unset strings NULL */
@@ -40,7 +41,7 @@ static bool same_str(const char *pc, const char *ours, size_t ours_len)
 	size_t n = strlen(pc);
 	if (n > ours_len || memcmp(pc, ours, n) != 0)
 		return false;
-	return n == ours_len || ours[n] == 0;
+	return n == ours_len || ours[n] == 0 || (ours_len - n >= 4 && !memcmp(ours + n, "\\x00", 4));
 }
 
 /* Last map entry with a key wins. */
@@ -77,10 +78,20 @@ static bool dropped_name(const struct diff *d, const char *name)
 	return false;
 }
 
-static bool dropped_stat(const struct diff *d, const PPlane *pp, const PStat *ps)
+/* A stat metadata name with a NUL: protobuf-c's copy stops there, ours holds all
+ * of it, and the whole name is what the reader compares with the drop list. */
+static bool nul_named(const struct diff *d, const struct xp_plane *op, int64_t id)
+{
+	for (uint32_t i = 1; i < op->n_smeta; i++)
+		if (op->smeta[i].id == id)
+			return strstr(xp_str(d->c, op->smeta[i].name), "\\x00") != NULL;
+	return false;
+}
+
+static bool dropped_stat(const struct diff *d, const PPlane *pp, const struct xp_plane *op, const PStat *ps)
 {
 	const Tensorflow__Profiler__XStatMetadata *sm = smeta_of(pp, ps->metadata_id);
-	return sm && dropped_name(d, sm->name);
+	return sm && dropped_name(d, sm->name) && !nul_named(d, op, ps->metadata_id);
 }
 
 static int cmp_stat(struct diff *d, const PPlane *pp, const struct xp_plane *op, const PStat *ps, uint32_t key,
@@ -147,7 +158,7 @@ static int cmp_metadata(struct diff *d, const PPlane *pp, const struct xp_plane 
 		const Tensorflow__Profiler__XStatMetadata *sm = smeta_of(pp, op->smeta[i].id);
 		if (!sm || !same_str(sm->name, xp_str(c, op->smeta[i].name), xp_strlen(c, op->smeta[i].name)))
 			return mismatch(d, "stat metadata %lld", (long long)op->smeta[i].id);
-		if (op->smeta[i].dropped != dropped_name(d, sm->name))
+		if (op->smeta[i].dropped != (dropped_name(d, sm->name) && !nul_named(d, op, op->smeta[i].id)))
 			return mismatch(d, "stat metadata %lld: dropped flag %d", (long long)op->smeta[i].id,
 					op->smeta[i].dropped);
 	}
@@ -193,7 +204,7 @@ static int cmp_event(struct diff *d, const PPlane *pp, const struct xp_plane *op
 	PStat **kept = malloc((pe->n_stats + 1) * sizeof *kept);
 	size_t n = 0;
 	for (size_t k = 0; k < pe->n_stats; k++)
-		if (!dropped_stat(d, pp, pe->stats[k]))
+		if (!dropped_stat(d, pp, op, pe->stats[k]))
 			kept[n++] = pe->stats[k];
 	int rc = cmp_stats(d, pp, op, kept, n, xp_event_stats(ol, j), "event stats (some dropped)");
 	free(kept);

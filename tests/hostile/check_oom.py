@@ -30,11 +30,19 @@ def main():
         if free.returncode != 0:
             print('check_oom: report fails without a limit:', free.stderr.decode(errors='replace'))
             return 1
-        for cmd in COMMANDS:
+        # compressed captures too: out of memory while decompressing is exit 4 as well, not 3
+        caps = {'': cap}
+        for comp, suffix in (('gzip', '.gz'), ('zstd', '.zst')):
+            p = os.path.join(d, 'cz')
+            subprocess.run([XPGEN, '--variant', 'grouped', '--gpus', '2', '--seed', '5', '--target-bytes', '24M',
+                            '--compress', comp, '-o', p + '.xplane.pb' + suffix], check=True, stdout=subprocess.DEVNULL)
+            caps[suffix] = p + '.xplane.pb' + suffix
+        runs_c = [(['info'], caps['.gz']), (['info'], caps['.zst']), (['tf-stats'], caps['.zst'])]
+        for cmd, cap_used in [(c, cap) for c in COMMANDS] + runs_c:
             for mib in range(20, 68, 4):
                 out = os.path.join(d, 'out')
                 args = [a.replace('@DIR', out + '.d').replace('@CAP', cap) for a in cmd]
-                p = subprocess.run([XPSTAT] + args + ['--threads', '1', cap], capture_output=True,
+                p = subprocess.run([XPSTAT] + args + ['--threads', '1', cap_used], capture_output=True,
                                    preexec_fn=capped(mib << 20))
                 runs += 1
                 err = p.stderr.decode(errors='replace')

@@ -60,8 +60,27 @@ def wide_rows(n, d):
     return [p, p]
 
 
+def sparse_rows(n, d):
+    """A first row of n keys, then n rows of one key each: a grid of every row by every key would be n^2 cells."""
+    doc = report(4)
+    doc['reports']['tf_stats']['tables']['extra'] = [{'k%d' % j: 1 for j in range(n)}] + [{'k%d' % i: 1}
+                                                                                         for i in range(n)]
+    p = write(os.path.join(d, 'sparse.json'), doc)
+    return [p, p]
+
+
+def distinct_keys(n, d):
+    """n rows, each with a key of its own."""
+    doc = report(4)
+    doc['reports']['tf_stats']['tables']['extra'] = [{'k%d' % i: i, 'v': 1} for i in range(n)]
+    p = write(os.path.join(d, 'distinct.json'), doc)
+    return [p, p]
+
+
 GROWTH_CASES = [
     ('saved-compare-ops', compare_ops, ['compare'], 'match', 20000),
     ('saved-check-ops', check_ops, ['check'], 'match', 20000),
     ('saved-read-rows', wide_rows, ['compare'], 'saved', 20000),
+    ('saved-read-sparse', sparse_rows, ['compare'], 'saved', 10000),
+    ('saved-read-distinct-keys', distinct_keys, ['compare'], 'saved', 20000),
 ]

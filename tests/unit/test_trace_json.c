@@ -625,8 +625,8 @@ static void unicode_escapes(void)
 	CHECK_STR(ev_name(c, p, l, 0), "caf\xc3\xa9 \xf0\x9f\x98\x80 \xe4\xb8\xad");
 	CHECK_STR(ev_name(c, p, l, 1), "lone \xef\xbf\xbd x");
 	CHECK_STR(ev_name(c, p, l, 2), "raw caf\xc3\xa9 \xf0\x9f\x98\x80");
-	uint32_t id = xp_event_name(p, l, 3);
-	CHECK(xp_strlen(c, id) == 7 && !memcmp(xp_str(c, id), "nul \0 x", 7));
+	/* NUL is kept written out, as text output writes controls: never a name cut at it */
+	CHECK_STR(ev_name(c, p, l, 3), "nul \\x00 x");
 	CHECK_INT(c->hosts[0].odd.invalid_utf8, 1);
 	xp_capture_free(c);
 }

@@ -738,12 +738,20 @@ static void test_outfile(void)
 	CHECK_STR(names, "out.csv");
 	CHECK_STR(slurp(path), "a,b\r\n");
 
-	/* Commit replaces, and honours the umask. */
-	umask(077);
+	/* Commit replaces, and an existing file keeps its mode (a private report stays private). */
+	CHECK(chmod(path, 0600) == 0);
 	CHECK(xp_outfile_open(&of, path) == 0);
 	fputs("new\n", of.f);
 	CHECK(xp_outfile_commit(&of) == 0);
 	CHECK_STR(slurp(path), "new\n");
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 07777) == 0600);
+
+	/* A new file honours the umask. */
+	CHECK(unlink(path) == 0);
+	umask(077);
+	CHECK(xp_outfile_open(&of, path) == 0);
+	fputs("new\n", of.f);
+	CHECK(xp_outfile_commit(&of) == 0);
 	CHECK(stat(path, &st) == 0 && (st.st_mode & 07777) == 0600);
 	umask(022);
 
