@@ -138,7 +138,7 @@ static int write_one(const struct xp_result *r, const char *table, const char *p
 	struct xp_outfile of;
 	if (xp_outfile_open(&of, path)) {
 		xp_eprintf("xpstat: %s: cannot create: %s\n", path, strerror(errno));
-		return XP_EXIT_USAGE;
+		return XP_EXIT_INTERNAL;
 	}
 	struct xp_out_opts oo = *o;
 	oo.table = table;
@@ -159,7 +159,7 @@ int xp_report_write_csv_dir(const struct xp_report *rep, const char *dir, const 
 	struct stat st;
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		xp_eprintf("xpstat: %s: cannot create the directory: %s\n", dir, strerror(errno));
-		return XP_EXIT_USAGE;
+		return XP_EXIT_INTERNAL;
 	}
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
 		xp_eprintf("xpstat: %s: not a directory (report --format csv writes one file per table into -o DIR)\n",
