@@ -214,6 +214,8 @@ int xp_load(struct xp_ctx *ctx, struct xp_capture **out)
 	xp_input_list_free(&in);
 	if (!rc && ctx->host && !by_name)
 		rc = filter_hosts(ctx, c);
+	if (!rc)
+		xp_hosts_name_and_sort(c);
 	if (rc) {
 		xp_capture_free(c);
 		return rc;

@@ -1,5 +1,6 @@
 /* discover.c - finding capture files: single files, run directories, and logdirs holding plugins/profile/<run>/. */
 #include "input.h"
+#include "formats/core/natcmp.h"
 #include "formats/core/suggest.h"
 
 #include <dirent.h>
@@ -314,7 +315,7 @@ static int rvec_push(struct rvec *rv, struct xp_run *r)
 static int cmp_cand(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
-	int c = strcmp(x->host, y->host);
+	int c = xp_natcmp(x->host, y->host);
 	if (c)
 		return c;
 	if (x->rank != y->rank)
