@@ -7,6 +7,7 @@ code): the TF 8xV100 capture's one step time is its longest Steps-line marker of
 (no host marker of that group contains it); with --step-marker every matching host event is
 one step whose time is that event's duration, except matches inside another match. Skips (77) when REAL_DIR is absent.
 """
+import glob
 import json
 import os
 import re
@@ -129,6 +130,19 @@ def check_jax(xpstat, real):
         expect(f"{rel}: --step-marker step times (ps)", got, want)
 
 
+def check_info_agrees(xpstat, real):
+    """info's "Step markers" says what its analyses table says (a TPU capture said yes while the row said no)."""
+    paths = glob.glob(os.path.join(real, "**", "*.xplane.pb"), recursive=True)
+    paths += glob.glob(os.path.join(real, "**", "*.json.gz"), recursive=True)
+    for folder in sorted(paths):
+        doc = run(xpstat, "info", "--format", "json", folder)
+        if doc is None:
+            continue
+        rows = [r["available"] for r in doc["tables"]["analyses"] if r["analysis"] == "steps"]
+        expect(f"{os.path.relpath(folder, real)}: info step_markers = the steps rows", doc["summary"]["step_markers"],
+               bool(rows) and all(rows))
+
+
 def main():
     xpstat, real = sys.argv[1], sys.argv[2]
     if not os.path.isdir(real):
@@ -136,6 +150,7 @@ def main():
         return 77
     check_tf(xpstat, real)
     check_jax(xpstat, real)
+    check_info_agrees(xpstat, real)
     for f in failures:
         print("FAIL", f)
     print(f"steps on {1 + len(JAX)} real captures, {len(failures)} mismatches")
