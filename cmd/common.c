@@ -209,6 +209,8 @@ int xp_load(struct xp_ctx *ctx, struct xp_capture **out)
 		xp_err_print(&err);
 		return err.status ? err.status : XP_EXIT_BAD_INPUT;
 	}
+	if (in.run_note && !ctx->quiet)
+		xp_eprintf("xpstat: %s\n", in.run_note);
 	struct xp_capture *c = xp_capture_new();
 	rc = load_all(ctx, c, &in);
 	xp_input_list_free(&in);

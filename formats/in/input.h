@@ -89,6 +89,7 @@ struct xp_input_list {
 	size_t n;
 	struct xp_input_file *files;
 	char *run_name;         /* the run used when a logdir was given (else NULL) */
+	char *run_note;         /* how that run was chosen among runs of the same name (Keras), to say; else NULL */
 };
 
 /* Resolve user paths (files, run directories, logdirs) to capture files.
