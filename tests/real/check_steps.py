@@ -130,6 +130,38 @@ def check_jax(xpstat, real):
         expect(f"{rel}: --step-marker step times (ps)", got, want)
 
 
+COPY_PREFIXES = (b"CopyHostToDevice", b"CopyDeviceToHost", b"CopyDeviceToDevice", b"__amd_rocclr_copyBuffer")
+
+
+def copy_ps(planes):
+    """Time of ROCm's copies and copy kernels on the GPU planes."""
+    total = 0
+    for p in planes:
+        if not p["name"].startswith("/device:GPU:"):
+            continue
+        for line in p["lines"]:
+            for ev in line["events"]:
+                if p["em"].get(ev["mid"], b"").startswith(COPY_PREFIXES):
+                    total += ev["dur"]
+    return total
+
+
+def check_rocm_copies(xpstat, real):
+    """ROCm copies (and __amd_rocclr_copyBuffer kernels) are transfers, not device compute: with --step-marker
+    the steps hold Device-to-device time, never more than the copies took (issue 20)."""
+    for rel in JAX:
+        path = os.path.join(real, rel)
+        want = copy_ps(planes_of(path))
+        doc = run(xpstat, "steps", "--format", "json", "--step-marker", MARKER, path)
+        if doc is None:
+            continue
+        got = sum(Decimal(str(r["device_to_device_ms"])) for r in doc["tables"]["steps"]) * Decimal(10**9)
+        if want and not 0 < got <= want:
+            failures.append(f"{rel}: Device to device over steps {got} ps, copies take {want} ps")
+        if not want and got:
+            failures.append(f"{rel}: Device to device {got} ps without a copy")
+
+
 def check_info_agrees(xpstat, real):
     """info's "Step markers" says what its analyses table says (a TPU capture said yes while the row said no)."""
     paths = glob.glob(os.path.join(real, "**", "*.xplane.pb"), recursive=True)
@@ -151,6 +183,7 @@ def main():
     check_tf(xpstat, real)
     check_jax(xpstat, real)
     check_info_agrees(xpstat, real)
+    check_rocm_copies(xpstat, real)
     for f in failures:
         print("FAIL", f)
     print(f"steps on {1 + len(JAX)} real captures, {len(failures)} mismatches")
