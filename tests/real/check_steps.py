@@ -59,18 +59,22 @@ def stat_int(plane, ev, name):
     return None
 
 
-def tf_expected_step_ps(planes):
-    """Longest Steps-line event of group 0 over the GPU planes."""
-    best = 0
+def gpu_events(planes):
+    """(plane, line, event) of every event of the GPU planes."""
     for p in planes:
         if not p["name"].startswith("/device:GPU:"):
             continue
         for line in p["lines"]:
-            if line["name"] != "Steps":
-                continue
             for ev in line["events"]:
-                if stat_int(p, ev, "group_id") == 0:
-                    best = max(best, ev["dur"])
+                yield p, line, ev
+
+
+def tf_expected_step_ps(planes):
+    """Longest Steps-line event of group 0 over the GPU planes."""
+    best = 0
+    for p, line, ev in gpu_events(planes):
+        if line["name"] == "Steps" and stat_int(p, ev, "group_id") == 0:
+            best = max(best, ev["dur"])
     return best
 
 
@@ -135,15 +139,7 @@ COPY_PREFIXES = (b"CopyHostToDevice", b"CopyDeviceToHost", b"CopyDeviceToDevice"
 
 def copy_ps(planes):
     """Time of ROCm's copies and copy kernels on the GPU planes."""
-    total = 0
-    for p in planes:
-        if not p["name"].startswith("/device:GPU:"):
-            continue
-        for line in p["lines"]:
-            for ev in line["events"]:
-                if p["em"].get(ev["mid"], b"").startswith(COPY_PREFIXES):
-                    total += ev["dur"]
-    return total
+    return sum(ev["dur"] for p, _line, ev in gpu_events(planes) if p["em"].get(ev["mid"], b"").startswith(COPY_PREFIXES))
 
 
 def check_rocm_copies(xpstat, real):
