@@ -689,7 +689,7 @@ static void summarize(struct xp_result *r, const struct xp_capture *c, const str
 		mem += hs[h].total.mem_alloc + hs[h].total.mem_dealloc;
 		planes += c->hosts[h].n_planes;
 		gpus += hs[h].gpu_active;
-		steps &= has_step_markers(&hs[h]) || hs[h].tpu_planes > 0;
+		steps &= has_step_markers(&hs[h]); /* as the analyses table's steps row says, TPU included */
 		if (hs[h].total.any_time) {
 			if (!any || hs[h].total.first_ps < first)
 				first = hs[h].total.first_ps;

@@ -227,6 +227,24 @@ static int main_host_category(const struct xp_host_input *hi)
 	return best;
 }
 
+/* A PyTorch capture's input is its DataLoader (the steps' DataLoader column); the host-side breakdown reads
+ * TensorFlow's input ops, so it is empty there and says so in PyTorch's terms, never with a tf.data remedy. */
+static const char pt_dataloader_remedy[] =
+	"Set num_workers on the DataLoader to load batches in worker processes "
+	"(https://pytorch.org/docs/stable/data.html#single-and-multi-process-data-loading), and pin_memory=True for "
+	"faster host-to-device copies.";
+
+static void pytorch_input_advice(struct xp_input_advice *a)
+{
+	snprintf(a->host_level, sizeof a->host_level, "none");
+	snprintf(a->host, sizeof a->host, "The input time of a PyTorch capture is its DataLoader's (enumerate(DataLoader) "
+		 "events), in the DataLoader column of the steps; the host-side breakdown is for TensorFlow input "
+		 "operations and stays empty.");
+	snprintf(a->tf_data_level, sizeof a->tf_data_level, "no");
+	snprintf(a->tf_data, sizeof a->tf_data, "Not applicable: a PyTorch capture holds no TensorFlow input "
+		 "pipeline.");
+}
+
 static int64_t host_total(const struct xp_host_input *hi)
 {
 	int64_t t = 0;
@@ -331,6 +349,8 @@ static void gather(struct ip *ip)
 	host_advice(&ip->hi, &ip->advice);
 	tf_data_advice(xp_use_tfdata(p, &own_t), &ip->advice);
 	xp_tfdata_free(own_t);
+	if (ip->bs.view.pytorch)
+		pytorch_input_advice(&ip->advice);
 }
 
 static void lower(const char *s, char *out, size_t n)
@@ -378,9 +398,10 @@ static void set_verdict(struct xp_result *r, const struct ip *ip)
 				      "execution?); average step time %s over %zu step%s%s", ip->all_others_pct, avg, st->n,
 				      st->n == 1 ? "" : "s", hint);
 	} else {
-		xp_result_set_verdict(r, "%s input-bound: %s%.1f%% of step time waiting for input; average step time %s "
+		xp_result_set_verdict(r, "%s input-bound: %s%.1f%% of step time %s; average step time %s "
 				      "over %zu step%s%s", level, strcmp(ip->level, "NOT") ? "" : "only ", ip->input_pct,
-				      avg, st->n, st->n == 1 ? "" : "s", hint);
+				      ip->bs.view.pytorch ? "in DataLoader" : "waiting for input", avg, st->n,
+				      st->n == 1 ? "" : "s", hint);
 	}
 }
 
@@ -394,6 +415,8 @@ static void next_step(const struct ip *ip, char *buf, size_t n)
 	const char *b = ip->bottleneck;
 	if (strcmp(b, "host") && strcmp(b, "both"))
 		snprintf(buf, n, "You may skip the rest of this page.");
+	else if (ip->bs.view.pytorch)
+		snprintf(buf, n, "%s", pt_dataloader_remedy);
 	else if (!ip->hi.tf_data_in_use)
 		snprintf(buf, n, "Consider using the tf.data API (https://www.tensorflow.org/guide/data) to enable profiler's "
 			 "host-side analysis for input pipeline. Profiler currently does not support custom input pipeline "
@@ -511,7 +534,8 @@ static void step_stats_table(struct xp_result *r, const struct ip *ip)
 
 static void host_breakdown_table(struct xp_result *r, const struct ip *ip)
 {
-	struct xp_table *t = xp_result_add_table(r, "host_breakdown", "Host-side input time (Section 3)");
+	struct xp_table *t = xp_result_add_table(r, "host_breakdown", ip->bs.view.pytorch ? "Host-side input time "
+						 "(TensorFlow input operations)" : "Host-side input time (Section 3)");
 	size_t c_key = xp_table_col(t, "category", "Key", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
 	size_t c_label = xp_table_col(t, "label", "Category", XP_T_STR, XP_U_NONE, 0);
 	size_t c_time = xp_table_col(t, "time_us", "Time", XP_T_DUR, XP_U_US, 0);
@@ -601,7 +625,11 @@ static void add_diags(struct xp_result *r, const struct ip *ip)
 	for (uint32_t h = 0; h < p->n_hosts; h++)
 		xp_step_diags(r, p, h);
 	xp_align_diags(r, p, &ip->bs.al);
-	if (!ip->hi.n_ops)
+	if (!ip->hi.n_ops && ip->bs.view.pytorch)
+		xp_result_diag(r, XP_SEV_INFO, "no_input_ops", NULL, pt_dataloader_remedy,
+			       "A PyTorch capture: its input time is the DataLoader's (the steps' DataLoader column); the "
+			       "host-side breakdown and input_ops, for TensorFlow input operations, are empty");
+	else if (!ip->hi.n_ops)
 		xp_result_diag(r, XP_SEV_INFO, "no_input_ops", NULL,
 			       "tf.data writes Iterator:: events when the host tracer level is 2 or more (the default); a "
 			       "custom input pipeline (Python generators, feed_dict) is not analyzed: its time shows as "

@@ -5,6 +5,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 struct report_out {
 	const struct xp_report *rep;
@@ -42,25 +44,37 @@ static char *report_verdict(const struct xp_report *rep, uint32_t hosts)
 	return v;
 }
 
+/* "-o report.csv" that is not a directory yet: a file was meant, not the directory csv writes. */
+static bool names_csv_file(const char *path)
+{
+	struct stat st;
+	size_t n = strlen(path);
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return false;
+	return n >= 4 && !strcasecmp(path + n - 4, ".csv");
+}
+
 static int report_run(struct xp_ctx *ctx)
 {
 	bool csv = !strcmp(ctx->format, "csv");
 	if (csv && !ctx->output && !ctx->table)
 		return xp_usage_error(ctx, "--format csv writes one file per table: give -o DIR (or --table "
 				      "ANALYSIS-TABLE for one table on standard output)");
+	if (csv && !ctx->table && ctx->output && names_csv_file(ctx->output))
+		return xp_usage_error(ctx, "-o %s: --format csv writes one file per table into a directory: give -o DIR, "
+				      "or --table ANALYSIS-TABLE -o %s for one table", ctx->output, ctx->output);
 	struct xp_report *rep;
 	uint32_t hosts = 0;
 	int rc = xp_gate_load_captures(ctx, &rep, &hosts);
 	if (rc)
 		return rc;
 	struct report_out ro = {rep, report_verdict(rep, hosts), ctx};
-	if (csv && ctx->table && !ctx->output) {
+	if (csv && ctx->table) {
 		rc = xp_emit_fn(ctx, write_csv_table, &ro);
 	} else if (csv) {
 		struct xp_out_opts oo = {.csv_raw = ctx->csv_raw};
 		struct xp_err e = {0};
-		rc = ctx->table ? xp_usage_error(ctx, "--table and -o DIR do not go together with --format csv")
-				: xp_report_write_csv_dir(rep, ctx->output, &oo, &e);
+		rc = xp_report_write_csv_dir(rep, ctx->output, &oo, &e);
 		if (e.status)
 			xp_err_print(&e);
 	} else {

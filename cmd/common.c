@@ -5,6 +5,7 @@
 #include "formats/out/out.h"
 #include "formats/in/xplane_read.h"
 #include "formats/in/trace_json.h"
+#include "formats/in/report_read.h"
 #include "formats/core/suggest.h"
 #include "formats/core/xalloc.h"
 
@@ -202,6 +203,12 @@ int xp_load(struct xp_ctx *ctx, struct xp_capture **out)
 	*out = NULL;
 	if (!ctx->max_input_bytes)
 		ctx->max_input_bytes = xp_physical_memory();
+	/* A saved result would otherwise be refused as a trace without traceEvents: say what it is. */
+	for (size_t i = 0; i < ctx->n_paths; i++)
+		if (xp_saved_json_path(ctx->paths[i]))
+			return xp_usage_error(ctx, "%s is a saved xpstat result, not a capture; check and compare read "
+					      "saved results, %s reads captures", ctx->paths[i],
+					      ctx->cmd ? ctx->cmd->name : "this command");
 	/* By file name first: that avoids reading the other hosts. */
 	int rc = xp_resolve_inputs(ctx->paths, ctx->n_paths, ctx->run, ctx->host, &in, &err);
 	bool by_name = rc == 0;
@@ -220,11 +227,15 @@ int xp_load(struct xp_ctx *ctx, struct xp_capture **out)
 			return rc;
 		}
 	}
+	if (in.run_note && !ctx->quiet)
+		xp_eprintf("xpstat: %s\n", in.run_note);
 	struct xp_capture *c = xp_capture_new();
 	rc = load_all(ctx, c, &in);
 	xp_input_list_free(&in);
 	if (!rc && ctx->host && !by_name)
 		rc = filter_hosts(ctx, c);
+	if (!rc)
+		xp_hosts_name_and_sort(c);
 	if (rc) {
 		xp_capture_free(c);
 		return rc;
@@ -279,6 +290,7 @@ int xp_emit_fn(struct xp_ctx *ctx, xp_emit_write_fn fn, void *arg)
 	}
 	struct xp_outfile of;
 	if (xp_outfile_open(&of, ctx->output)) {
+		/* An output that cannot be written is exit 4 (README), as a failed write. */
 		xp_eprintf("xpstat: %s: cannot create: %s\n", ctx->output, strerror(errno));
 		return XP_EXIT_INTERNAL;
 	}

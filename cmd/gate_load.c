@@ -101,10 +101,6 @@ int xp_gate_same_semantics(const struct xp_report *base, const char *base_path, 
 int xp_gate_load_captures(struct xp_ctx *ctx, struct xp_report **out, uint32_t *hosts)
 {
 	*out = NULL;
-	for (size_t i = 0; i < ctx->n_paths; i++)
-		if (xp_saved_json_path(ctx->paths[i]))
-			return xp_usage_error(ctx, "%s is a saved xpstat result, not a capture; check and compare read "
-					      "saved results, report reads captures", ctx->paths[i]);
 	return run_captures(ctx, ctx->paths, ctx->n_paths, NULL, out, hosts);
 }
 

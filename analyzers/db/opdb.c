@@ -152,24 +152,27 @@ void xp_op_db_free(struct xp_op_db *db)
 
 struct plane_ids {
 	uint32_t tf_op, level0, hlo_op, hlo_module, is_eager, flops, bytes;
-	uint32_t correlation_id;
+	uint32_t correlation_id, program_id;
 };
 
-/* Cache of (interned string, second key) -> row: (tf_op, event metadata) for TF ops, (hlo_op, hlo_module) for XLA ops. */
+/* Cache of (interned string, second key, third key) -> row: (tf_op, event metadata, 0) for TF ops, (hlo_op,
+ * hlo_module, program) for XLA ops. */
 struct row_cache {
 	size_t cap, n;
 	struct cache_slot {
 		uintptr_t a, b;     /* a: an interned string (equal pointers mean equal strings); 0 = empty */
+		uint64_t c;
 		size_t row;
 	} *slot;
 };
 
-static size_t cache_pos(const struct row_cache *k, uintptr_t a, uintptr_t b)
+static size_t cache_pos(const struct row_cache *k, uintptr_t a, uintptr_t b, uint64_t c)
 {
 	uint64_t h = xp_hash_bytes(XP_HASH_SEED, &a, sizeof a);
 	h = xp_hash_bytes(h, &b, sizeof b);
+	h = xp_hash_bytes(h, &c, sizeof c);
 	size_t i = (size_t)h & (k->cap - 1);
-	while (k->slot[i].a && !(k->slot[i].a == a && k->slot[i].b == b))
+	while (k->slot[i].a && !(k->slot[i].a == a && k->slot[i].b == b && k->slot[i].c == c))
 		i = (i + 1) & (k->cap - 1);
 	return i;
 }
@@ -181,21 +184,21 @@ static void cache_grow(struct row_cache *k)
 	k->slot = xcalloc(k->cap, sizeof *k->slot);
 	for (size_t i = 0; i < old.cap; i++)
 		if (old.slot[i].a)
-			k->slot[cache_pos(k, old.slot[i].a, old.slot[i].b)] = old.slot[i];
+			k->slot[cache_pos(k, old.slot[i].a, old.slot[i].b, old.slot[i].c)] = old.slot[i];
 	free(old.slot);
 }
 
-/* The cache slot of (a, b), empty (a == 0) when it is new. */
-static struct cache_slot *cache_get(struct row_cache *k, uintptr_t a, uintptr_t b)
+/* The cache slot of (a, b, c), empty (a == 0) when it is new. */
+static struct cache_slot *cache_get(struct row_cache *k, uintptr_t a, uintptr_t b, uint64_t c)
 {
 	if (k->n * 2 >= k->cap)
 		cache_grow(k);
-	return &k->slot[cache_pos(k, a, b)];
+	return &k->slot[cache_pos(k, a, b, c)];
 }
 
-static void cache_set(struct row_cache *k, struct cache_slot *s, uintptr_t a, uintptr_t b, size_t row)
+static void cache_set(struct row_cache *k, struct cache_slot *s, uintptr_t a, uintptr_t b, uint64_t c, size_t row)
 {
-	*s = (struct cache_slot){a, b, row};
+	*s = (struct cache_slot){a, b, c, row};
 	k->n++;
 }
 
@@ -294,10 +297,16 @@ static size_t xla_row_resolved(struct plane_pass *pp, const struct xp_hlo_hit *h
 
 #define NO_ROW ((size_t)-1)
 
-static size_t xla_row(struct plane_pass *pp, const struct xp_value *hlo, const struct xp_value *mod)
+/* By the event's program id where it carries one (separate compilations of one module name stay apart), else
+ * (or where no proto has that id) by module name. */
+static size_t xla_row(struct plane_pass *pp, const struct xp_value *hlo, const struct xp_value *mod, bool has_pid,
+		      int64_t pid)
 {
 	struct xp_hlo_hit hit;
-	if (xp_hlo_db_resolve(pp->hlo, false, 0, mod ? mod->s : NULL, mod ? mod->len : 0, hlo->s, hlo->len, &hit))
+	const char *m = mod ? mod->s : NULL;
+	size_t mlen = mod ? mod->len : 0;
+	if ((has_pid && xp_hlo_db_resolve(pp->hlo, true, pid, m, mlen, hlo->s, hlo->len, &hit)) ||
+	    xp_hlo_db_resolve(pp->hlo, false, 0, m, mlen, hlo->s, hlo->len, &hit))
 		return xla_row_resolved(pp, &hit);
 	if (pp->o && pp->o->xprof_compat)
 		return NO_ROW;  /* xprof drops an XLA op it finds no instruction for */
@@ -307,14 +316,20 @@ static size_t xla_row(struct plane_pass *pp, const struct xp_value *hlo, const s
 /* The row of an XLA event (resolved rows are the ones with a provenance), or NO_ROW. */
 static size_t xla_event_row(struct plane_pass *pp, const struct xp_line *l, uint64_t i, const struct xp_value *hlo)
 {
-	struct xp_value mv;
+	struct xp_value mv, pv;
 	bool has_mod = event_text(pp, l, i, pp->ids.hlo_module, &mv);
+	int64_t pid = 0;
+	bool has_pid = pp->ids.program_id && xp_event_find(pp->c, pp->p, l, i, pp->ids.program_id, &pv) &&
+		       xp_value_int(&pv, &pid);
 	if (hlo->kind != XP_STAT_STR || (has_mod && mv.kind != XP_STAT_STR))
-		return xla_row(pp, hlo, has_mod ? &mv : NULL);
+		return xla_row(pp, hlo, has_mod ? &mv : NULL, has_pid, pid);
 	uintptr_t a = (uintptr_t)hlo->s, b = has_mod ? (uintptr_t)mv.s : 0;
-	struct cache_slot *s = cache_get(&pp->xla_cache, a, b);
+	/* 0 for no program id; any id (negative too) maps to a distinct non-zero key. */
+	uint64_t c = has_pid ? (uint64_t)pid ^ UINT64_C(0x8000000000000000) : 0;
+	c += has_pid && !c;
+	struct cache_slot *s = cache_get(&pp->xla_cache, a, b, c);
 	if (!s->a)
-		cache_set(&pp->xla_cache, s, a, b, xla_row(pp, hlo, has_mod ? &mv : NULL));
+		cache_set(&pp->xla_cache, s, a, b, c, xla_row(pp, hlo, has_mod ? &mv : NULL, has_pid, pid));
 	return s->row;
 }
 
@@ -401,9 +416,9 @@ static void add_tf_event(struct plane_pass *pp, const struct xp_line *l, uint64_
 		row = tf_row(pp, l, i, tf);
 	} else {
 		uintptr_t a = (uintptr_t)tf->s, b = l->meta[i];
-		struct cache_slot *s = cache_get(&pp->tf_cache, a, b);
+		struct cache_slot *s = cache_get(&pp->tf_cache, a, b, 0);
 		if (!s->a)
-			cache_set(&pp->tf_cache, s, a, b, tf_row(pp, l, i, tf));
+			cache_set(&pp->tf_cache, s, a, b, 0, tf_row(pp, l, i, tf));
 		row = s->row;
 	}
 	add_time(&pp->db->rows[row], l->dur_ps[i]);
@@ -454,6 +469,7 @@ static struct xp_op_db *plane_db(const struct xp_capture *c, const struct xp_pla
 		xp_plane_stat_id(c, p, "hlo_op"), xp_plane_stat_id(c, p, "hlo_module"),
 		xp_plane_stat_id(c, p, "is_eager"), xp_plane_stat_id(c, p, "flops"),
 		xp_plane_stat_id(c, p, "bytes_accessed"), xp_plane_stat_id(c, p, "correlation_id"),
+		xp_plane_stat_id(c, p, "program_id"),
 	};
 	for (uint32_t k = 0; k < p->n_lines; k++) {
 		const struct xp_line *l = &p->lines[k];

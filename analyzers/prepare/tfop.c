@@ -137,6 +137,9 @@ enum xp_op_cat xp_memcpy_kind(const char *name, size_t len, bool xprof_compat)
 		{"MemcpyH2D", XP_OP_MEMCPY_H2D, false}, {"MemcpyD2H", XP_OP_MEMCPY_D2H, false},
 		{"MemcpyD2D", XP_OP_MEMCPY_D2D, false}, {"MemcpyP2P", XP_OP_MEMCPY_D2D, false},
 		{"MemcpyPToP", XP_OP_MEMCPY_D2D, false}, {"MemcpyH2H", XP_OP_MEMCPY_H2H, false},
+		/* ROCm's names for the same copies; its runtime also copies with a blit kernel of its own. */
+		{"CopyHostToDevice", XP_OP_MEMCPY_H2D, false}, {"CopyDeviceToHost", XP_OP_MEMCPY_D2H, false},
+		{"CopyDeviceToDevice", XP_OP_MEMCPY_D2D, false}, {"__amd_rocclr_copyBuffer", XP_OP_MEMCPY_D2D, false},
 	};
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
 		if ((names[i].compat || !xprof_compat) && prefix_ci(name, len, names[i].prefix))

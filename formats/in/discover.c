@@ -1,5 +1,6 @@
 /* discover.c - finding capture files: single files, run directories, and logdirs holding plugins/profile/<run>/. */
 #include "input.h"
+#include "formats/core/natcmp.h"
 #include "formats/core/suggest.h"
 
 #include <dirent.h>
@@ -314,7 +315,7 @@ static int rvec_push(struct rvec *rv, struct xp_run *r)
 static int cmp_cand(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
-	int c = strcmp(x->host, y->host);
+	int c = xp_natcmp(x->host, y->host);
 	if (c)
 		return c;
 	if (x->rank != y->rank)
@@ -683,11 +684,66 @@ static int run_error(const struct rvec *runs, const char *logdir, const char *wa
 	return -1;
 }
 
+static bool train_run(const char *name)
+{
+	return !strncmp(name, "train/", 6) || strstr(name, "/train/");
+}
+
+/* "using run A of DIR; B, C have the same name (--run B for it)" into a new string. */
+static char *same_name_note(const struct rvec *runs, const char *logdir, size_t first, size_t last, size_t pick)
+{
+	const char **others = malloc((last - first + 1) * sizeof *others);
+	char *d = display_dir(logdir), *note = NULL;
+	if (!others || !d) {
+		free(others);
+		free(d);
+		return NULL;
+	}
+	size_t n = 0;
+	for (size_t i = first; i <= last; i++)
+		if (i != pick)
+			others[n++] = runs->v[i].name;
+	char list[XP_LIST_CHARS];
+	join_names(list, sizeof list, others, n);
+	if (asprintf(&note, "using run %s of %s; %s %s the same name (--run %s for %s)", runs->v[pick].name, d, list,
+		     n == 1 ? "has" : "have", others[0], n == 1 ? "it" : "one of them") < 0)
+		note = NULL;
+	free(others);
+	free(d);
+	return note;
+}
+
+/* The newest run. Keras writes train/ and validation/ runs of one name, and which of them is newest is
+ * chance: take train/ when it is one of them and say so in *note; else refuse and list them. */
+static int pick_newest(const struct rvec *runs, const char *logdir, char **note, struct xp_err *err)
+{
+	size_t last = runs->n - 1, first = last;
+	while (first > 0 && !strcmp(base_name(runs->v[first - 1].name), base_name(runs->v[last].name)))
+		first--;
+	if (first == last)
+		return (int)last;
+	for (size_t i = first; i <= last; i++)
+		if (train_run(runs->v[i].name)) {
+			if (!(*note = same_name_note(runs, logdir, first, last, i)))
+				return oom(err);
+			return (int)i;
+		}
+	size_t *idx = malloc((last - first + 1) * sizeof *idx);
+	if (!idx)
+		return oom(err);
+	for (size_t i = first; i <= last; i++)
+		idx[i - first] = i;
+	run_error(runs, logdir, base_name(runs->v[last].name), "several newest runs named", idx, last - first + 1,
+		  err);
+	free(idx);
+	return -1;
+}
+
 /* Index of the run to use: by full or last-component name, else the newest. */
-static int pick_run(const struct rvec *runs, const char *logdir, const char *want, struct xp_err *err)
+static int pick_run(const struct rvec *runs, const char *logdir, const char *want, char **note, struct xp_err *err)
 {
 	if (!want)
-		return (int)runs->n - 1;
+		return pick_newest(runs, logdir, note, err);
 	for (size_t i = 0; i < runs->n; i++)
 		if (!strcmp(runs->v[i].name, want))
 			return (int)i;
@@ -717,7 +773,7 @@ static int copy_files(struct fvec *dst, const struct xp_input_file *f, size_t n)
 }
 
 /* Append the captures a directory stands for; remember the run used. */
-static int resolve_dir(const char *dir, const char *run_name, struct fvec *all, char **run_used,
+static int resolve_dir(const char *dir, const char *run_name, struct fvec *all, char **run_used, char **note,
 		       struct xp_err *err)
 {
 	struct fvec files = { 0 };
@@ -726,7 +782,12 @@ static int resolve_dir(const char *dir, const char *run_name, struct fvec *all, 
 	if (!rc && files.n) {
 		rc = copy_files(all, files.v, files.n) ? oom(err) : 0;
 	} else if (!rc) {
-		int i = pick_run(&runs, dir, run_name, err);
+		char *said = NULL;
+		int i = pick_run(&runs, dir, run_name, &said, err);
+		if (said && !*note)
+			*note = said;
+		else
+			free(said);
 		if (i < 0)
 			rc = -1;
 		else if (runs.v[i].err)
@@ -832,14 +893,14 @@ static int filter_host(struct fvec *f, const char *want, struct xp_err *err)
 	return 0;
 }
 
-static int resolve_path(const char *path, const char *run_name, struct fvec *all, char **run_used,
+static int resolve_path(const char *path, const char *run_name, struct fvec *all, char **run_used, char **note,
 			struct xp_err *err)
 {
 	struct stat st;
 	if (stat(path, &st) != 0)
 		return xp_err_set(err, XP_EXIT_BAD_INPUT, path, "cannot open: %s", strerror(errno));
 	if (S_ISDIR(st.st_mode))
-		return resolve_dir(path, run_name, all, run_used, err);
+		return resolve_dir(path, run_name, all, run_used, note, err);
 	/* A file named on the command line is read whatever its name: the
 	 * reader sniffs compression, and the name only hints at the format. */
 	if (fvec_push(all, xstrdup(path), xp_host_from_filename(path), kind_from_name(path)))
@@ -854,10 +915,10 @@ int xp_resolve_inputs(char *const *paths, size_t n_paths, const char *run_name, 
 	if (n_paths == 0)
 		return xp_err_set(err, XP_EXIT_USAGE, NULL, "no input path given");
 	struct fvec all = { 0 };
-	char *run_used = NULL;
+	char *run_used = NULL, *note = NULL;
 	int rc = 0;
 	for (size_t i = 0; i < n_paths && !rc; i++)
-		rc = resolve_path(paths[i], run_name, &all, &run_used, err);
+		rc = resolve_path(paths[i], run_name, &all, &run_used, &note, err);
 	if (!rc && dedupe(&all))
 		rc = oom(err);
 	if (!rc && host)
@@ -865,11 +926,13 @@ int xp_resolve_inputs(char *const *paths, size_t n_paths, const char *run_name, 
 	if (rc) {
 		fvec_free(&all);
 		free(run_used);
+		free(note);
 		return -1;
 	}
 	out->n = all.n;
 	out->files = all.v;
 	out->run_name = run_used;
+	out->run_note = note;
 	return 0;
 }
 
@@ -881,5 +944,6 @@ void xp_input_list_free(struct xp_input_list *l)
 		free_file(&l->files[i]);
 	free(l->files);
 	free(l->run_name);
+	free(l->run_note);
 	memset(l, 0, sizeof *l);
 }

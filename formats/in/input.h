@@ -90,6 +90,7 @@ struct xp_input_list {
 	size_t n;
 	struct xp_input_file *files;
 	char *run_name;         /* the run used when a logdir was given (else NULL) */
+	char *run_note;         /* how that run was chosen among runs of the same name (Keras), to say; else NULL */
 };
 
 /* Resolve user paths (files, run directories, logdirs) to capture files.
@@ -98,6 +99,10 @@ struct xp_input_list {
 int xp_resolve_inputs(char *const *paths, size_t n_paths, const char *run_name, const char *host,
 		      struct xp_input_list *out, struct xp_err *err);
 void xp_input_list_free(struct xp_input_list *l);
+struct xp_capture;
+/* After loading: hosts that share a name get their file's (then "#N"), one name per host in every
+ * command, and the hosts go in natural order of their names (worker-2 before worker-10). */
+void xp_hosts_name_and_sort(struct xp_capture *c);
 /* Host part of a capture file name ("a.b.c.xplane.pb.gz" -> "a.b.c"). */
 char *xp_host_from_filename(const char *path);
 bool xp_host_matches(const char *want, const char *have);

@@ -3,6 +3,7 @@
 #include "formats/core/hash.h"
 #include "formats/core/work.h"
 #include "formats/core/xalloc.h"
+#include "input.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -421,17 +422,23 @@ static struct xp_result *read_document(const struct rd *d, const cJSON *doc, con
 
 /* --- files ------------------------------------------------------------------------------------------ */
 
+/* A saved result, plain or compressed (a baseline kept as .json.gz): its first bytes, decompressed, open
+ * a JSON object whose first key is schema_version. */
 bool xp_saved_json_path(const char *path)
 {
 	struct stat st;
 	char head[64];
-	if (stat(path, &st) || !S_ISREG(st.st_mode))
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || !st.st_size)
 		return false;
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	struct xp_pull *pull;
+	struct xp_err err = {0};
+	if (xp_pull_open(path, 0, false, &pull, &err))
 		return false;
-	size_t n = fread(head, 1, sizeof head - 1, f);
-	fclose(f);
+	size_t n = 0;
+	for (int64_t got = 1; got > 0 && n < sizeof head - 1; n += (size_t)got)
+		if ((got = xp_pull_read(pull, (uint8_t *)head + n, sizeof head - 1 - n, &err)) < 0)
+			got = 0;
+	xp_pull_close(pull);
 	head[n] = 0;
 	const char *p = head + strspn(head, " \t\r\n");
 	if (*p++ != '{')
@@ -440,55 +447,14 @@ bool xp_saved_json_path(const char *path)
 	return !strncmp(p, "\"schema_version\"", 16);
 }
 
-static char *slurp(const char *path, uint64_t max_bytes, size_t *len, struct xp_err *err)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		xp_err_set(err, XP_EXIT_BAD_INPUT, path, "cannot open: %s", strerror(errno));
-		return NULL;
-	}
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-	if (!buf)
-		xp_oom();
-	for (;;) {
-		if (n + 1 >= cap) {
-			cap *= 2;
-			if (!(buf = realloc(buf, cap)))
-				xp_oom();
-		}
-		size_t got = fread(buf + n, 1, cap - n - 1, f);
-		n += got;
-		if (max_bytes && n > max_bytes) {
-			xp_err_set(err, XP_EXIT_BAD_INPUT, path, "larger than --max-input-bytes (%llu bytes)",
-				   (unsigned long long)max_bytes);
-			break;
-		}
-		if (!got)
-			break;
-	}
-	bool bad = ferror(f) || err->status;
-	if (ferror(f))
-		xp_err_set(err, XP_EXIT_BAD_INPUT, path, "cannot read: %s", strerror(errno));
-	fclose(f);
-	if (bad) {
-		free(buf);
-		return NULL;
-	}
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
 int xp_report_read(const char *path, uint64_t max_bytes, struct xp_report **out, struct xp_err *err)
 {
-	size_t len;
+	struct xp_buf b;
 	*out = NULL;
-	char *text = slurp(path, max_bytes, &len, err);
-	if (!text)
+	if (xp_buf_open(path, max_bytes, &b, err))
 		return -1;
-	int rc = xp_report_parse(path, text, len, out, err);
-	free(text);
+	int rc = xp_report_parse(path, (const char *)b.data, (size_t)b.len, out, err);
+	xp_buf_close(&b);
 	return rc;
 }
 

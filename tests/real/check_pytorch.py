@@ -62,6 +62,15 @@ def main():
         for word in ("tf.data", "Keras", "Section 3", "TensorFlow"):
             if word in reco:
                 failures.append(f"overview recommendation on a PyTorch capture says {word!r}")
+    ip = run(xpstat, "input-pipeline", trace)
+    if ip:
+        words = " ".join([ip.get("verdict", "")] + [r["message"] for r in ip["tables"]["recommendation"]]
+                         + [d["message"] + " " + (d.get("hint") or "") for d in ip.get("diagnostics", [])])
+        if "num_workers" not in words or "in DataLoader" not in ip.get("verdict", ""):
+            failures.append(f"input-pipeline lacks the DataLoader verdict or num_workers: {words}")
+        for word in ("tf.data API", "Keras", "Section 3", "tracer level"):
+            if word in words:
+                failures.append(f"input-pipeline on a PyTorch capture says {word!r}")
     for f in failures:
         print("FAIL", f)
     print(f"{len(failures)} failures")

@@ -7,6 +7,7 @@ code): the TF 8xV100 capture's one step time is its longest Steps-line marker of
 (no host marker of that group contains it); with --step-marker every matching host event is
 one step whose time is that event's duration, except matches inside another match. Skips (77) when REAL_DIR is absent.
 """
+import glob
 import json
 import os
 import re
@@ -58,18 +59,22 @@ def stat_int(plane, ev, name):
     return None
 
 
-def tf_expected_step_ps(planes):
-    """Longest Steps-line event of group 0 over the GPU planes."""
-    best = 0
+def gpu_events(planes):
+    """(plane, line, event) of every event of the GPU planes."""
     for p in planes:
         if not p["name"].startswith("/device:GPU:"):
             continue
         for line in p["lines"]:
-            if line["name"] != "Steps":
-                continue
             for ev in line["events"]:
-                if stat_int(p, ev, "group_id") == 0:
-                    best = max(best, ev["dur"])
+                yield p, line, ev
+
+
+def tf_expected_step_ps(planes):
+    """Longest Steps-line event of group 0 over the GPU planes."""
+    best = 0
+    for p, line, ev in gpu_events(planes):
+        if line["name"] == "Steps" and stat_int(p, ev, "group_id") == 0:
+            best = max(best, ev["dur"])
     return best
 
 
@@ -129,6 +134,43 @@ def check_jax(xpstat, real):
         expect(f"{rel}: --step-marker step times (ps)", got, want)
 
 
+COPY_PREFIXES = (b"CopyHostToDevice", b"CopyDeviceToHost", b"CopyDeviceToDevice", b"__amd_rocclr_copyBuffer")
+
+
+def copy_ps(planes):
+    """Time of ROCm's copies and copy kernels on the GPU planes."""
+    return sum(ev["dur"] for p, _line, ev in gpu_events(planes) if p["em"].get(ev["mid"], b"").startswith(COPY_PREFIXES))
+
+
+def check_rocm_copies(xpstat, real):
+    """ROCm copies (and __amd_rocclr_copyBuffer kernels) are transfers, not device compute: with --step-marker
+    the steps hold Device-to-device time, never more than the copies took (issue 20)."""
+    for rel in JAX:
+        path = os.path.join(real, rel)
+        want = copy_ps(planes_of(path))
+        doc = run(xpstat, "steps", "--format", "json", "--step-marker", MARKER, path)
+        if doc is None:
+            continue
+        got = sum(Decimal(str(r["device_to_device_ms"])) for r in doc["tables"]["steps"]) * Decimal(10**9)
+        if want and not 0 < got <= want:
+            failures.append(f"{rel}: Device to device over steps {got} ps, copies take {want} ps")
+        if not want and got:
+            failures.append(f"{rel}: Device to device {got} ps without a copy")
+
+
+def check_info_agrees(xpstat, real):
+    """info's "Step markers" says what its analyses table says (a TPU capture said yes while the row said no)."""
+    paths = glob.glob(os.path.join(real, "**", "*.xplane.pb"), recursive=True)
+    paths += glob.glob(os.path.join(real, "**", "*.json.gz"), recursive=True)
+    for folder in sorted(paths):
+        doc = run(xpstat, "info", "--format", "json", folder)
+        if doc is None:
+            continue
+        rows = [r["available"] for r in doc["tables"]["analyses"] if r["analysis"] == "steps"]
+        expect(f"{os.path.relpath(folder, real)}: info step_markers = the steps rows", doc["summary"]["step_markers"],
+               bool(rows) and all(rows))
+
+
 def main():
     xpstat, real = sys.argv[1], sys.argv[2]
     if not os.path.isdir(real):
@@ -136,6 +178,8 @@ def main():
         return 77
     check_tf(xpstat, real)
     check_jax(xpstat, real)
+    check_info_agrees(xpstat, real)
+    check_rocm_copies(xpstat, real)
     for f in failures:
         print("FAIL", f)
     print(f"steps on {1 + len(JAX)} real captures, {len(failures)} mismatches")

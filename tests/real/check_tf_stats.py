@@ -121,7 +121,8 @@ def stats_of(b, rng_list):
 
 
 def hlo_modules(b, rng):
-    """{module name: [{instruction name: (op_name, op_type)}, ...]} of a /host:metadata XPlane."""
+    """{module name: [{instruction name: (op_name, op_type)}, ...]} of a /host:metadata XPlane, and
+    {program id: (module name, instructions)}: the event metadata id of an Hlo Proto is its program id."""
     smeta, blobs = {}, []
     for f, w, v in fields(b, *rng):
         if f == 4 or f == 5:
@@ -138,9 +139,9 @@ def hlo_modules(b, rng):
                 if f == 5 and g == 2:
                     smeta[key] = b[x[0]:x[1]]
                 elif f == 4 and g == 5:
-                    blobs.append(x)
-    mods = {}
-    for rng_stat in blobs:
+                    blobs.append((key, x))
+    mods, by_pid = {}, {}
+    for pid, rng_stat in blobs:
         mid, blob = 0, None
         for g, _, x in fields(b, *rng_stat):
             if g == 1:
@@ -172,7 +173,8 @@ def hlo_modules(b, rng):
                                         op_name = b[z[0]:z[1]].decode()
                         instrs.setdefault(iname, (op_name, op_type))
             mods.setdefault(name, []).append(instrs)
-    return mods
+            by_pid[pid] = (name, instrs)
+    return mods, by_pid
 
 
 def plane_facts(b, rng):
@@ -211,6 +213,12 @@ def plane_facts(b, rng):
     meta_stats = {k: stats_of(b, v[1]) for k, v in emeta.items()}
     facts = {"kernel_ps": 0, "kernels": 0, "annotated_ps": 0, "annotated_kernel_ps": 0, "xla_ops": set(),
              "tf_ops": set(), "ops": {}, "first": None, "last": None}
+
+    def number(stat_list, want):
+        for mid, kind, val in stat_list:
+            if smeta.get(mid) == want and kind == "n" and isinstance(val, int):
+                return s64(val)
+        return None
 
     def text(stat_list, want):
         found = None
@@ -271,7 +279,11 @@ def plane_facts(b, rng):
                     facts["annotated_kernel_ps"] += dur
                 if hlo:
                     module = stat(b"hlo_module") or b""
-                    key = (module.decode(), hlo.split(b"::")[-1].decode())
+                    pid = number(own, b"program_id")
+                    if pid is None:
+                        pid = number(meta, b"program_id")
+                    # Keyed by program where the event names one: compilations of one name stay apart.
+                    key = (module.decode(), hlo.split(b"::")[-1].decode(), pid)
                     facts["xla_ops"].add(key)
                 else:
                     key = (None, tf.split(b":", 1)[0].decode())
@@ -288,7 +300,7 @@ def walk(path):
     b = open(path, "rb").read()
     total = {"kernel_ps": 0, "kernels": 0, "annotated_ps": 0, "annotated_kernel_ps": 0, "xla_ops": set(),
              "tf_ops": set(), "ops": {}, "device_time_ps": 0, "gpus": 0}
-    modules = {}
+    modules = ({}, {})
     for f, w, v in fields(b, 0, len(b)):
         if f != 1:
             continue
@@ -319,14 +331,22 @@ def framework_ops(total, modules):
     if not total["xla_ops"]:
         return total
     ops, names = {}, set()
+    by_name, by_pid = modules
     for key, op in total["ops"].items():
         n = sum(op["counts"].values())
         total["xla_events"] += n
-        hits = [m[key[1]] for m in modules.get(key[0], []) if key[1] in m]
+        prog = by_pid.get(key[2])
+        if prog and key[1] in prog[1]:
+            hits = [prog[1][key[1]]]
+        else:
+            hits = [m[key[1]] for m in by_name.get(key[0], []) if key[1] in m]
         if not hits:
             # No proto holds it: xpstat keeps the HLO op under its module, one row, every event counted.
-            ops[key] = op
-            names.add(key)
+            t = ops.setdefault(key[:2], {"ps": 0, "counts": {}})
+            t["ps"] += op["ps"]
+            for k, c in op["counts"].items():
+                t["counts"][(key, k)] = c
+            names.add(key[:2])
             continue
         total["xla_resolved"] += n
         op_name, op_type = hits[0]
@@ -495,6 +515,19 @@ def check_legacy_acceptance(xpstat, real):
                [(10, 3490.792)])
 
 
+def check_programs(xpstat, real):
+    """jax08_gemm: jit_dot compiled 5 times; the device events carry program_id, so its custom-call.1 is 5
+    rows of 5 programs (keyed by module id, not merged by module name), none left ambiguous."""
+    text = run(xpstat, os.path.join(real, "tracelens/jax08_gemm/tw003.xplane.pb"), "--format", "json")
+    if text is None:
+        return
+    doc = json.loads(text)
+    rows = [r for r in doc["tables"]["hlo_ops"] if r["hlo_op"] == "custom-call.1"]
+    expect("jax08_gemm custom-call.1 programs", sorted(r["program_id"] or -1 for r in rows), [21, 34, 49, 64, 79])
+    codes = {d["code"] for d in doc["diagnostics"]}
+    expect("jax08_gemm xla_program_ambiguous", "xla_program_ambiguous" in codes, False)
+
+
 def main():
     xpstat, real = sys.argv[1], sys.argv[2]
     if not os.path.isdir(real):
@@ -506,6 +539,7 @@ def main():
             continue
         check_capture(xpstat, real, rel, kernel_ps, every_kernel_op, host_ops)
     check_legacy_acceptance(xpstat, real)
+    check_programs(xpstat, real)
     for f in failures:
         print("FAIL " + f)
     print(f"check_tf_stats: {len(CAPTURES)} captures, {len(failures)} failures")

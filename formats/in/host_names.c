@@ -1,0 +1,88 @@
+/* host_names.c - one distinct name per host of a capture, and the hosts in natural order of those names. */
+#include "input.h"
+#include "formats/core/natcmp.h"
+#include "formats/core/xalloc.h"
+#include "formats/model/capture.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool name_taken(const struct xp_capture *c, uint32_t self, const char *name)
+{
+	for (uint32_t h = 0; h < c->n_hosts; h++)
+		if (h != self && !strcmp(c->hosts[h].name, name))
+			return true;
+	return false;
+}
+
+static void rename_host(struct xp_host *host, char *name)
+{
+	if (!name)
+		xp_oom();
+	free(host->name);
+	host->name = name;
+}
+
+/* Hosts whose recorded hostname is another host's too (two copies of one capture, ranks that all say
+ * "localhost") are named by their file instead; names that still collide (the same file name in two
+ * folders) get "#2", "#3", ... after the first. Else pod, overview and --host could not tell them apart. */
+static void unique_names(struct xp_capture *c)
+{
+	bool *dup = calloc(c->n_hosts ? c->n_hosts : 1, sizeof *dup);
+	if (!dup)
+		xp_oom();
+	for (uint32_t h = 0; h < c->n_hosts; h++)
+		dup[h] = name_taken(c, h, c->hosts[h].name);
+	for (uint32_t h = 0; h < c->n_hosts; h++)
+		if (dup[h] && c->hosts[h].path)
+			rename_host(&c->hosts[h], xp_host_from_filename(c->hosts[h].path));
+	free(dup);
+	for (uint32_t h = 1; h < c->n_hosts; h++) {
+		for (unsigned k = 2; name_taken(c, h, c->hosts[h].name); k++) {
+			bool earlier = false;
+			for (uint32_t g = 0; g < h && !earlier; g++)
+				earlier = !strcmp(c->hosts[g].name, c->hosts[h].name);
+			if (!earlier)
+				break;
+			size_t n = strlen(c->hosts[h].name) + 24;
+			char *name = malloc(n);
+			if (!name)
+				xp_oom();
+			snprintf(name, n, "%s#%u", c->hosts[h].name, k);
+			if (!name_taken(c, h, name)) {
+				rename_host(&c->hosts[h], name);
+				break;
+			}
+			free(name);
+		}
+	}
+}
+
+struct ranked {
+	struct xp_host host;
+	uint32_t at;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+	int c = xp_natcmp(x->host.name, y->host.name);
+	return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+void xp_hosts_name_and_sort(struct xp_capture *c)
+{
+	if (c->n_hosts < 2)
+		return;
+	unique_names(c);
+	struct ranked *r = malloc(c->n_hosts * sizeof *r);
+	if (!r)
+		xp_oom();
+	for (uint32_t h = 0; h < c->n_hosts; h++)
+		r[h] = (struct ranked){c->hosts[h], h};
+	qsort(r, c->n_hosts, sizeof *r, cmp_ranked);
+	for (uint32_t h = 0; h < c->n_hosts; h++)
+		c->hosts[h] = r[h].host;
+	free(r);
+}
