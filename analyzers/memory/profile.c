@@ -1,4 +1,4 @@
-/* memory.c - the Memory Profile: per allocator of every host, the peak, fragmentation, the live allocations at the peak and the timeline (spec analyzers §5). */
+/* profile.c - the Memory Profile collected: per allocator of every host, the peak, fragmentation, the live allocations at the peak and the timeline (spec analyzers §5). */
 #include "profile.h"
 #include "formats/core/hash.h"
 #include "formats/core/xalloc.h"
@@ -49,22 +49,12 @@ int64_t xp_mem_sat_add(int64_t a, int64_t b)
 	return r;
 }
 
-static int64_t sat_sub(int64_t a, int64_t b)
+int64_t xp_mem_sat_sub(int64_t a, int64_t b)
 {
 	int64_t r;
 	if (__builtin_sub_overflow(a, b, &r))
 		return b < 0 ? INT64_MAX : INT64_MIN;
 	return r;
-}
-
-static uint64_t pack(struct mem_ref r)
-{
-	return (uint64_t)r.line << 32 | r.ev;
-}
-
-static struct mem_ref unpack(uint64_t v)
-{
-	return (struct mem_ref){(uint32_t)(v >> 32), (uint32_t)v};
 }
 
 /* --- names ------------------------------------------------------------------------ */
@@ -793,7 +783,7 @@ static void summarize(struct mem_alc *a, const struct crec *c, int64_t t, struct
 static void pair(struct mem_alc *a, const struct crec *c, struct mem_ref r, uint64_t s, bool keep_all)
 {
 	if ((c->flags & F_ACT) == MEM_ACT_ALLOC) {
-		map_add(&a->pending, c->addr, pack(r));
+		map_add(&a->pending, c->addr, xp_mem_pack(r));
 		return;
 	}
 	size_t slot = map_find(&a->pending, c->addr);
@@ -965,8 +955,8 @@ static void timeline_add(struct mem_alc *a, const struct mem_point *pt, int64_t 
 static void track_active(struct mem_alc *a, const struct mem_ev *e, struct mem_ref r)
 {
 	if (e->act == MEM_ACT_ALLOC) {
-		map_put(&a->active, e->addr, pack(r));
-		a->unmapped = sat_sub(a->unmapped, e->bytes);
+		map_put(&a->active, e->addr, xp_mem_pack(r));
+		a->unmapped = xp_mem_sat_sub(a->unmapped, e->bytes);
 		return;
 	}
 	size_t slot = map_find(&a->active, e->addr);
@@ -997,7 +987,7 @@ static void pass2(struct mem *m, const struct mem_host *mh)
 		if (e.act == MEM_ACT_DEALLOC) {
 			size_t slot = map_find(&a->matched, s);
 			if (slot != SIZE_MAX) {
-				meta = unpack(a->matched.vals[slot]);
+				meta = xp_mem_unpack(a->matched.vals[slot]);
 				if (!(e.have & MEM_H_BYTES))
 					xp_mem_inherit_size(mh, meta, &e);
 			}
@@ -1009,86 +999,6 @@ static void pass2(struct mem *m, const struct mem_host *mh)
 			timeline_add(a, &pt, xp_mem_sat_add(e.stack, e.heap));
 		}
 	}
-}
-
-/* --- breakdown rows (spec §5.3 steps 7-9) ------------------------------------------ */
-
-static int cmp_str(struct mem_str a, struct mem_str b)
-{
-	uint32_t n = a.len < b.len ? a.len : b.len;
-	int c = n ? memcmp(a.s, b.s, n) : 0;
-	if (c)
-		return c < 0 ? -1 : 1;
-	return (a.len > b.len) - (a.len < b.len);
-}
-
-static int cmp_row(const void *x, const void *y)
-{
-	const struct mem_row *a = x, *b = y;
-	if (a->bytes != b->bytes)
-		return a->bytes > b->bytes ? -1 : 1;
-	if (a->req != b->req)
-		return a->req > b->req ? -1 : 1;
-	int c = cmp_str(a->op, b->op);
-	if (!c)
-		c = cmp_str(a->region, b->region);
-	if (!c)
-		c = strcmp(a->dtype, b->dtype);
-	if (!c)
-		c = cmp_str(a->shape, b->shape);
-	return c;
-}
-
-static struct mem_str lit(const char *s)
-{
-	return (struct mem_str){s, (uint32_t)strlen(s)};
-}
-
-static void row_special(struct mem_row *b, const char *op, const char *region, int64_t bytes)
-{
-	memset(b, 0, sizeof *b);
-	b->op = lit(op);
-	b->region = lit(region);
-	b->shape = lit("unknown");
-	snprintf(b->dtype, sizeof b->dtype, "INVALID");
-	b->bytes = b->req = bytes;
-	b->occ = 1;
-}
-
-size_t xp_mem_breakdown(const struct mem_host *mh, const struct mem_alc *a, struct mem_row **out)
-{
-	size_t n = 0;
-	struct mem_row *rows = xcalloc(a->active.n + 2, sizeof *rows);
-	for (size_t i = 0; i < a->active.cap; i++) {
-		if (!a->active.used[i])
-			continue;
-		struct mem_ev e;
-		xp_mem_decode(mh, unpack(a->active.vals[i]), &e);
-		struct mem_row *b = &rows[n++];
-		b->op = e.op;
-		b->region = e.region;
-		b->shape = e.shape;
-		xp_memory_dtype_name(e.dtype, b->dtype, sizeof b->dtype);
-		b->bytes = e.bytes;
-		b->req = e.req;
-		b->occ = 1;
-	}
-	/* What the live allocations of the peak step do not explain, and the stack. */
-	int64_t unmapped = sat_sub(a->unmapped, a->unmapped_dealloc);
-	if (unmapped > 0)
-		row_special(&rows[n++], "unused preallocated device memory", "persist/dynamic", unmapped);
-	if (a->stack > 0)
-		row_special(&rows[n++], "stack", "stack", a->stack);
-	qsort(rows, n, sizeof *rows, cmp_row);
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (k && !cmp_row(&rows[k - 1], &rows[i]))
-			rows[k - 1].occ++;
-		else
-			rows[k++] = rows[i];
-	}
-	*out = rows;
-	return k;
 }
 
 /* --- entry point ------------------------------------------------------------------- */

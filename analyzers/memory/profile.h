@@ -49,6 +49,17 @@ struct mem_ref {
 	uint32_t ev;
 };
 
+/* A reference as the 8 bytes the maps and the active set keep. */
+static inline uint64_t xp_mem_pack(struct mem_ref r)
+{
+	return (uint64_t)r.line << 32 | r.ev;
+}
+
+static inline struct mem_ref xp_mem_unpack(uint64_t v)
+{
+	return (struct mem_ref){(uint32_t)(v >> 32), (uint32_t)v};
+}
+
 /* uint64 -> uint64 map (linear probing, backward-shift deletion). */
 struct mem_map {
 	uint64_t *keys, *vals;
@@ -139,6 +150,7 @@ struct mem_row {
 };
 size_t xp_mem_breakdown(const struct mem_host *mh, const struct mem_alc *a, struct mem_row **out);
 int64_t xp_mem_sat_add(int64_t a, int64_t b);
+int64_t xp_mem_sat_sub(int64_t a, int64_t b);
 
 /* Both passes over every host of P: M gets the allocators and their profiles; free with xp_mem_profile_free. */
 void xp_mem_profile(struct mem *m, const struct xp_prep *p, const struct xp_memory_opts *o);
