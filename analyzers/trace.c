@@ -144,7 +144,7 @@ struct walk {
 	struct endpoints launch, kernel, child, parent;
 	int64_t mem_pid;            /* the host's memory counters' process, 0 = none yet */
 	/* per plane: the stats the export reads by name */
-	uint32_t s_corr, s_hlo_op, s_module, s_program, s_alloc, s_in_use, s_id, s_parent, s_cat;
+	uint32_t s_corr, s_hlo_op, s_module, s_alloc, s_in_use, s_id, s_parent, s_cat;
 };
 
 static bool plane_selected(const struct walk *k, const struct xp_plane *p)
@@ -234,7 +234,6 @@ static void plane_ids(struct walk *k, const struct xp_plane *p)
 	k->s_corr = xp_plane_stat_id(k->c, p, "correlation_id");
 	k->s_hlo_op = xp_plane_stat_id(k->c, p, "hlo_op");
 	k->s_module = xp_plane_stat_id(k->c, p, "hlo_module");
-	k->s_program = xp_plane_stat_id(k->c, p, "program_id");
 	k->s_alloc = xp_plane_stat_id(k->c, p, "allocator_name");
 	k->s_in_use = xp_plane_stat_id(k->c, p, "bytes_allocated");
 	k->s_id = xp_plane_stat_id(k->c, p, "id");
@@ -253,7 +252,39 @@ static bool view_has(const struct xp_stat_view *v, uint32_t sm)
 	return false;
 }
 
-static void put_stat(struct walk *k, const struct xp_plane *p, const struct xp_stat_view *v, uint32_t i)
+/* The stats the export reads besides writing them, taken as they are written (no second search). */
+enum fact { F_CORR, F_HLO_OP, F_MODULE, F_ALLOC, F_IN_USE, F_ID, F_PARENT, F_N };
+
+struct facts {
+	struct xp_value v[F_N];
+	bool has[F_N];
+};
+
+static void note_fact(const struct walk *k, uint32_t sm, const struct xp_value *val, struct facts *f)
+{
+	const uint32_t ids[F_N] = {k->s_corr, k->s_hlo_op, k->s_module, k->s_alloc, k->s_in_use, k->s_id, k->s_parent};
+	for (int j = 0; j < F_N; j++)
+		if (ids[j] == sm) {
+			f->v[j] = *val;
+			f->has[j] = true;
+		}
+}
+
+static bool fact_text(const struct facts *f, enum fact j, struct xp_value *out)
+{
+	if (!f->has[j])
+		return false;
+	*out = f->v[j];
+	return out->kind == XP_STAT_STR || out->kind == XP_STAT_BLOBSTR;
+}
+
+static bool fact_int(const struct facts *f, enum fact j, int64_t *out)
+{
+	return f->has[j] && xp_value_int(&f->v[j], out);
+}
+
+static void put_stat(struct walk *k, const struct xp_plane *p, const struct xp_stat_view *v, uint32_t i,
+		     struct facts *f)
 {
 	uint32_t sm = xp_stat_meta(v->keys[i]);
 	if (!sm || sm >= p->n_smeta || xp_stat_kind(v->keys[i]) == XP_STAT_NONE)
@@ -262,6 +293,8 @@ static void put_stat(struct walk *k, const struct xp_plane *p, const struct xp_s
 	size_t kl = xp_strlen(k->c, p->smeta[sm].name);
 	struct xp_value val;
 	xp_view_value(k->c, v, i, &val);
+	if (f)
+		note_fact(k, sm, &val, f);
 	switch (val.kind) {
 	case XP_STAT_I64: xp_tw_arg_i64(k->w, key, kl, val.i); break;
 	case XP_STAT_U64: xp_tw_arg_u64(k->w, key, kl, val.u); break;
@@ -274,19 +307,19 @@ static void put_stat(struct walk *k, const struct xp_plane *p, const struct xp_s
 }
 
 /* Every stat of the event: its metadata's (those the event does not override), then its own. */
-static void put_stats(struct walk *k, const struct xp_plane *p, const struct xp_line *l, uint64_t i)
+static void put_stats(struct walk *k, const struct xp_plane *p, const struct xp_line *l, uint64_t i, struct facts *f)
 {
 	struct xp_stat_view ev = xp_event_stats(l, i), mv = xp_meta_stats(p, l->meta[i]);
 	for (uint32_t s = 0; s < mv.n; s++)
 		if (!view_has(&ev, xp_stat_meta(mv.keys[s])))
-			put_stat(k, p, &mv, s);
+			put_stat(k, p, &mv, s, f);
 	for (uint32_t s = 0; s < ev.n; s++) {
 		/* a stat repeated in the event: its last copy is the one analyses read */
 		bool later = false;
 		for (uint32_t t = s + 1; t < ev.n && !later; t++)
 			later = xp_stat_meta(ev.keys[t]) == xp_stat_meta(ev.keys[s]);
 		if (!later)
-			put_stat(k, p, &ev, s);
+			put_stat(k, p, &ev, s, f);
 	}
 }
 
@@ -296,27 +329,16 @@ static bool text_stat(struct walk *k, const struct xp_plane *p, const struct xp_
 	return sid && xp_event_find(k->c, p, l, i, sid, v) && (v->kind == XP_STAT_STR || v->kind == XP_STAT_BLOBSTR);
 }
 
-static bool int_stat(struct walk *k, const struct xp_plane *p, const struct xp_line *l, uint64_t i, uint32_t sid,
-		     int64_t *out)
-{
-	struct xp_value v;
-	return sid && xp_event_find(k->c, p, l, i, sid, &v) && xp_value_int(&v, out);
-}
-
 /* What the HLO protos say of an XLA op: so that reading the export back needs none. */
-static void put_hlo(struct walk *k, const struct xp_plane *p, const struct xp_line *l, uint64_t i)
+static void put_hlo(struct walk *k, const struct facts *f)
 {
 	struct xp_value op, mod;
-	int64_t prog = 0;
-	if (!k->hlo || !k->hlo->n || !text_stat(k, p, l, i, k->s_hlo_op, &op))
+	if (!k->hlo || !k->hlo->n || !fact_text(f, F_HLO_OP, &op))
 		return;
-	bool has_mod = text_stat(k, p, l, i, k->s_module, &mod);
-	bool has_prog = int_stat(k, p, l, i, k->s_program, &prog);
+	bool has_mod = fact_text(f, F_MODULE, &mod);
 	struct xp_hlo_hit hit;
 	/* resolved as the analyses resolve it: by module name (JAX GPU captures carry no program id) */
-	(void)has_prog;
-	if (!xp_hlo_db_resolve(k->hlo, false, prog, has_mod ? mod.s : NULL, has_mod ? mod.len : 0, op.s, op.len,
-			       &hit))
+	if (!xp_hlo_db_resolve(k->hlo, false, 0, has_mod ? mod.s : NULL, has_mod ? mod.len : 0, op.s, op.len, &hit))
 		return;
 	char fw[512];
 	xp_hlo_framework_op(hit.in, fw, sizeof fw);
@@ -340,11 +362,11 @@ static void put_hlo(struct walk *k, const struct xp_plane *p, const struct xp_li
 }
 
 /* The memory in use of the event's allocator, as a counter track of the host. */
-static void put_counter(struct walk *k, const struct xp_plane *p, const struct xp_line *l, uint64_t i, int64_t ts)
+static void put_counter(struct walk *k, const struct facts *f, int64_t ts)
 {
 	struct xp_value alloc;
 	int64_t bytes;
-	if (!k->s_alloc || !text_stat(k, p, l, i, k->s_alloc, &alloc) || !int_stat(k, p, l, i, k->s_in_use, &bytes))
+	if (!fact_text(f, F_ALLOC, &alloc) || !fact_int(f, F_IN_USE, &bytes))
 		return;
 	if (!k->mem_pid) {
 		k->mem_pid = k->next_pid++;
@@ -362,18 +384,19 @@ static void put_counter(struct walk *k, const struct xp_plane *p, const struct x
 }
 
 /* The ends of this event's flows: launch/kernel by correlation id, tf.data iterator/parent by ids. */
-static void note_flows(struct walk *k, const struct xp_plane *p, const struct xp_line *l, uint64_t i, int64_t pid,
-		       int64_t tid, int64_t ts)
+static void note_flows(struct walk *k, const struct xp_plane *p, const struct xp_line *l, uint64_t i,
+		       const struct facts *f, int64_t pid, int64_t tid, int64_t ts)
 {
 	int64_t v;
-	if (k->s_corr && int_stat(k, p, l, i, k->s_corr, &v))
+	if (fact_int(f, F_CORR, &v))
 		ep_push(p->kind == XP_PLANE_HOST_CPU ? &k->launch : &k->kernel, v, pid, tid, ts);
-	const char *name = xp_str(k->c, xp_event_name(p, l, i));
-	if (strncmp(name, "Iterator::", 10))
+	if (!f->has[F_ID] && !f->has[F_PARENT])
 		return;
-	if (k->s_id && int_stat(k, p, l, i, k->s_id, &v))
+	if (strncmp(xp_str(k->c, xp_event_name(p, l, i)), "Iterator::", 10))
+		return;
+	if (fact_int(f, F_ID, &v))
 		ep_push(&k->parent, v, pid, tid, ts);
-	if (k->s_parent && int_stat(k, p, l, i, k->s_parent, &v))
+	if (fact_int(f, F_PARENT, &v))
 		ep_push(&k->child, v, pid, tid, ts);
 }
 
@@ -394,14 +417,16 @@ static void put_event(struct walk *k, const struct xp_plane *p, const struct xp_
 	if (text_stat(k, p, l, i, k->s_cat, &cat))
 		xp_tw_field_str(k->w, "cat", cat.s, cat.len); /* a Kineto category: PyTorch's rules on reading */
 	xp_tw_args(k->w);
-	put_stats(k, p, l, i);
+	struct facts f;
+	memset(f.has, 0, sizeof f.has);
+	put_stats(k, p, l, i, &f);
 	if (name != m->name) /* TF's convention: the display name shows, the full name in long_name */
 		xp_tw_arg_str(k->w, "long_name", 9, xp_str(k->c, m->name), xp_strlen(k->c, m->name));
-	put_hlo(k, p, l, i);
+	put_hlo(k, &f);
 	xp_tw_close(k->w, true);
 	k->n->events++;
-	put_counter(k, p, l, i, ts);
-	note_flows(k, p, l, i, pid, line_tid(l), ts);
+	put_counter(k, &f, ts);
+	note_flows(k, p, l, i, &f, pid, line_tid(l), ts);
 }
 
 /* --- planes and lines ------------------------------------------------------------------------ */
@@ -435,7 +460,7 @@ static int64_t put_process(struct walk *k, const struct xp_plane *p)
 	struct xp_stat_view v = xp_plane_stats(p);
 	for (uint32_t i = 0; i < v.n; i++)
 		if (strcmp(xp_str(k->c, p->smeta[xp_stat_meta(v.keys[i])].name), "name"))
-			put_stat(k, p, &v, i);
+			put_stat(k, p, &v, i, NULL);
 	xp_tw_close(k->w, true);
 	xp_tw_meta_sort(k->w, "process_sort_index", pid, false, 0, pid);
 	if (k->c->n_hosts > 1)
