@@ -274,13 +274,16 @@ static void set_verdict(struct xp_result *r, const struct mem *m)
 		snprintf(where, sizeof where, " on %s", host_name(m, a));
 	if (a->capacity > 0)
 		snprintf(pct, sizeof pct, " (%.1f%% of %s)", pct_of(a->peak, a->capacity), cap);
+	/* An allocator none of whose events belongs to a step has no step to name: "step 0" would be made up. */
+	char step[32] = "";
+	if (a->any_step)
+		snprintf(step, sizeof step, ", step %" PRId32, a->peak_step);
 	if (n == 1)
-		xp_result_set_verdict(r, "Allocator %s%s peaks at %s%s at %s, step %" PRId32 "; fragmentation %.1f%%",
-				      a->id, where, peak, pct, at, a->peak_step, frag_pct(a->frag));
+		xp_result_set_verdict(r, "Allocator %s%s peaks at %s%s at %s%s; fragmentation %.1f%%", a->id, where,
+				      peak, pct, at, step, frag_pct(a->frag));
 	else
-		xp_result_set_verdict(r, "%zu allocators on %" PRIu32 " host%s; highest peak: %s%s at %s%s at %s, step %" PRId32,
-				      n, m->hosts_with, m->hosts_with == 1 ? "" : "s", a->id, where, peak, pct, at,
-				      a->peak_step);
+		xp_result_set_verdict(r, "%zu allocators on %" PRIu32 " host%s; highest peak: %s%s at %s%s at %s%s", n,
+				      m->hosts_with, m->hosts_with == 1 ? "" : "s", a->id, where, peak, pct, at, step);
 }
 
 static void add_summary(struct xp_result *r, const struct mem *m)

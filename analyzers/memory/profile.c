@@ -726,6 +726,7 @@ static int32_t fix_step(struct mem_alc *a, int32_t group)
 {
 	if (group >= 0) {
 		a->last_valid = group;
+		a->any_step = true;
 		return group;
 	}
 	return a->last_valid == INT32_MAX ? INT32_MAX : a->last_valid + 1;

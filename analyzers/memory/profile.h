@@ -91,6 +91,7 @@ struct mem_alc {
 	double frag;
 	int32_t peak_step;
 	int32_t last_valid;     /* step fix state */
+	bool any_step;          /* an event of it carries a step (group id): its step numbers mean something */
 	struct mem_map pending; /* address -> allocation not yet freed */
 	struct mem_map matched; /* seq index of a deallocation -> its allocation (timeline, or no size) */
 	/* pass 2: the peak step up to the peak, and the timeline */

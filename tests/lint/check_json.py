@@ -62,7 +62,21 @@ def siblings(schema_path):
             s = load(os.path.join(d, name), strict=False)
             if isinstance(s, dict) and isinstance(s.get("$id"), str):
                 store[s["$id"]] = s
+            for uri in urls(s):
+                fail(f"{name}: {uri}: a plain validator would fetch it over the network; $id and $ref stay relative")
     return store
+
+
+def urls(node):
+    """The absolute http(s) URIs among the $id and $ref values of a schema."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k in ("$id", "$ref") and isinstance(v, str) and v.startswith(("http:", "https:")):
+                yield v
+            yield from urls(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from urls(v)
 
 
 def make_validator(cls, schema, store):
