@@ -1,6 +1,7 @@
 /* cmd_report.c - `xpstat report`: every analysis from one decode and one preparation, as text, one JSON document or a CSV directory. */
 #include "gate.h"
 #include "formats/out/out_report.h"
+#include "formats/out/out_html.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,18 @@ static int write_json(FILE *f, const struct xp_out_opts *oo, void *arg)
 	(void)oo;
 	const struct report_out *ro = arg;
 	return xp_report_write_json(ro->rep, ro->verdict, ro->ctx->paths, ro->ctx->n_paths, f);
+}
+
+static int write_html(FILE *f, const struct xp_out_opts *oo, void *arg)
+{
+	const struct report_out *ro = arg;
+	return xp_report_write_html(ro->rep, ro->verdict, f, oo);
+}
+
+static int write_markdown(FILE *f, const struct xp_out_opts *oo, void *arg)
+{
+	const struct report_out *ro = arg;
+	return xp_report_write_markdown(ro->rep, ro->verdict, f, oo);
 }
 
 static int write_csv_table(FILE *f, const struct xp_out_opts *oo, void *arg)
@@ -49,6 +62,7 @@ static int report_run(struct xp_ctx *ctx)
 				      "ANALYSIS-TABLE for one table on standard output)");
 	struct xp_report *rep;
 	uint32_t hosts = 0;
+	ctx->memory_timeline = !strcmp(ctx->format, "html");
 	int rc = xp_gate_load_captures(ctx, &rep, &hosts);
 	if (rc)
 		return rc;
@@ -60,7 +74,11 @@ static int report_run(struct xp_ctx *ctx)
 		rc = ctx->table ? xp_usage_error(ctx, "--table and -o DIR do not go together with --format csv")
 				: xp_report_write_csv_dir(rep, ctx->output, &oo);
 	} else {
-		rc = xp_emit_fn(ctx, !strcmp(ctx->format, "json") ? write_json : write_text, &ro);
+		rc = xp_emit_fn(ctx, !strcmp(ctx->format, "json")       ? write_json
+				     : !strcmp(ctx->format, "html")     ? write_html
+				     : !strcmp(ctx->format, "markdown") ? write_markdown
+									: write_text,
+				&ro);
 	}
 	free((char *)ro.verdict);
 	xp_report_free(rep);
@@ -69,7 +87,8 @@ static int report_run(struct xp_ctx *ctx)
 
 const struct xp_cmd xp_cmd_report = {
 	.name = "report",
-	.summary = "Run every analysis in one pass: text, one JSON document (a baseline for check), or a CSV directory",
+	.summary = "Run every analysis in one pass: text, one JSON document (a baseline for check), a CSV directory, "
+		   "an offline HTML page with charts, or Markdown",
 	.args = "PATH...",
 	.min_paths = 1,
 	.opts = NULL,

@@ -8,6 +8,7 @@
 #include "formats/core/suggest.h"
 
 #include <errno.h>
+#include <langinfo.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -251,6 +252,8 @@ int xp_emit_fn(struct xp_ctx *ctx, int (*fn)(FILE *f, const struct xp_out_opts *
 		.tty = !ctx->output && isatty(STDOUT_FILENO),
 		.width = xp_text_width(ctx),
 		.wide = ctx->wide,
+		.charts = ctx->charts == 1 || (ctx->charts < 0 && !ctx->output && isatty(STDOUT_FILENO)),
+		.utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8"),
 	};
 	if (!ctx->output)
 		return fn(stdout, &oo, arg);

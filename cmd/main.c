@@ -4,6 +4,7 @@
 #include "config.h"
 #include "formats/core/work.h"
 #include "formats/core/suggest.h"
+#include "formats/out/out.h"
 
 #include <getopt.h>
 #include <locale.h>
@@ -34,11 +35,27 @@ static const struct xp_cmd *const commands[] = {
 
 enum {
 	G_FORMAT = 1000, G_OUTPUT, G_HOST, G_RUN, G_THREADS, G_COLOR, G_QUIET, G_CSV_RAW, G_TABLE, G_MAX_INPUT,
-	G_STEP_MARKER, G_COMPAT, G_WIDE, G_HELP, G_VERSION
+	G_STEP_MARKER, G_COMPAT, G_WIDE, G_CHARTS, G_HELP, G_VERSION
 };
 
+/* --format's help, made from the writer registry (format_help_init): each format and the commands it is
+ * only for. */
+static char format_help[256];
+
+static void format_help_init(void)
+{
+	size_t n = (size_t)snprintf(format_help, sizeof format_help, "output format:");
+	for (size_t i = 0; xp_writer_at(i) && n < sizeof format_help; i++) {
+		const struct xp_writer *w = xp_writer_at(i);
+		n += (size_t)snprintf(format_help + n, sizeof format_help - n, "%s %s%s%s%s", i ? "," : "", w->name,
+				      i ? "" : " (default)", w->only ? " for " : "", w->only ? w->only : "");
+	}
+	if (n < sizeof format_help)
+		snprintf(format_help + n, sizeof format_help - n, "; also -f");
+}
+
 static const struct xp_opt global_opts[] = {
-	{"format", 1, G_FORMAT, "FMT", "output format: text (default), csv or json; junit (check only); also -f"},
+	{"format", 1, G_FORMAT, "FMT", format_help},
 	{"output", 1, G_OUTPUT, "FILE", "write to FILE (atomically) instead of standard output; also -o"},
 	{"host", 1, G_HOST, "NAME", "only the host NAME (':' and '_' are the same)"},
 	{"run", 1, G_RUN, "NAME", "the run NAME of a logdir instead of the newest"},
@@ -50,6 +67,7 @@ static const struct xp_opt global_opts[] = {
 	{"step-marker", 1, G_STEP_MARKER, "REGEX", "every host event whose name matches REGEX is one step (captures without step markers)"},
 	{"compat", 1, G_COMPAT, "MODE", "xpstat (default) or xprof: step breakdown as current xprof computes it"},
 	{"wide", 0, G_WIDE, NULL, "text: do not fit the terminal's width (COLUMNS) nor cut long tables"},
+	{"charts", 1, G_CHARTS, "WHEN", "text charts (steps, overview): auto (default: on a terminal), always or never"},
 	{"quiet", 0, G_QUIET, NULL, "no progress messages; also -q"},
 	{"help", 0, G_HELP, NULL, "show help and exit; also -h"},
 	{"version", 0, G_VERSION, NULL, "show the version and exit; also -V"},
@@ -202,21 +220,37 @@ static void print_version(void)
 	printf("built with %s\n", XPSTAT_DEPS);
 }
 
+/* --format: a writer of the registry that the command takes (junit only for check, html for report and
+ * compare, ...). */
+static int set_format(struct xp_ctx *ctx, const char *arg)
+{
+	const char *names[16];
+	size_t n = 0;
+	const struct xp_writer *w = xp_writer_find(arg);
+	const char *cmd = ctx->cmd ? ctx->cmd->name : NULL;
+	for (size_t i = 0; xp_writer_at(i) && n < 16; i++)
+		if (!cmd || xp_writer_takes(xp_writer_at(i), cmd))
+			names[n++] = xp_writer_at(i)->name;
+	if (w && cmd && !xp_writer_takes(w, cmd)) {
+		char list[128] = "";
+		for (size_t i = 0; i < n; i++)
+			snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+				 i ? (i + 1 == n ? " or " : ", ") : "", names[i]);
+		return xp_usage_error(ctx, "--format %s is only for %s (use %s)", arg, w->only, list);
+	}
+	int i;
+	if (xp_parse_choice(ctx, "--format", arg, names, n, &i))
+		return XP_EXIT_USAGE;
+	ctx->format = names[i];
+	return 0;
+}
+
 static int set_global(struct xp_ctx *ctx, int key, const char *arg)
 {
 	long n;
 	switch (key) {
-	case G_FORMAT: {
-		static const char *const formats[] = {"text", "csv", "json", "junit"};
-		bool junit = ctx->cmd && !strcmp(ctx->cmd->name, "check");
-		if (!strcmp(arg, "junit") && !junit)
-			return xp_usage_error(ctx, "--format junit is only for check (use text, csv or json)");
-		int i;
-		if (xp_parse_choice(ctx, "--format", arg, formats, junit ? 4 : 3, &i))
-			return XP_EXIT_USAGE;
-		ctx->format = formats[i];
-		return 0;
-	}
+	case G_FORMAT:
+		return set_format(ctx, arg);
 	case G_OUTPUT:
 		ctx->output = arg;
 		return 0;
@@ -255,6 +289,14 @@ static int set_global(struct xp_ctx *ctx, int key, const char *arg)
 	case G_WIDE:
 		ctx->wide = true;
 		return 0;
+	case G_CHARTS: {
+		static const char *const whens[] = {"never", "always", "auto"};
+		int i;
+		if (xp_parse_choice(ctx, "--charts", arg, whens, 3, &i))
+			return XP_EXIT_USAGE;
+		ctx->charts = i == 2 ? -1 : i;
+		return 0;
+	}
 	case G_STEP_MARKER:
 		if (!*arg)
 			return xp_usage_error(ctx, "--step-marker needs a regular expression");
@@ -371,7 +413,8 @@ int main(int argc, char **argv)
 	setlocale(LC_ALL, "");
 	setlocale(LC_NUMERIC, "C");
 	atexit(xp_work_report);
-	struct xp_ctx ctx = {.format = "text", .color = -1};
+	format_help_init();
+	struct xp_ctx ctx = {.format = "text", .color = -1, .charts = -1};
 	ctx.threads = all_cores();
 
 	int ci = find_command_index(argc, argv);

@@ -16,7 +16,29 @@ static const struct xp_writer *const writers[] = {
 	&xp_writer_csv,
 	&xp_writer_json,
 	&xp_writer_junit,
+	&xp_writer_markdown,
+	&xp_writer_html,
 };
+
+const struct xp_writer *xp_writer_at(size_t i)
+{
+	return i < sizeof(writers) / sizeof(writers[0]) ? writers[i] : NULL;
+}
+
+bool xp_writer_takes(const struct xp_writer *w, const char *command)
+{
+	size_t n = strlen(command);
+
+	/* ONLY reads as prose: "check, compare and report". */
+	for (const char *p = w->only; p && *p; p += strspn(p, ", ")) {
+		size_t len = strcspn(p, ", ");
+
+		if (len == n && !strncmp(p, command, n) && strcmp(command, "and"))
+			return true;
+		p += len;
+	}
+	return !w->only;
+}
 
 const struct xp_writer *xp_writer_find(const char *name)
 {

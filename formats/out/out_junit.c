@@ -199,4 +199,5 @@ const struct xp_writer xp_writer_junit = {
 	.name = "junit",
 	.description = "JUnit XML, one testcase per check, for CI systems (check only)",
 	.write = junit_write,
+	.only = "check",
 };
