@@ -3,7 +3,8 @@
 each chart has the bars and points the capture's known truth gives (xpgen), the memory peak survives the sampling,
 every hostile name is text (no tag, attribute or script but the page's own), no URL, the same bytes whatever
 --threads, and the size grows with the steps, not the events. The browser suite loads the same pages in Chromium.
-Usage: check_html.py XPSTAT XPGEN XP2TRACE"""
+Usage: check_html.py XPSTAT XPGEN XP2TRACE, or check_html.py XPSTAT XPGEN XP2TRACE --real DIR: every real capture
+under DIR (../shared/testdata/real) gives a page that passes the same checks (77 when DIR is absent)."""
 import html.parser
 import json
 import os
@@ -201,9 +202,35 @@ def check_errors(d):
           'bad input: exit %d, file %s' % (r.returncode, os.path.exists(out)))
 
 
+def check_real(d, real):
+    """Every XSpace and trace JSON capture: a page, escaped, without addresses, of at most a few MB."""
+    names = ('.xplane.pb', '.trace.json', '.trace.json.gz', '_trace.json.gz', '_kineto.json.gz', '.json.gz')
+    n = 0
+    for root, _, files in sorted(os.walk(real)):
+        for f in sorted(files):
+            if not f.endswith(names) or f.endswith('_expected.json'):
+                continue
+            path = os.path.join(root, f)
+            out = os.path.join(d, 'real-%d.html' % n)
+            r = subprocess.run([XPSTAT, 'report', '--format', 'html', '-o', out, path], capture_output=True)
+            n += 1
+            if not check(r.returncode == 0, '%s: exit %d %s' % (path, r.returncode, r.stderr.decode()[-300:])):
+                continue
+            p = page(out)
+            common(p, path)
+            check(os.path.getsize(out) < 8 << 20, '%s: page of %d bytes' % (path, os.path.getsize(out)))
+    check(n > 0, 'no real capture under %s' % real)
+
+
 with tempfile.TemporaryDirectory() as d:
-    for t in (check_generated, check_sampled, check_hostile, check_compare, check_errors):
-        t(d)
+    if len(sys.argv) > 5 and sys.argv[4] == '--real':
+        if not os.path.isdir(sys.argv[5]):
+            print('no real captures at', sys.argv[5])
+            sys.exit(77)
+        check_real(d, sys.argv[5])
+    else:
+        for t in (check_generated, check_sampled, check_hostile, check_compare, check_errors):
+            t(d)
 for f in fails:
     print('FAIL:', f)
 print('ok' if not fails else '%d failure(s)' % len(fails))
