@@ -519,15 +519,29 @@ static void memory_polyline(FILE *f, const struct xp_table *t, const struct seri
 	fputs("\"/>\n", f);
 }
 
-static void memory_one(FILE *f, const struct xp_table *t, const struct series *s)
+/* The time of the allocator's peak in the allocators table (AT), or -1: several points may reach the peak's
+ * bytes, the dot goes where the memory analysis puts the peak. */
+static double peak_time(const struct xp_table *at, const char *host, const char *alc)
+{
+	size_t c_h = at ? col_of(at, "host") : SIZE_MAX, c_a = at ? col_of(at, "allocator") : SIZE_MAX;
+	for (size_t i = 0; c_a != SIZE_MAX && i < at->n_rows; i++)
+		if (!strcmp(str_at(at, i, c_h), host) && !strcmp(str_at(at, i, c_a), alc))
+			return num_at(at, i, col_of(at, "peak_time_ms"));
+	return -1;
+}
+
+static void memory_one(FILE *f, const struct xp_table *t, const struct xp_table *at, const struct series *s)
 {
 	size_t c_t = col_of(t, "time_ms"), c_use = col_of(t, "in_use_bytes"), c_frag = col_of(t, "fragmentation_pct");
 	size_t c_a = col_of(t, "allocator"), c_h = col_of(t, "host"), peak = s->first;
 	double t0 = num_at(t, s->first, c_t), span = num_at(t, s->first + s->n - 1, c_t) - t0, top = 0;
 	double plot_w = CHART_W - PAD_L - 40, plot_h = CHART_H - PAD_T - PAD_B;
-	for (size_t i = 0; i < s->n; i++)
-		if (num_at(t, s->first + i, c_use) > num_at(t, peak, c_use))
+	double when = peak_time(at, str_at(t, s->first, c_h), str_at(t, s->first, c_a));
+	for (size_t i = 0; i < s->n; i++) {
+		double v = num_at(t, s->first + i, c_use), best = num_at(t, peak, c_use);
+		if (v > best || (v == best && num_at(t, s->first + i, c_t) == when))
 			peak = s->first + i;
+	}
 	top = num_at(t, peak, c_use);
 	fputs("<h3>", f);
 	xp_html_put(f, str_at(t, s->first, c_a));
@@ -540,8 +554,8 @@ static void memory_one(FILE *f, const struct xp_table *t, const struct series *s
 	xp_svg_text(f, CHART_W, PAD_T + plot_h, "end", "0%");
 	memory_polyline(f, t, s, c_use, t0, span, top, "in-use", "#4e79a7");
 	memory_polyline(f, t, s, c_frag, t0, span, 100, "fragmentation", "#f28e2b");
-	char *b = text_at(t, peak, c_use), *at = text_at(t, peak, c_t);
-	char *title = fmt("peak: %s in use at %s", b, at);
+	char *b = text_at(t, peak, c_use), *at_text = text_at(t, peak, c_t);
+	char *title = fmt("peak: %s in use at %s", b, at_text);
 	fputs("<circle class=\"peak\" r=\"5\" fill=\"#e15759\" cx=\"", f);
 	xp_svg_num(f, PAD_L + (span > 0 ? (num_at(t, peak, c_t) - t0) / span * plot_w : 0));
 	fputs("\" cy=\"", f);
@@ -558,14 +572,15 @@ static void memory_one(FILE *f, const struct xp_table *t, const struct series *s
 	xp_html_put(f, title);
 	fputs("</p>\n", f);
 	free(b);
-	free(at);
+	free(at_text);
 	free(title);
 	free(t_end);
 	free(t_first);
 }
 
-static void memory_chart(FILE *f, const struct xp_table *t)
+static void memory_chart(FILE *f, const struct xp_result *r, const struct xp_table *t)
 {
+	const struct xp_table *at = xp_result_table(r, "allocators");
 	size_t c_a = col_of(t, "allocator"), c_h = col_of(t, "host");
 	if (c_a == SIZE_MAX || col_of(t, "in_use_bytes") == SIZE_MAX)
 		return;
@@ -574,7 +589,7 @@ static void memory_chart(FILE *f, const struct xp_table *t)
 		while (i < t->n_rows && !strcmp(str_at(t, i, c_a), str_at(t, s.first, c_a)) &&
 		       !strcmp(str_at(t, i, c_h), str_at(t, s.first, c_h)))
 			i++, s.n++;
-		memory_one(f, t, &s);
+		memory_one(f, t, at, &s);
 	}
 }
 
@@ -691,7 +706,7 @@ static void chart_for(FILE *f, const struct xp_result *r, const struct xp_table 
 		pareto_chart(f, "kernels", t, "kernel_name", "kernel_time_pct", NULL);
 		tensor_core_chart(f, r);
 	} else if (!strcmp(c, "memory") && !strcmp(n, "timeline"))
-		memory_chart(f, t);
+		memory_chart(f, r, t);
 	else if (!strcmp(c, "pod") && !strcmp(n, "hosts"))
 		pod_chart(f, t);
 	else if (!strcmp(c, "compare") && !strcmp(n, "step_time"))
@@ -866,10 +881,10 @@ static void recommendations(FILE *f, const struct xp_result *const *rs, size_t n
 		const struct xp_table *t = xp_result_table(rs[k], "recommendation");
 		size_t c_m = t ? col_of(t, "message") : SIZE_MAX, c_l = t ? col_of(t, "level") : SIZE_MAX;
 		for (size_t i = 0; c_m != SIZE_MAX && i < t->n_rows; i++) {
-			/* What to do: not the "no" rows (nothing to do), the tips and links ("-"), nor a row an
+			/* What to do: not the "no" rows (nothing to do), the tips and links (no level), nor a row an
 			 * earlier analysis gave already (input-pipeline repeats the overview's). */
 			const char *lv = str_at(t, i, c_l);
-			if (!strcmp(lv, "no") || !strcmp(lv, "-") || seen_before(rs, k, i, c_m, str_at(t, i, c_m)))
+			if (!*lv || !strcmp(lv, "no") || !strcmp(lv, "-") || seen_before(rs, k, i, c_m, str_at(t, i, c_m)))
 				continue;
 			if (!any)
 				fputs("<h2 id=\"recommendations\">Recommendations</h2>\n<ul class=\"recommendations\">\n", f);
