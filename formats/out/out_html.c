@@ -228,10 +228,21 @@ static size_t step_bars(const struct xp_table *t, const char *host, struct step_
 	return nb;
 }
 
-/* The hover text of a bar: "step 12: 527 us" and each category's time. */
+/* The column that names a step as text shows it: step_name ("train 10") when every step has one, else the
+ * step number. */
+static size_t step_col(const struct xp_table *t)
+{
+	size_t c = col_of(t, "step_name");
+	for (size_t i = 0; c != SIZE_MAX && i < t->n_rows; i++)
+		if (!*str_at(t, i, c))
+			c = SIZE_MAX;
+	return c != SIZE_MAX ? c : col_of(t, "step");
+}
+
+/* The hover text of a bar: "step train 12: 527 us" and each category's time. */
 static char *step_title(const struct xp_table *t, const struct step_bar *b)
 {
-	size_t c_step = col_of(t, "step");
+	size_t c_step = step_col(t);
 	char *first = text_at(t, b->first, c_step), *last = text_at(t, b->last, c_step);
 	char *tot = xp_svg_dur((int64_t)llround(b->total));
 	char *s = b->n == 1 ? fmt("step %s: %s", first, tot)
@@ -244,7 +255,7 @@ static char *step_title(const struct xp_table *t, const struct step_bar *b)
 		if (c == SIZE_MAX || b->cat[k] <= 0)
 			continue;
 		char *v = xp_svg_dur((int64_t)llround(b->cat[k]));
-		char *n = fmt("%s\n%s: %s", s, t->cols[c].header, v);
+		char *n = fmt("%s; %s: %s", s, t->cols[c].header, v);
 		free(v);
 		free(s);
 		s = n;
@@ -280,7 +291,7 @@ static void step_chart_host(FILE *f, const struct xp_table *t, const char *host,
 		fputs("</g>\n", f);
 	}
 	if (nb) {
-		size_t c_step = col_of(t, "step");
+		size_t c_step = step_col(t);
 		char *a = text_at(t, b[0].first, c_step), *z = text_at(t, b[nb - 1].last, c_step);
 		char *s = fmt("step %s", a);
 		xp_svg_text(f, PAD_L, CHART_H - 8, "start", s);
@@ -323,7 +334,7 @@ static void step_chart(FILE *f, const struct xp_table *t)
 static void input_chart(FILE *f, const struct xp_table *t)
 {
 	struct hosts h;
-	size_t c_in = col_of(t, "input_ms"), c_step = col_of(t, "step"), c_host = col_of(t, "host");
+	size_t c_in = col_of(t, "input_ms"), c_step = step_col(t), c_host = col_of(t, "host");
 	double top = 0, plot_w = CHART_W - PAD_L, plot_h = CHART_H - PAD_T - PAD_B;
 	if (c_in == SIZE_MAX || !t->n_rows)
 		return;
@@ -457,7 +468,7 @@ static void pareto_chart(FILE *f, const char *chart, const struct xp_table *t, c
 		char cs[32];
 		snprintf(cs, sizeof cs, "%.1f", cum);
 		xp_c_decimal_point(cs);
-		char *title = fmt("%s\n%s of the time, %s%% cumulative", str_at(t, i, c_n), pt, cs);
+		char *title = fmt("%s: %s of the time, %s%% cumulative", str_at(t, i, c_n), pt, cs);
 		xp_svg_rect(f, "bar", PAD_L + slot * (double)i + slot * 0.1, PAD_T + plot_h - h, slot * 0.8, h,
 			    xp_categories[0].color, title);
 		free(title);
