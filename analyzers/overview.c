@@ -578,7 +578,9 @@ struct xp_result *xp_analyze_overview(const struct xp_prep *p, const struct xp_o
 	recommendation_table(r, &ov);
 	add_diags(r, &ov);
 	xp_step_align_free(&ov.al);
-	free(ov.step_ps);
+	/* The step times go to the text sparkline (text only). */
+	r->spark_ps = ov.step_ps;
+	r->n_spark = ov.step_ps ? ov.step.n : 0;
 	return r;
 }
 

@@ -1,6 +1,7 @@
 /* report.c - every analysis of one capture from one preparation, in a fixed order (`xpstat report`). */
 #include "report.h"
 #include "registry.h"
+#include "memory/memory.h"
 #include "analyzers/db/shared.h"
 #include "analyzers/prepare/prepare.h"
 #include "formats/core/xalloc.h"
@@ -121,6 +122,8 @@ static void *worker(void *arg)
 			xp_shared_tfdata(pl->s);
 		} else if (sections[i]->needs == XP_NEEDS_CAPTURE || p) {
 			struct xp_run_in in = {.c = pl->c, .p = p, .s = pl->s, .xprof_compat = pl->o->xprof_compat};
+			if (sections[i] == &xp_analysis_memory)
+				in.opts = pl->o->memory;
 			pl->r[i] = sections[i]->run(&in);
 		}
 	}

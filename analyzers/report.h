@@ -5,8 +5,11 @@
 #include "formats/model/report.h"
 #include "analyzers/prepare/prepare.h"
 
+struct xp_memory_opts;
+
 struct xp_report_opts {
 	bool xprof_compat;      /* --compat xprof */
+	const struct xp_memory_opts *memory; /* memory's options (the HTML page's sampled timeline); NULL: the default */
 	int threads;            /* analyses run side by side on this many threads (0, 1: one) */
 };
 

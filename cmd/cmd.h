@@ -33,6 +33,8 @@ struct xp_ctx {
 	bool quiet;
 	bool csv_raw;
 	bool wide;              /* --wide: text neither fitted to the terminal nor cut */
+	int charts;             /* --charts: -1 auto (on a terminal), 0 never, 1 always */
+	bool memory_timeline;   /* report: run memory with its sampled timeline (the HTML chart) */
 	uint64_t max_input_bytes;
 	const char *step_marker; /* --step-marker REGEX */
 	bool xprof_compat;       /* --compat xprof */

@@ -2,6 +2,7 @@
 #include "gate.h"
 #include "formats/out/out_report.h"
 #include "formats/core/xalloc.h"
+#include "formats/out/out_html.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,20 @@ static int write_json(FILE *f, const struct xp_out_opts *oo, void *arg, struct x
 	(void)oo;
 	const struct report_out *ro = arg;
 	return xp_report_write_json(ro->rep, ro->verdict, ro->ctx->paths, ro->ctx->n_paths, f);
+}
+
+static int write_html(FILE *f, const struct xp_out_opts *oo, void *arg, struct xp_err *e)
+{
+	const struct report_out *ro = arg;
+	(void)e;
+	return xp_report_write_html(ro->rep, ro->verdict, f, oo);
+}
+
+static int write_markdown(FILE *f, const struct xp_out_opts *oo, void *arg, struct xp_err *e)
+{
+	const struct report_out *ro = arg;
+	(void)e;
+	return xp_report_write_markdown(ro->rep, ro->verdict, f, oo);
 }
 
 static int write_csv_table(FILE *f, const struct xp_out_opts *oo, void *arg, struct xp_err *e)
@@ -65,6 +80,7 @@ static int report_run(struct xp_ctx *ctx)
 				      "or --table ANALYSIS-TABLE -o %s for one table", ctx->output, ctx->output);
 	struct xp_report *rep;
 	uint32_t hosts = 0;
+	ctx->memory_timeline = !strcmp(ctx->format, "html");
 	int rc = xp_gate_load_captures(ctx, &rep, &hosts);
 	if (rc)
 		return rc;
@@ -78,7 +94,11 @@ static int report_run(struct xp_ctx *ctx)
 		if (e.status)
 			xp_err_print(&e);
 	} else {
-		rc = xp_emit_fn(ctx, !strcmp(ctx->format, "json") ? write_json : write_text, &ro);
+		rc = xp_emit_fn(ctx, !strcmp(ctx->format, "json")       ? write_json
+				     : !strcmp(ctx->format, "html")     ? write_html
+				     : !strcmp(ctx->format, "markdown") ? write_markdown
+									: write_text,
+				&ro);
 	}
 	free((char *)ro.verdict);
 	xp_report_free(rep);
@@ -87,7 +107,8 @@ static int report_run(struct xp_ctx *ctx)
 
 const struct xp_cmd xp_cmd_report = {
 	.name = "report",
-	.summary = "Run every analysis in one pass: text, one JSON document (a baseline for check), or a CSV directory",
+	.summary = "Run every analysis in one pass: text, one JSON document (a baseline for check), a CSV directory, "
+		   "an offline HTML page with charts, or Markdown",
 	.args = "PATH...",
 	.min_paths = 1,
 	.opts = NULL,

@@ -10,6 +10,7 @@
 #include "formats/core/xalloc.h"
 
 #include <errno.h>
+#include <langinfo.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -280,6 +281,8 @@ int xp_emit_fn(struct xp_ctx *ctx, xp_emit_write_fn fn, void *arg)
 		.tty = !ctx->output && isatty(STDOUT_FILENO),
 		.width = xp_text_width(ctx),
 		.wide = ctx->wide,
+		.charts = ctx->charts == 1 || (ctx->charts < 0 && !ctx->output && isatty(STDOUT_FILENO)),
+		.utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8"),
 	};
 	struct xp_err e = {0};
 	if (!ctx->output) {

@@ -4,6 +4,7 @@
 #include "formats/out/out.h"
 #include "formats/in/report_read.h"
 #include "formats/core/xalloc.h"
+#include "analyzers/memory/profile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -43,7 +44,11 @@ static int run_captures(struct xp_ctx *ctx, char **paths, size_t n, const char *
 		return rc;
 	char err[256] = "";
 	struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat, .step_marker = ctx->step_marker};
-	struct xp_report_opts ro = {.xprof_compat = ctx->xprof_compat, .threads = ctx->threads};
+	/* The HTML page draws the memory timeline: sampled, each window's lowest and highest point, so its size
+	 * does not grow with the events and the peak survives. */
+	struct xp_memory_opts mo = {.breakdown = true, .timeline = true, .points = XP_HTML_MEMORY_POINTS, .minmax = true};
+	struct xp_report_opts ro = {.xprof_compat = ctx->xprof_compat, .threads = ctx->threads,
+				    .memory = ctx->memory_timeline ? &mo : NULL};
 	struct xp_report *rep = xp_report_run(c, &po, &ro, only, err, sizeof err);
 	if (!rep) {
 		xp_capture_free(c);

@@ -23,14 +23,15 @@ static const struct cmd_help helps[] = {
 	{"runs", "format output table color wide csv-raw quiet", "runs run_hosts",
 	 "xpstat runs logs/\n"
 	 "xpstat runs --format csv --table run_hosts logs/\n"},
-	{"overview", STEPS " table", "step_time top_ops run_environment recommendation",
+	{"overview", STEPS " table charts", "step_time top_ops run_environment recommendation",
 	 "xpstat overview logs/\n"
 	 "xpstat overview --run 2024_01_02_10_11_12 --host worker-0 logs/\n"
 	 "xpstat overview --format csv --table top_ops logs/\n"},
-	{"steps", STEPS, "steps",
+	{"steps", STEPS " charts", "steps",
 	 "xpstat steps logs/\n"
 	 "xpstat steps --step-marker '^train_step$' trace.json.gz\n"
-	 "xpstat steps --format csv -o steps.csv logs/\n"},
+	 "xpstat steps --format csv -o steps.csv logs/\n"
+	 "xpstat steps --charts always logs/ | less -R\n"},
 	{"pod", STEPS " table", "hosts steps",
 	 "xpstat pod logs/plugins/profile/RUN\n"
 	 "xpstat pod --format json logs/\n"},
@@ -51,17 +52,20 @@ static const struct cmd_help helps[] = {
 	 "xpstat memory logs/\n"
 	 "xpstat memory --breakdown --allocator GPU_0_bfc logs/\n"
 	 "xpstat memory --timeline --format csv --table timeline logs/\n"},
-	{"report", STEPS " table", "the tables of every other command, named COMMAND.TABLE",
+	{"report", STEPS " table charts", "the tables of every other command, named COMMAND.TABLE",
 	 "xpstat report logs/\n"
 	 "xpstat report --format json -o baseline.json logs/\n"
-	 "xpstat report --format csv -o report-dir logs/\n"},
+	 "xpstat report --format csv -o report-dir logs/\n"
+	 "xpstat report --format html -o report.html logs/\n"},
 	{"check", STEPS " table", "checks",
 	 "xpstat check --max-step-time 120ms logs/\n"
 	 "xpstat check --baseline baseline.json --max-regression 5% logs/\n"
-	 "xpstat check --max-op-self-time 'MatMul=10ms' --format junit -o gate.xml logs/\n"},
+	 "xpstat check --max-op-self-time 'MatMul=10ms' --format junit -o gate.xml logs/\n"
+	 "xpstat check --baseline baseline.json --format markdown logs/ >> \"$GITHUB_STEP_SUMMARY\"\n"},
 	{"compare", STEPS " table", "step_time ops kernels comparability",
 	 "xpstat compare baseline.json logs/\n"
-	 "xpstat compare --format csv --table ops old/ new/\n"},
+	 "xpstat compare --format csv --table ops old/ new/\n"
+	 "xpstat compare --format html -o compare.html baseline.json logs/\n"},
 	{"trace", "output host run threads max-input-bytes quiet step-marker compat", "",
 	 "xpstat trace --steps 12 -o step12.json.gz logs/\n"
 	 "xpstat trace --window 1.5s:1.6s --plane '^/device:GPU:0$' -o gpu0.json.zst run/host.xplane.pb\n"

@@ -37,11 +37,24 @@ static const struct xp_cmd *const commands[] = {
 
 enum {
 	G_FORMAT = 1000, G_OUTPUT, G_HOST, G_RUN, G_THREADS, G_COLOR, G_QUIET, G_CSV_RAW, G_TABLE, G_MAX_INPUT,
-	G_STEP_MARKER, G_COMPAT, G_WIDE, G_HELP, G_VERSION
+	G_STEP_MARKER, G_COMPAT, G_WIDE, G_CHARTS, G_HELP, G_VERSION
 };
 
-/* --format's help, written from the writer registry before anything is parsed (describe_formats). */
+/* --format's help, made from the writer registry (format_help_init): each format and the commands it is
+ * only for. */
 static char format_help[256];
+
+static void format_help_init(void)
+{
+	size_t n = (size_t)snprintf(format_help, sizeof format_help, "output format:");
+	for (size_t i = 0; xp_writer_at(i) && n < sizeof format_help; i++) {
+		const struct xp_writer *w = xp_writer_at(i);
+		n += (size_t)snprintf(format_help + n, sizeof format_help - n, "%s %s%s%s%s", i ? "," : "", w->name,
+				      i ? "" : " (default)", w->only ? " for " : "", w->only ? w->only : "");
+	}
+	if (n < sizeof format_help)
+		snprintf(format_help + n, sizeof format_help - n, "; also -f");
+}
 
 static const struct xp_opt global_opts[] = {
 	{"format", 1, G_FORMAT, "FMT", format_help},
@@ -56,64 +69,12 @@ static const struct xp_opt global_opts[] = {
 	{"step-marker", 1, G_STEP_MARKER, "REGEX", "every host event whose name matches REGEX is one step (captures without step markers)"},
 	{"compat", 1, G_COMPAT, "MODE", "xpstat (default) or xprof: step breakdown as current xprof computes it"},
 	{"wide", 0, G_WIDE, NULL, "text: do not fit the terminal's width (COLUMNS) nor cut long tables"},
+	{"charts", 1, G_CHARTS, "WHEN", "text charts (steps, overview): auto (default: on a terminal), always or never"},
 	{"quiet", 0, G_QUIET, NULL, "no progress messages; also -q"},
 	{"help", 0, G_HELP, NULL, "show help and exit; also -h"},
 	{"version", 0, G_VERSION, NULL, "show the version and exit; also -V"},
 	{NULL, 0, 0, NULL, NULL},
 };
-
-/* "text, csv or json": the writers every command takes, the first marked "(default)" when DEFAULT. */
-static void general_formats(char *buf, size_t size, bool mark_default)
-{
-	size_t n = 0, k = 0, len = 0;
-	for (size_t i = 0; xp_writers[i]; i++)
-		n += !xp_writers[i]->only_for;
-	buf[0] = 0;
-	for (size_t i = 0; xp_writers[i] && len < size; i++) {
-		if (xp_writers[i]->only_for)
-			continue;
-		const char *sep = !k ? "" : k + 1 == n ? " or " : ", ";
-		len += (size_t)snprintf(buf + len, size - len, "%s%s%s", sep, xp_writers[i]->name,
-					!k && mark_default ? " (default)" : "");
-		k++;
-	}
-}
-
-/* "output format: text (default), csv or json; junit (check only); also -f". */
-static void describe_formats(void)
-{
-	char any[128];
-	general_formats(any, sizeof any, true);
-	size_t len = (size_t)snprintf(format_help, sizeof format_help, "output format: %s", any);
-	for (size_t i = 0; xp_writers[i] && len < sizeof format_help; i++)
-		if (xp_writers[i]->only_for)
-			len += (size_t)snprintf(format_help + len, sizeof format_help - len, "; %s (%s only)",
-						xp_writers[i]->name, xp_writers[i]->only_for);
-	if (len < sizeof format_help)
-		snprintf(format_help + len, sizeof format_help - len, "; also -f");
-}
-
-/* --format ARG: a writer the command takes (one made for another command is named as such). */
-static int set_format(struct xp_ctx *ctx, const char *arg)
-{
-	const char *cmd = ctx->cmd ? ctx->cmd->name : NULL;
-	const struct xp_writer *w = xp_writer_find(arg);
-	if (w && w->only_for && (!cmd || strcmp(cmd, w->only_for))) {
-		char any[128];
-		general_formats(any, sizeof any, false);
-		return xp_usage_error(ctx, "--format %s is only for %s (use %s)", w->name, w->only_for, any);
-	}
-	const char *names[16];
-	size_t n = 0;
-	for (size_t i = 0; xp_writers[i] && n < sizeof names / sizeof *names; i++)
-		if (!xp_writers[i]->only_for || (cmd && !strcmp(cmd, xp_writers[i]->only_for)))
-			names[n++] = xp_writers[i]->name;
-	int i;
-	if (xp_parse_choice(ctx, "--format", arg, names, n, &i))
-		return XP_EXIT_USAGE;
-	ctx->format = names[i];
-	return 0;
-}
 
 static const struct xp_cmd *find_command(const char *name)
 {
@@ -285,6 +246,31 @@ static void print_version(void)
 	printf("built with %s\n", XPSTAT_DEPS);
 }
 
+/* --format: a writer of the registry that the command takes (junit only for check, html for report and
+ * compare, ...). */
+static int set_format(struct xp_ctx *ctx, const char *arg)
+{
+	const char *names[16];
+	size_t n = 0;
+	const struct xp_writer *w = xp_writer_find(arg);
+	const char *cmd = ctx->cmd ? ctx->cmd->name : NULL;
+	for (size_t i = 0; xp_writer_at(i) && n < 16; i++)
+		if (!cmd || xp_writer_takes(xp_writer_at(i), cmd))
+			names[n++] = xp_writer_at(i)->name;
+	if (w && cmd && !xp_writer_takes(w, cmd)) {
+		char list[128] = "";
+		for (size_t i = 0; i < n; i++)
+			snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+				 i ? (i + 1 == n ? " or " : ", ") : "", names[i]);
+		return xp_usage_error(ctx, "--format %s is only for %s (use %s)", arg, w->only, list);
+	}
+	int i;
+	if (xp_parse_choice(ctx, "--format", arg, names, n, &i))
+		return XP_EXIT_USAGE;
+	ctx->format = names[i];
+	return 0;
+}
+
 static int set_global(struct xp_ctx *ctx, int key, const char *arg)
 {
 	long n;
@@ -329,6 +315,14 @@ static int set_global(struct xp_ctx *ctx, int key, const char *arg)
 	case G_WIDE:
 		ctx->wide = true;
 		return 0;
+	case G_CHARTS: {
+		static const char *const whens[] = {"never", "always", "auto"};
+		int i;
+		if (xp_parse_choice(ctx, "--charts", arg, whens, 3, &i))
+			return XP_EXIT_USAGE;
+		ctx->charts = i == 2 ? -1 : i;
+		return 0;
+	}
 	case G_STEP_MARKER:
 		if (!*arg)
 			return xp_usage_error(ctx, "--step-marker needs a regular expression");
@@ -518,8 +512,8 @@ int main(int argc, char **argv)
 	setlocale(LC_NUMERIC, "C");
 	atexit(work_report);
 	xp_pending_on_signals();
-	describe_formats();
-	struct xp_ctx ctx = {.format = "text", .color = -1};
+	format_help_init();
+	struct xp_ctx ctx = {.format = "text", .color = -1, .charts = -1};
 	ctx.threads = all_cores();
 	max_align_t opts_buf[64];
 	int rc = run_main(argc, argv, &ctx, opts_buf, sizeof opts_buf);

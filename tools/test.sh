@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.." || exit 1
 root=$(pwd)
 
 packages=(build-essential meson ninja-build pkg-config libprotobuf-c-dev protobuf-c-compiler
-	libcjson-dev libzstd-dev libcsv-dev zlib1g-dev zstd scdoc python3 python3-jsonschema clang jq)
+	libcjson-dev libzstd-dev libcsv-dev zlib1g-dev zstd scdoc python3 python3-jsonschema clang jq
+	chromium chromium-driver python3-selenium python3-markdown fonts-dejavu-core)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -19,6 +20,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 	$sudo apt-get update -qq || exit 1
 	$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || exit 1
 fi
+
+# The browser suite must run here, not skip: its packages are installed above.
+export XPSTAT_REQUIRE_BROWSER=1
 
 status=0
 run_build() { # name, setup options...

@@ -915,8 +915,9 @@ static void pts_push(struct mem_alc *a, const struct mem_point *pt)
 	a->pts[a->n_pts++] = *pt;
 }
 
-static void pass2_begin(struct mem_alc *a, bool timeline, uint64_t points)
+static void pass2_begin(struct mem_alc *a, bool timeline, uint64_t points, bool minmax)
 {
+	a->minmax = minmax;
 	a->i = 0;
 	a->unmapped = a->heap;
 	a->points = timeline && points && a->n > points ? points : 0;
@@ -936,6 +937,10 @@ static void timeline_add(struct mem_alc *a, const struct mem_point *pt, int64_t 
 		pts_push(a, pt);
 		return;
 	}
+	if (!a->have_best || use < a->low_v) {
+		a->low = *pt;
+		a->low_v = use;
+	}
 	if (!a->have_best || use > a->best_v) {
 		a->best = *pt;
 		a->best_v = use;
@@ -943,7 +948,12 @@ static void timeline_add(struct mem_alc *a, const struct mem_point *pt, int64_t 
 	}
 	if (pt->index + 1 < a->win_end)
 		return;
+	/* With minmax the window's lowest point too, the two in event order. */
+	if (a->minmax && a->low.index < a->best.index)
+		pts_push(a, &a->low);
 	pts_push(a, &a->best);
+	if (a->minmax && a->low.index > a->best.index)
+		pts_push(a, &a->low);
 	a->have_best = false;
 	if (++a->win < a->points) {
 		uint64_t first, len;
@@ -1035,7 +1045,7 @@ static void select_allocators(struct mem *m)
 		if (a->host != last_host)
 			m->hosts_with++;
 		last_host = a->host;
-		pass2_begin(a, m->o.timeline, m->o.points);
+		pass2_begin(a, m->o.timeline, m->o.points, m->o.minmax);
 	}
 }
 

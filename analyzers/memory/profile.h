@@ -9,7 +9,11 @@ struct xp_memory_opts {
 	bool breakdown;         /* add the table "breakdown": allocations live at each allocator's peak */
 	bool timeline;          /* add the table "timeline" */
 	uint64_t points;        /* timeline: at most this many points per allocator (0 = every event) */
+	bool minmax;            /* timeline: POINTS windows give their lowest and their highest point (in event
+				 * order; one when they are the same event), not only the highest */
 };
+/* The windows of the HTML page's memory timeline (report --format html): at most twice as many points. */
+#define XP_HTML_MEMORY_POINTS 1000
 /* Window w of the max box filter that samples n snapshots to `points` (spec §5.3 step 5). */
 void xp_memory_window(uint64_t n, uint64_t points, uint64_t w, uint64_t *first, uint64_t *len);
 /* A TF DataType enum value as the reference names it: "float", "int64_ref", "unknown dtype enum (99)". */
@@ -103,8 +107,9 @@ struct mem_alc {
 	uint64_t points;        /* 0: every event is a point */
 	uint64_t win, win_end;
 	bool have_best;
-	int64_t best_v;
-	struct mem_point best;
+	int64_t best_v, low_v;
+	struct mem_point best, low;
+	bool minmax;
 };
 
 /* The analysis state of one host. */

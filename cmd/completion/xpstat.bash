@@ -9,14 +9,14 @@ _xpstat()
 		case ${COMP_WORDS[i]} in
 		-*) ;;
 		*) case ${COMP_WORDS[i-1]} in
-		   --format|--output|--host|--run|--table|--threads|--color|--max-input-bytes|--step-marker|--compat|-o|-j|-f) ;;
+		   --format|--output|--host|--run|--table|--threads|--color|--charts|--max-input-bytes|--step-marker|--compat|-o|-j|-f) ;;
 		   *) cmd=${COMP_WORDS[i]}; break ;;
 		   esac ;;
 		esac
 	done
 	case $prev in
-	--format|-f) COMPREPLY=($(compgen -W "text csv json junit" -- "$cur")); return ;;
-	--color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
+	--format|-f) COMPREPLY=($(compgen -W "text csv json junit markdown html" -- "$cur")); return ;;
+	--color|--charts) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
 	--compat) COMPREPLY=($(compgen -W "xpstat xprof" -- "$cur")); return ;;
 	--table)
 		words=$(xpstat help "${cmd:-info}" 2>/dev/null | awk '/^Tables:/ { on = 1; sub(/^Tables:/, "") } on && /^$/ { exit } on')

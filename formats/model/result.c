@@ -127,6 +127,7 @@ void xp_result_free(struct xp_result *r)
 	if (!r)
 		return;
 	free(r->semantics);
+	free(r->spark_ps);
 	for (i = 0; i < r->n_summary; i++) {
 		free(r->summary[i].key);
 		free(r->summary[i].label);

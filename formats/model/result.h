@@ -107,6 +107,10 @@ struct xp_result {
 	/* Whose rules made the numbers, when not TensorFlow's ("pytorch-2"): a saved document records it, and
 	 * check and compare refuse a baseline made by other rules. NULL = TensorFlow/JAX semantics. */
 	char *semantics;
+	/* Step times in step order (picoseconds) for the text sparkline (overview): text only, never written to
+	 * CSV, JSON or a saved report. */
+	int64_t *spark_ps;
+	size_t n_spark;
 };
 
 struct xp_result *xp_result_new(const char *command);

@@ -16,8 +16,31 @@ const struct xp_writer *const xp_writers[] = {
 	&xp_writer_csv,
 	&xp_writer_json,
 	&xp_writer_junit,
+	&xp_writer_markdown,
+	&xp_writer_html,
 	NULL,
 };
+
+const struct xp_writer *xp_writer_at(size_t i)
+{
+	size_t n = sizeof(xp_writers) / sizeof(xp_writers[0]) - 1; /* less the NULL that ends it */
+	return i < n ? xp_writers[i] : NULL;
+}
+
+bool xp_writer_takes(const struct xp_writer *w, const char *command)
+{
+	size_t n = strlen(command);
+
+	/* ONLY reads as prose: "check, compare and report". */
+	for (const char *p = w->only; p && *p; p += strspn(p, ", ")) {
+		size_t len = strcspn(p, ", ");
+
+		if (len == n && !strncmp(p, command, n) && strcmp(command, "and"))
+			return true;
+		p += len;
+	}
+	return !w->only;
+}
 
 const struct xp_writer *xp_writer_find(const char *name)
 {

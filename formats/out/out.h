@@ -19,6 +19,8 @@ struct xp_out_opts {
 	size_t max_rows;        /* text: and never more than this many (0 = no cap) */
 	size_t width;           /* text: fit every line in this many columns (0 = no limit) */
 	bool wide;              /* text: --wide, no row cut beyond the tables' own */
+	bool charts;            /* text: terminal charts (--charts, or auto on a terminal) */
+	bool utf8;              /* text: the locale is UTF-8 (charts use block characters, else ASCII) */
 };
 
 /* Rows a text table shows when it fits a width and has no limit of its own,
@@ -29,17 +31,40 @@ struct xp_out_opts {
 struct xp_writer {
 	const char *name;
 	const char *description;
-	const char *only_for;   /* the one command whose result it renders (junit: check); NULL: any */
 	/* Returns 0, or an xp_exit status with *E set (a usage error for an unknown --table); it never prints
 	 * the error itself: cmd/ does. */
 	int (*write)(const struct xp_result *r, FILE *f, const struct xp_out_opts *o, struct xp_err *e);
+	const char *only;       /* the commands that take it, as prose ("check, compare and report"); NULL: every command */
 };
 
 extern const struct xp_writer xp_writer_text, xp_writer_csv, xp_writer_json;
 extern const struct xp_writer xp_writer_junit;  /* check only: one testcase per row of its table "checks" */
 /* Every writer, NULL-terminated, the default first: --format's choices, its help and its messages. */
 extern const struct xp_writer *const xp_writers[];
+extern const struct xp_writer xp_writer_markdown; /* check, compare, report: GitHub-flavoured tables */
+extern const struct xp_writer xp_writer_html;   /* compare, report: one self-contained page with SVG charts */
 const struct xp_writer *xp_writer_find(const char *name);
+/* The I-th writer of the registry, NULL past the last (--format's choices and help). */
+const struct xp_writer *xp_writer_at(size_t i);
+/* Does COMMAND take writer W? */
+bool xp_writer_takes(const struct xp_writer *w, const char *command);
+/* A cell as text shows it: humanized, terminal-safe (malloc'd); and any string made terminal-safe. */
+char *xp_text_cell(const struct xp_cell *c);
+char *xp_text_escape(const char *s);
+/* How many rows of T text shows (0: all). */
+size_t xp_text_rows(const struct xp_table *t, const struct xp_out_opts *o);
+/* The step-time categories in chart order, with their fixed colours (xpstat-report(1)): KEY is the
+ * column key less its unit ("device_compute" for device_compute_ms, device_compute_avg_ms). */
+struct xp_category {
+	const char *key;
+	const char *color;      /* #rrggbb, HTML and SVG */
+	int ansi;               /* 256-colour terminal index */
+	const char *utf8, *ascii; /* the terminal chart's cell */
+};
+#define XP_N_CATEGORIES 9
+extern const struct xp_category xp_categories[XP_N_CATEGORIES];
+/* Text charts after table T of R (steps: a bar per step; overview: the step-time sparkline). */
+void xp_text_charts(const struct xp_result *r, const struct xp_table *t, FILE *f, const struct xp_out_opts *o);
 /* The JSON writer's pieces, for documents that nest results (report). DEPTH is the nesting level of
  * the object being written (0 at the top). An object is '{', then xp_json_member before each value
  * (FIRST for the first), then xp_json_object_end. */

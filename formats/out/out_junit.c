@@ -195,7 +195,7 @@ static int junit_write(const struct xp_result *r, FILE *f, const struct xp_out_o
 
 const struct xp_writer xp_writer_junit = {
 	.name = "junit",
-	.only_for = "check",
 	.description = "JUnit XML, one testcase per check, for CI systems (check only)",
 	.write = junit_write,
+	.only = "check",
 };

@@ -161,6 +161,11 @@ static char *escaped(const char *s)
 	return sb_take(&b);
 }
 
+char *xp_text_escape(const char *s)
+{
+	return escaped(s);
+}
+
 /* Columns a code point takes in a terminal: enough to align common CJK and combining text. */
 static size_t cp_width(uint32_t cp)
 {
@@ -409,7 +414,7 @@ static void human_pct(struct sbuf *b, double pct)
 	sb_puts(b, "%");
 }
 
-static char *cell_text(const struct xp_cell *c)
+char *xp_text_cell(const struct xp_cell *c)
 {
 	struct sbuf b = {0};
 
@@ -501,7 +506,7 @@ static void write_summary(FILE *f, const struct xp_result *r, const struct xp_ou
 	}
 	for (i = 0; i < r->n_summary; i++) {
 		char *l = escaped(r->summary[i].label);
-		char *v = cell_text(&r->summary[i].value);
+		char *v = xp_text_cell(&r->summary[i].value);
 
 		fprintf(f, "%s:", l);
 		if (o->width && width + 2 + text_width(v) > o->width) {
@@ -558,7 +563,7 @@ static void grid_fill(struct grid *g, const struct xp_table *t, size_t rows)
 	}
 	for (row = 0; row < rows; row++)
 		for (j = 0; j < g->n_vis; j++) {
-			char *s = cell_text(xp_table_cell(t, row, g->vis[j]));
+			char *s = xp_text_cell(xp_table_cell(t, row, g->vis[j]));
 			size_t w = text_width(s);
 
 			g->cell[row * g->n_vis + j] = s;
@@ -717,7 +722,7 @@ static void grid_line(FILE *f, const struct grid *g, const struct xp_table *t, c
 }
 
 /* Rows shown: --top or the table's own limit, else a screenful when fitting a width. */
-static size_t row_limit(const struct xp_table *t, const struct xp_out_opts *o)
+size_t xp_text_rows(const struct xp_table *t, const struct xp_out_opts *o)
 {
 	size_t limit = o->text_rows ? o->text_rows : t->text_limit;
 
@@ -730,7 +735,7 @@ static size_t row_limit(const struct xp_table *t, const struct xp_out_opts *o)
 
 static void write_table(FILE *f, const struct xp_table *t, const struct xp_out_opts *o)
 {
-	size_t limit = row_limit(t, o);
+	size_t limit = xp_text_rows(t, o);
 	size_t shown = limit && t->n_rows > limit ? limit : t->n_rows;
 	struct grid g = {0};
 	char *s;
@@ -850,6 +855,8 @@ static int text_write(const struct xp_result *r, FILE *f, const struct xp_out_op
 		if (started)
 			fputc('\n', f);
 		write_table(f, r->tables[i], o);
+		if (o->charts)
+			xp_text_charts(r, r->tables[i], f, o);
 		started = true;
 	}
 	if (r->n_diags && started)

@@ -2,7 +2,8 @@
 # run_golden.sh - run one golden case: make its fixtures with xpgen, run xpstat, compare stdout, stderr and exit status.
 # Usage: run_golden.sh XPSTAT XPGEN CASE_FILE EXPECTED_DIR
 # A case file holds lines "gen: ARGS" (xpgen), "sh: COMMAND" (fixture surgery), one "run: ARGS" (xpstat),
-# an optional "columns: N" (COLUMNS for the run; unset otherwise)
+# an optional "columns: N" (COLUMNS for the run; unset otherwise), an optional "locale: NAME" (LC_ALL for
+# the run: text charts draw Unicode blocks only in a UTF-8 locale)
 # and "after: COMMAND" lines whose output is appended to stdout (to check files the run left behind),
 # all run in a fresh temporary directory. XPSTAT_UPDATE_GOLDEN=1 rewrites the expected files instead.
 set -u
@@ -15,12 +16,14 @@ cd "$work" || exit 1
 run_args=
 after=
 columns=
+locale=
 while IFS= read -r line || [ -n "$line" ]; do
 	case $line in
 	gen:*) eval "set -- ${line#gen:}"; "$xpgen" "$@" >/dev/null || { echo "xpgen failed: $line" >&2; exit 1; } ;;
 	sh:*) sh -c "${line#sh:}" || { echo "fixture command failed: $line" >&2; exit 1; } ;;
 	run:*) run_args=${line#run:} ;;
 	columns:*) columns=${line#columns:}; columns=${columns# } ;;
+	locale:*) locale=${line#locale:}; locale=${locale# }; export LC_ALL="$locale" ;;
 	after:*) after="$after${line#after:}
 " ;;
 	''|'#'*) ;;

@@ -662,8 +662,52 @@ static void test_registry(void)
 	CHECK(xp_writer_find("text") == &xp_writer_text);
 	CHECK(xp_writer_find("csv") == &xp_writer_csv);
 	CHECK(xp_writer_find("json") == &xp_writer_json);
-	CHECK(!xp_writer_find("html"));
+	CHECK(xp_writer_find("html") == &xp_writer_html);
+	CHECK(xp_writer_find("markdown") == &xp_writer_markdown);
+	CHECK(!xp_writer_find("xml"));
 	CHECK(!xp_writer_find(NULL));
+	/* Which commands take which format (--format's validation and help). */
+	CHECK(xp_writer_takes(&xp_writer_text, "steps"));
+	CHECK(xp_writer_takes(&xp_writer_junit, "check"));
+	CHECK(!xp_writer_takes(&xp_writer_junit, "compare"));
+	CHECK(xp_writer_takes(&xp_writer_html, "report"));
+	CHECK(xp_writer_takes(&xp_writer_html, "compare"));
+	CHECK(!xp_writer_takes(&xp_writer_html, "check"));
+	CHECK(!xp_writer_takes(&xp_writer_html, "and"));
+	CHECK(xp_writer_takes(&xp_writer_markdown, "check"));
+	CHECK(!xp_writer_takes(&xp_writer_markdown, "steps"));
+}
+
+/* HTML and Markdown: every string is text, never markup; the HTML page asks for nothing. */
+static void test_html_markdown_escape(void)
+{
+	struct xp_result *r = xp_result_new("compare");
+	struct xp_table *t = xp_result_add_table(r, "ops", "Ops <b>");
+	size_t c_n = xp_table_col(t, "op_name", "Op|name", XP_T_STR, XP_U_NONE, 0);
+	size_t c_d = xp_table_col(t, "delta_us", "Delta", XP_T_DUR, XP_U_US, 0);
+	size_t row = xp_table_row(t);
+	char *out;
+
+	xp_result_set_verdict(r, "%s", "<script>alert(1)</script>");
+	xp_set_str(t, row, c_n, "\"><svg onload=alert(1)>|x*_y_\n");
+	xp_set_dur(t, row, c_d, 1500000);
+	out = render(&xp_writer_html, r, NULL, NULL);
+	CHECK(strstr(out, "&lt;script&gt;alert(1)&lt;/script&gt;") != NULL);
+	CHECK(strstr(out, "&quot;&gt;&lt;svg onload=alert(1)&gt;") != NULL);
+	CHECK(strstr(out, "<svg onload") == NULL);
+	CHECK(strstr(out, "<script>alert") == NULL);
+	CHECK(strstr(out, "://") == NULL);          /* no URL of any kind: nothing to fetch */
+	CHECK(strstr(out, "Ops &lt;b&gt;") != NULL);
+	CHECK(strstr(out, "data-chart=\"compare-ops\"") != NULL);
+	free(out);
+	out = render(&xp_writer_markdown, r, NULL, NULL);
+	CHECK(strstr(out, "**&lt;script&gt;alert(1)&lt;/script&gt;**") != NULL);
+	CHECK(strstr(out, "| Op\\|name | Delta |\n|---|---:|\n") != NULL);
+	/* The newline is shown as text shows it ("\\n"), its backslash escaped. */
+	CHECK(strstr(out, "\\|x\\*\\_y\\_\\\\n |") != NULL);
+	CHECK(strstr(out, "| 1.50 us |") != NULL);
+	free(out);
+	xp_result_free(r);
 }
 
 /* Names in DIR joined by ',' (sorted, dot entries too, without "." and ".."). */
@@ -792,6 +836,7 @@ int main(void)
 	test_text_units();
 	test_text();
 	test_registry();
+	test_html_markdown_escape();
 	test_outfile();
 	if (failures) {
 		fprintf(stderr, "%d check(s) failed\n", failures);
