@@ -36,6 +36,9 @@ struct xp_ctx {
 	uint64_t max_input_bytes;
 	const char *step_marker; /* --step-marker REGEX */
 	bool xprof_compat;       /* --compat xprof */
+	/* report --shard I/N (--host-index I is I/number of files): of the capture files in their
+	 * stable order (by file name), those whose position k has k % N == I; 0 = all. */
+	long shard_i, shard_n;
 	char **paths;
 	size_t n_paths;
 	const struct xp_cmd *cmd;

@@ -97,6 +97,8 @@ struct xp_input_list {
 int xp_resolve_inputs(char *const *paths, size_t n_paths, const char *run_name, const char *host,
 		      struct xp_input_list *out, struct xp_err *err);
 void xp_input_list_free(struct xp_input_list *l);
+/* Free one file's strings (a caller that drops files from a list). */
+void xp_input_file_free(struct xp_input_file *f);
 /* Host part of a capture file name ("a.b.c.xplane.pb.gz" -> "a.b.c"). */
 char *xp_host_from_filename(const char *path);
 bool xp_host_matches(const char *want, const char *have);

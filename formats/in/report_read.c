@@ -1,5 +1,6 @@
 /* report_read.c - reading a saved xpstat JSON document (a report, or any command's result) back into typed results. */
 #include "report_read.h"
+#include "input.h"
 #include "formats/core/hash.h"
 #include "formats/core/work.h"
 #include "formats/core/xalloc.h"
@@ -417,17 +418,35 @@ static struct xp_result *read_document(const struct rd *d, const cJSON *doc, con
 
 /* --- files ------------------------------------------------------------------------------------------ */
 
+/* The first bytes of PATH, decompressed when it is gzip or zstd (a saved report may be either). */
+static size_t head_of(const char *path, char *head, size_t n)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	size_t got = fread(head, 1, n, f);
+	fclose(f);
+	if (xp_sniff((const uint8_t *)head, got) == XP_COMP_NONE)
+		return got;
+	struct xp_pull *p;
+	struct xp_err err = {0};
+	if (xp_pull_open(path, UINT64_MAX - 2, false, &p, &err))
+		return 0;
+	size_t k = 0;
+	int64_t r;
+	while (k < n && (r = xp_pull_read(p, (uint8_t *)head + k, n - k, &err)) > 0)
+		k += (size_t)r;
+	xp_pull_close(p);
+	return k;
+}
+
 bool xp_saved_json_path(const char *path)
 {
 	struct stat st;
 	char head[64];
 	if (stat(path, &st) || !S_ISREG(st.st_mode))
 		return false;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return false;
-	size_t n = fread(head, 1, sizeof head - 1, f);
-	fclose(f);
+	size_t n = head_of(path, head, sizeof head - 1);
 	head[n] = 0;
 	const char *p = head + strspn(head, " \t\r\n");
 	if (*p++ != '{')
@@ -436,55 +455,15 @@ bool xp_saved_json_path(const char *path)
 	return !strncmp(p, "\"schema_version\"", 16);
 }
 
-static char *slurp(const char *path, uint64_t max_bytes, size_t *len, struct xp_err *err)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		xp_err_set(err, XP_EXIT_BAD_INPUT, path, "cannot open: %s", strerror(errno));
-		return NULL;
-	}
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-	if (!buf)
-		xp_oom();
-	for (;;) {
-		if (n + 1 >= cap) {
-			cap *= 2;
-			if (!(buf = realloc(buf, cap)))
-				xp_oom();
-		}
-		size_t got = fread(buf + n, 1, cap - n - 1, f);
-		n += got;
-		if (max_bytes && n > max_bytes) {
-			xp_err_set(err, XP_EXIT_BAD_INPUT, path, "larger than --max-input-bytes (%llu bytes)",
-				   (unsigned long long)max_bytes);
-			break;
-		}
-		if (!got)
-			break;
-	}
-	bool bad = ferror(f) || err->status;
-	if (ferror(f))
-		xp_err_set(err, XP_EXIT_BAD_INPUT, path, "cannot read: %s", strerror(errno));
-	fclose(f);
-	if (bad) {
-		free(buf);
-		return NULL;
-	}
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
 int xp_report_read(const char *path, uint64_t max_bytes, struct xp_report **out, struct xp_err *err)
 {
-	size_t len;
 	*out = NULL;
-	char *text = slurp(path, max_bytes, &len, err);
-	if (!text)
+	/* Mapped, or decompressed when the file is gzip or zstd (report -o x.json.zst). */
+	struct xp_buf b;
+	if (xp_buf_open(path, max_bytes ? max_bytes : UINT64_MAX - 2, &b, err))
 		return -1;
-	int rc = xp_report_parse(path, text, len, out, err);
-	free(text);
+	int rc = xp_report_parse(path, (const char *)b.data, (size_t)b.len, out, err);
+	xp_buf_close(&b);
 	return rc;
 }
 
