@@ -66,6 +66,7 @@ extern const struct xp_cmd xp_cmd_kernel_stats;
 extern const struct xp_cmd xp_cmd_tf_stats;
 extern const struct xp_cmd xp_cmd_memory;
 extern const struct xp_cmd xp_cmd_report, xp_cmd_check, xp_cmd_compare;
+extern const struct xp_cmd xp_cmd_combine;
 
 /* Load every capture named by ctx->paths (honouring --run, --host). */
 int xp_load(struct xp_ctx *ctx, struct xp_capture **out);

@@ -93,8 +93,12 @@ static int report_run(struct xp_ctx *ctx)
 		struct xp_out_opts oo = {.csv_raw = ctx->csv_raw};
 		rc = ctx->table ? xp_usage_error(ctx, "--table and -o DIR do not go together with --format csv")
 				: xp_report_write_csv_dir(rep, ctx->output, &oo);
+	} else if (!strcmp(ctx->format, "json")) {
+		rc = xp_gate_digest(rep);
+		if (!rc)
+			rc = xp_emit_fn(ctx, write_json, &ro);
 	} else {
-		rc = xp_emit_fn(ctx, !strcmp(ctx->format, "json") ? write_json : write_text, &ro);
+		rc = xp_emit_fn(ctx, write_text, &ro);
 	}
 	free((char *)ro.verdict);
 	xp_report_free(rep);

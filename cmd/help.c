@@ -54,7 +54,8 @@ static const struct cmd_help helps[] = {
 	{"report", STEPS " table", "the tables of every other command, named COMMAND.TABLE",
 	 "xpstat report logs/\n"
 	 "xpstat report --format json -o baseline.json logs/\n"
-	 "xpstat report --format csv -o report-dir logs/\n"},
+	 "xpstat report --format csv -o report-dir logs/\n"
+	 "xpstat report --host-index 3 --format json -o 3.json.zst logs/plugins/profile/RUN\n"},
 	{"check", STEPS " table", "checks",
 	 "xpstat check --max-step-time 120ms logs/\n"
 	 "xpstat check --baseline baseline.json --max-regression 5% logs/\n"
@@ -62,6 +63,9 @@ static const struct cmd_help helps[] = {
 	{"compare", STEPS " table", "step_time ops kernels comparability",
 	 "xpstat compare baseline.json logs/\n"
 	 "xpstat compare --format csv --table ops old/ new/\n"},
+	{"combine", "format output csv-raw quiet compat max-input-bytes", "",
+	 "xpstat combine --format json -o run.json r/*.json.zst\n"
+	 "xpstat combine --format csv -o run-csv r/*.json.zst\n"},
 };
 
 static const struct cmd_help *find_help(const char *name)
@@ -145,8 +149,10 @@ void xp_print_cmd_help(FILE *f, const struct xp_cmd *c, const struct xp_opt *glo
 	xp_print_opts(f, globals, h ? h->globals : NULL);
 	xp_print_opts(f, globals, "help version");
 	if (h) {
-		fputs("\nTables:", f);
-		xp_print_wrapped(f, h->tables, 7, 2);
+		if (*h->tables) {
+			fputs("\nTables:", f);
+			xp_print_wrapped(f, h->tables, 7, 2);
+		}
 		fputs("\nExamples:\n", f);
 		print_indented(f, h->examples);
 	}
