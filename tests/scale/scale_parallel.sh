@@ -5,6 +5,9 @@
 set -u
 xpstat=$1 xpgen=$2
 here=$(cd "$(dirname "$0")" && pwd)
+# meson runs the test in the build directory with relative paths; the test works elsewhere.
+abspath() { case $1 in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac; }
+xpstat=$(abspath "$xpstat") xpgen=$(abspath "$xpgen")
 command -v parallel >/dev/null || { echo "FAIL: GNU parallel is not installed (tools/test.sh installs it)"; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/scale_parallel.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT

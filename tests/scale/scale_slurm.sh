@@ -8,6 +8,9 @@
 set -u
 xpstat=$1 xpgen=$2 recipe=$3
 here=$(cd "$(dirname "$0")" && pwd)
+# meson runs the test in the build directory with relative paths; the test works elsewhere.
+abspath() { case $1 in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac; }
+xpstat=$(abspath "$xpstat") xpgen=$(abspath "$xpgen")
 recipe=$(cd "$(dirname "$recipe")" && pwd)/$(basename "$recipe")
 work=$(mktemp -d "${TMPDIR:-/tmp}/scale_slurm.XXXXXX") || exit 1
 chmod 755 "$work"
