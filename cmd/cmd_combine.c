@@ -42,22 +42,6 @@ static int refuse(const char *path, const char *fmt, ...)
 	return XP_EXIT_BAD_INPUT;
 }
 
-static int read_all(struct xp_ctx *ctx, struct combine_in *in)
-{
-	if (!ctx->max_input_bytes)
-		ctx->max_input_bytes = xp_physical_memory();
-	in->reps = xcalloc(ctx->n_paths, sizeof *in->reps);
-	for (size_t i = 0; i < ctx->n_paths; i++, in->n++) {
-		struct xp_err err = {0};
-		/* Read whatever it is: a truncated or corrupt report is told as such (where it breaks). */
-		if (xp_report_read(ctx->paths[i], ctx->max_input_bytes, &in->reps[i], &err)) {
-			xp_err_print(&err);
-			return err.status ? err.status : XP_EXIT_BAD_INPUT;
-		}
-	}
-	return 0;
-}
-
 static const char *or_empty(const char *s)
 {
 	return s ? s : "";
@@ -91,44 +75,62 @@ static int check_pair(const char *path, const struct xp_report *a, const struct 
 	return 0;
 }
 
-/* The same capture twice (name and digest): its host would count twice. */
-static int check_twice(char **paths, const struct combine_in *in)
+/* The same capture twice (name and digest): its host would count twice. Report I's captures against those
+ * read before them. */
+static int check_twice(char **paths, const struct combine_in *in, size_t i)
 {
-	for (size_t i = 0; i < in->n; i++)
-		for (size_t k = 0; k < in->reps[i]->n_captures; k++)
-			for (size_t j = 0; j <= i; j++)
-				for (size_t l = 0; l < (j == i ? k : in->reps[j]->n_captures); l++) {
-					const struct xp_report_capture *x = &in->reps[i]->captures[k];
-					const struct xp_report_capture *y = &in->reps[j]->captures[l];
-					if (!strcmp(x->name, y->name) && !strcmp(x->digest, y->digest))
-						return refuse(paths[i], "capture %s given twice (also in %s)", x->name,
-							      paths[j]);
-					if (!strcmp(x->name, y->name))
-						return refuse(paths[i], "two different captures named %s (the other in "
-							      "%s): not one run", x->name, paths[j]);
-				}
+	for (size_t k = 0; k < in->reps[i]->n_captures; k++)
+		for (size_t j = 0; j <= i; j++)
+			for (size_t l = 0; l < (j == i ? k : in->reps[j]->n_captures); l++) {
+				const struct xp_report_capture *x = &in->reps[i]->captures[k];
+				const struct xp_report_capture *y = &in->reps[j]->captures[l];
+				if (strcmp(x->name, y->name))
+					continue;
+				if (!strcmp(x->digest, y->digest))
+					return refuse(paths[i], "capture %s given twice (also in %s)", x->name, paths[j]);
+				return refuse(paths[i], "two different captures named %s (the other in %s): not one run",
+					      x->name, paths[j]);
+			}
 	return 0;
 }
 
-static int check_all(struct xp_ctx *ctx, const struct combine_in *in)
+/* Report I, checked as soon as it is read (so a refusal comes before the other reports are parsed). */
+static int check_as_read(struct xp_ctx *ctx, const struct combine_in *in, size_t i, size_t *hosts)
 {
-	int rc = 0;
-	for (size_t i = 0; i < in->n && !rc; i++)
-		rc = check_one(ctx->paths[i], in->reps[i]);
+	const struct xp_report *rep = in->reps[i];
+	int rc = check_one(ctx->paths[i], rep);
 	/* --compat is fixed when the reports are made; combine's own may only repeat it. */
-	if (!rc && ctx->xprof_compat && strcmp(or_empty(in->reps[0]->compat), "xprof"))
-		rc = refuse(ctx->paths[0], "made with --compat %s, not --compat xprof", in->reps[0]->compat);
-	for (size_t i = 1; i < in->n && !rc; i++)
-		rc = check_pair(ctx->paths[i], in->reps[0], in->reps[i]);
+	if (!rc && i == 0 && ctx->xprof_compat && strcmp(or_empty(rep->compat), "xprof"))
+		rc = refuse(ctx->paths[0], "made with --compat %s, not --compat xprof", rep->compat);
+	if (!rc && i > 0)
+		rc = check_pair(ctx->paths[i], in->reps[0], rep);
 	if (!rc)
-		rc = check_twice(ctx->paths, in);
+		rc = check_twice(ctx->paths, in, i);
+	if (!rc && *hosts + rep->n_captures > 1)
+		rc = refuse(ctx->paths[i], "%s is a second host: reports of several hosts cannot be combined "
+			    "byte-identically yet (the cross-host tables need per-host state saved reports do not carry): "
+			    "run 'xpstat report' over the run's captures",
+			    rep->captures[*hosts ? 0 : 1].host);
+	*hosts += rep->n_captures;
+	return rc;
+}
+
+static int read_all(struct xp_ctx *ctx, struct combine_in *in)
+{
+	if (!ctx->max_input_bytes)
+		ctx->max_input_bytes = xp_physical_memory();
+	in->reps = xcalloc(ctx->n_paths, sizeof *in->reps);
 	size_t hosts = 0;
-	for (size_t i = 0; i < in->n; i++)
-		hosts += in->reps[i]->n_captures;
-	if (!rc && hosts > 1)
-		rc = refuse(ctx->paths[0], "%zu hosts: reports of several hosts cannot be combined byte-identically "
-			    "yet (the cross-host tables need per-host state saved reports do not carry): run "
-			    "'xpstat report' over the run's captures", hosts);
+	int rc = 0;
+	for (size_t i = 0; i < ctx->n_paths && !rc; i++, in->n++) {
+		struct xp_err err = {0};
+		/* Read whatever it is: a truncated or corrupt report is told as such (where it breaks). */
+		if (xp_report_read(ctx->paths[i], ctx->max_input_bytes, &in->reps[i], &err)) {
+			xp_err_print(&err);
+			return err.status ? err.status : XP_EXIT_BAD_INPUT;
+		}
+		rc = check_as_read(ctx, in, i, &hosts);
+	}
 	return rc;
 }
 
@@ -171,8 +173,6 @@ static int combine_run(struct xp_ctx *ctx)
 	if (strcmp(ctx->format, "json") && strcmp(ctx->format, "csv"))
 		return emit(ctx, NULL, NULL, NULL, 0);
 	int rc = read_all(ctx, &in);
-	if (!rc)
-		rc = check_all(ctx, &in);
 	if (!rc) {
 		const struct xp_report *one = in.reps[0];
 		rc = emit(ctx, one, one->verdict, one->inputs, one->n_inputs);
