@@ -32,6 +32,6 @@ combine_refuses_hosts() { # reports...
 	st=$?
 	[ $st = 3 ] || fail "combine of several hosts: exit $st, not 3"
 	[ "$(wc -l <"$work/refused.err")" = 1 ] || fail "combine of several hosts: not one line: $(cat "$work/refused.err")"
-	grep -q 'hosts: reports of several hosts cannot be combined' "$work/refused.err" || fail "combine: $(cat "$work/refused.err")"
+	grep -q 'reports of several hosts cannot be combined' "$work/refused.err" || fail "combine: $(cat "$work/refused.err")"
 	[ ! -e "$work/refused.json" ] || fail "combine of several hosts wrote its output"
 }

@@ -113,7 +113,7 @@ one_host_expected 5
 combine_equals out/hosts/5.json.zst 5
 # The dependent combine ran after the array and refused the 16 hosts (exit 3), writing nothing.
 [ "$(job_exit "$2")" = ExitCode=3:0 ] || fail "combine job: $(job_state "$2") $(job_exit "$2"), not exit 3"
-grep -q 'hosts: reports of several hosts cannot be combined' "$work/out/logs/combine.out" || fail "combine job: $(cat "$work/out/logs/combine.out")"
+grep -q 'reports of several hosts cannot be combined' "$work/out/logs/combine.out" || fail "combine job: $(cat "$work/out/logs/combine.out")"
 [ ! -e "$work/out/report.json" ] || fail "the refused combine job wrote report.json"
 
 # A one-host run through the whole recipe: array of one task, then combine, equal to report (JSON, CSV).
