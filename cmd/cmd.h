@@ -38,6 +38,9 @@ struct xp_ctx {
 	uint64_t max_input_bytes;
 	const char *step_marker; /* --step-marker REGEX */
 	bool xprof_compat;       /* --compat xprof */
+	/* report --shard I/N (--host-index I is I/number of files): of the capture files in their
+	 * stable order (by file name), those whose position k has k % N == I; 0 = all. */
+	long shard_i, shard_n;
 	char **paths;
 	size_t n_paths;
 	const struct xp_cmd *cmd;
@@ -73,6 +76,7 @@ extern const struct xp_cmd xp_cmd_tf_stats;
 extern const struct xp_cmd xp_cmd_memory;
 extern const struct xp_cmd xp_cmd_report, xp_cmd_check, xp_cmd_compare;
 extern const struct xp_cmd xp_cmd_trace;
+extern const struct xp_cmd xp_cmd_combine;
 
 /* Load every capture named by ctx->paths (honouring --run, --host). */
 int xp_load(struct xp_ctx *ctx, struct xp_capture **out);

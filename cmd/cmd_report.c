@@ -69,6 +69,40 @@ static bool names_csv_file(const char *path)
 	return n >= 4 && !strcasecmp(path + n - 4, ".csv");
 }
 
+enum { OPT_HOST_INDEX = 1, OPT_SHARD };
+
+static const struct xp_opt report_opts[] = {
+	{"host-index", 1, OPT_HOST_INDEX, "I", "only the I-th capture file of the run (from 0, by file name): one "
+	 "job array task per host ($SLURM_ARRAY_TASK_ID)"},
+	{"shard", 1, OPT_SHARD, "I/N", "only the capture files at positions I, I+N, I+2N, ... (from 0, by file "
+	 "name): N tasks for any number of hosts"},
+	{NULL, 0, 0, NULL, NULL},
+};
+
+static int report_set(struct xp_ctx *ctx, int key, const char *arg)
+{
+	long i, n = -1;
+	const char *slash = strchr(arg, '/');
+	char num[32];
+	size_t len = slash ? (size_t)(slash - arg) : strlen(arg);
+	bool ok = len < sizeof num;
+	if (ok) {
+		memcpy(num, arg, len);
+		num[len] = 0;
+		ok = xp_parse_int(num, 0, 1L << 30, &i);
+	}
+	if (key == OPT_SHARD)
+		ok = ok && slash && xp_parse_int(slash + 1, 1, 1L << 30, &n) && i < n;
+	else
+		ok = ok && !slash;
+	if (!ok)
+		return xp_usage_error(ctx, key == OPT_SHARD ? "--shard needs I/N with 0 <= I < N (3/16), not '%s'"
+							     : "--host-index needs a number from 0, not '%s'", arg);
+	ctx->shard_i = i;
+	ctx->shard_n = n;
+	return 0;
+}
+
 static int report_run(struct xp_ctx *ctx)
 {
 	bool csv = !strcmp(ctx->format, "csv");
@@ -93,9 +127,12 @@ static int report_run(struct xp_ctx *ctx)
 		rc = xp_report_write_csv_dir(rep, ctx->output, &oo, &e);
 		if (e.status)
 			xp_err_print(&e);
+	} else if (!strcmp(ctx->format, "json")) {
+		rc = xp_gate_digest(rep);
+		if (!rc)
+			rc = xp_emit_fn(ctx, write_json, &ro);
 	} else {
-		rc = xp_emit_fn(ctx, !strcmp(ctx->format, "json")       ? write_json
-				     : !strcmp(ctx->format, "html")     ? write_html
+		rc = xp_emit_fn(ctx, !strcmp(ctx->format, "html")     ? write_html
 				     : !strcmp(ctx->format, "markdown") ? write_markdown
 									: write_text,
 				&ro);
@@ -111,8 +148,8 @@ const struct xp_cmd xp_cmd_report = {
 		   "an offline HTML page with charts, or Markdown",
 	.args = "PATH...",
 	.min_paths = 1,
-	.opts = NULL,
-	.set_opt = NULL,
+	.opts = report_opts,
+	.set_opt = report_set,
 	.run = report_run,
 	.analyses = xp_analyses,
 };

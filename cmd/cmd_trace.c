@@ -76,9 +76,9 @@ static int write_trace(FILE *raw, const struct xp_out_opts *oo, void *arg, struc
 {
 	(void)oo;
 	struct job *j = arg;
-	FILE *f = xp_tw_compress(raw, xp_tw_comp_of(j->name));
-	if (!f)
-		return XP_EXIT_INTERNAL;
+	/* -o NAME.gz / .zst: the output file compresses by its name (xp_outfile_open), so the trace is written
+	 * plain here, never compressed twice. */
+	FILE *f = raw;
 	struct xp_tw w;
 	char why[2048];
 	xp_tw_begin(&w, f);
@@ -86,8 +86,6 @@ static int write_trace(FILE *raw, const struct xp_out_opts *oo, void *arg, struc
 	xp_tw_events(&w);
 	int rc = xp_trace_export(j->c, j->p, &opts, &w, &j->n, why, sizeof why);
 	int wrc = xp_tw_end(&w);
-	if (f != raw && fclose(f))
-		wrc = -1;
 	if (rc)
 		return rc < 0 ? XP_EXIT_INTERNAL : XP_EXIT_USAGE;
 	if (wrc)

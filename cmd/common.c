@@ -197,6 +197,39 @@ static int load_all(struct xp_ctx *ctx, struct xp_capture *c, const struct xp_in
 	return 0;
 }
 
+static int by_file_name(const void *a, const void *b)
+{
+	const struct xp_input_file *x = a, *y = b;
+	const char *bx = strrchr(x->path, '/'), *by = strrchr(y->path, '/');
+	int c = strcmp(bx ? bx + 1 : x->path, by ? by + 1 : y->path);
+	return c ? c : strcmp(x->path, y->path);
+}
+
+/* --shard I/N, --host-index I: keep the files of one array task. The order is by file name (what a
+ * run directory's listing of one host per file gives whatever the path typed), then path. */
+static int pick_shard(struct xp_ctx *ctx, struct xp_input_list *in)
+{
+	if (!ctx->shard_n)
+		return 0;
+	long n = ctx->shard_n < 0 ? (long)in->n : ctx->shard_n;
+	if (ctx->shard_i >= n || (ctx->shard_n < 0 && !in->n))
+		return xp_usage_error(ctx, "--host-index %ld: the run has %zu capture file%s (0 to %zu)", ctx->shard_i,
+				      in->n, in->n == 1 ? "" : "s", in->n ? in->n - 1 : 0);
+	qsort(in->files, in->n, sizeof *in->files, by_file_name);
+	size_t w = 0, all = in->n;
+	for (size_t k = 0; k < in->n; k++) {
+		if ((long)(k % (size_t)n) == ctx->shard_i)
+			in->files[w++] = in->files[k];
+		else
+			xp_input_file_free(&in->files[k]);
+	}
+	in->n = w;
+	if (!w)
+		return xp_usage_error(ctx, "--shard %ld/%ld: no capture file falls in this shard (%zu in all)",
+				      ctx->shard_i, n, all);
+	return 0;
+}
+
 int xp_load(struct xp_ctx *ctx, struct xp_capture **out)
 {
 	struct xp_err err = {0};
@@ -227,6 +260,10 @@ int xp_load(struct xp_ctx *ctx, struct xp_capture **out)
 			xp_input_list_free(&in);
 			return rc;
 		}
+	}
+	if ((rc = pick_shard(ctx, &in))) {
+		xp_input_list_free(&in);
+		return rc;
 	}
 	if (in.run_note && !ctx->quiet)
 		xp_eprintf("xpstat: %s\n", in.run_note);

@@ -1,5 +1,8 @@
 /* gate_load.c - loading a path as a report (a saved JSON document or captures, prepared once) and parsing limits, for report, check and compare. */
 #include "gate.h"
+#include "config.h"
+#include "formats/core/hash.h"
+#include "formats/core/xalloc.h"
 #include "formats/in/input.h"
 #include "formats/out/out.h"
 #include "formats/in/report_read.h"
@@ -26,6 +29,74 @@ static char *join_paths(char **paths, size_t n)
 		strcat(s, paths[i]);
 	}
 	return s;
+}
+
+static char *dupn(const char *s, size_t n)
+{
+	char *d = strndup(s, n);
+	if (!d)
+		xp_oom();
+	return d;
+}
+
+/* The last path component of the first LEN bytes of PATH. */
+static const char *base_of(const char *path, size_t len, size_t *n)
+{
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	size_t b = len;
+	while (b && path[b - 1] != '/')
+		b--;
+	*n = len - b;
+	return path + b;
+}
+
+/* Provenance: each capture by its file name and its run directory's name (what is the same whatever
+ * path was typed), the host it became, its size; the digest is made when the report is saved. */
+static void add_provenance(struct xp_report *rep, const struct xp_capture *c, bool xprof_compat)
+{
+	rep->version = dupn(XPSTAT_VERSION, sizeof XPSTAT_VERSION);
+	rep->compat = dupn(xprof_compat ? "xprof" : "xpstat", 6);
+	for (uint32_t h = 0; h < c->n_hosts; h++) {
+		const struct xp_host *host = &c->hosts[h];
+		size_t nl, rl = 0;
+		const char *name = base_of(host->path, strlen(host->path), &nl);
+		const char *run = name > host->path ? base_of(host->path, (size_t)(name - host->path), &rl) : ".";
+		if (name == host->path || !rl)
+			rl = 1, run = ".";
+		char *n = dupn(name, nl), *r = dupn(run, rl);
+		xp_report_add_capture(rep, n, r, host->name, NULL, host->path, host->file_bytes);
+		free(n);
+		free(r);
+	}
+}
+
+int xp_gate_digest(struct xp_report *rep)
+{
+	for (size_t i = 0; i < rep->n_captures; i++) {
+		struct xp_report_capture *k = &rep->captures[i];
+		if (k->digest || !k->path)
+			continue;
+		FILE *f = fopen(k->path, "rb");
+		if (!f) {
+			xp_eprintf("xpstat: %s: cannot open: %s\n", k->path, strerror(errno));
+			return XP_EXIT_BAD_INPUT;
+		}
+		static uint8_t buf[1 << 20];
+		uint64_t h = 0x9e3779b97f4a7c15ull;
+		size_t got;
+		while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+			h = xp_hash_bytes(h, buf, got);
+		bool bad = ferror(f);
+		fclose(f);
+		if (bad) {
+			xp_eprintf("xpstat: %s: cannot read\n", k->path);
+			return XP_EXIT_BAD_INPUT;
+		}
+		k->digest = xcalloc(17, 1);
+		snprintf(k->digest, 17, "%016llx", (unsigned long long)h);
+	}
+	return 0;
 }
 
 /* One decode (xp_load), one preparation (in xp_report_run), then the analyses. */
@@ -56,6 +127,7 @@ static int run_captures(struct xp_ctx *ctx, char **paths, size_t n, const char *
 	}
 	free(rep->source);
 	rep->source = join_paths(paths, n);
+	add_provenance(rep, c, ctx->xprof_compat);
 	if (hosts)
 		*hosts = c->n_hosts;
 	xp_capture_free(c);

@@ -56,7 +56,8 @@ static const struct cmd_help helps[] = {
 	 "xpstat report logs/\n"
 	 "xpstat report --format json -o baseline.json logs/\n"
 	 "xpstat report --format csv -o report-dir logs/\n"
-	 "xpstat report --format html -o report.html logs/\n"},
+	 "xpstat report --format html -o report.html logs/\n"
+	 "xpstat report --host-index 3 --format json -o 3.json.zst logs/plugins/profile/RUN\n"},
 	{"check", STEPS " table", "checks",
 	 "xpstat check --max-step-time 120ms logs/\n"
 	 "xpstat check --baseline baseline.json --max-regression 5% logs/\n"
@@ -70,6 +71,9 @@ static const struct cmd_help helps[] = {
 	 "xpstat trace --steps 12 -o step12.json.gz logs/\n"
 	 "xpstat trace --window 1.5s:1.6s --plane '^/device:GPU:0$' -o gpu0.json.zst run/host.xplane.pb\n"
 	 "xpstat trace --steps 10:12 --line 'Stream' --min-duration 10us -o kernels.json logs/\n"},
+	{"combine", "format output csv-raw quiet compat max-input-bytes", "",
+	 "xpstat combine --format json -o run.json r/*.json.zst\n"
+	 "xpstat combine --format csv -o run-csv r/*.json.zst\n"},
 };
 
 static const struct cmd_help *find_help(const char *name)

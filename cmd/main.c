@@ -32,6 +32,7 @@ static const struct xp_cmd *const commands[] = {
 	&xp_cmd_check,
 	&xp_cmd_compare,
 	&xp_cmd_trace,
+	&xp_cmd_combine,
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 

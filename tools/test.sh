@@ -7,7 +7,8 @@ root=$(pwd)
 
 packages=(build-essential meson ninja-build pkg-config libprotobuf-c-dev protobuf-c-compiler
 	libcjson-dev libzstd-dev libcsv-dev zlib1g-dev zstd scdoc python3 python3-jsonschema clang jq
-	chromium chromium-driver python3-selenium python3-markdown fonts-dejavu-core)
+	chromium chromium-driver python3-selenium python3-markdown fonts-dejavu-core
+	parallel slurm-wlm munge)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -936,6 +936,11 @@ int xp_resolve_inputs(char *const *paths, size_t n_paths, const char *run_name, 
 	return 0;
 }
 
+void xp_input_file_free(struct xp_input_file *f)
+{
+	free_file(f);
+}
+
 void xp_input_list_free(struct xp_input_list *l)
 {
 	if (!l)

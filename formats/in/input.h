@@ -103,6 +103,8 @@ struct xp_capture;
 /* After loading: hosts that share a name get their file's (then "#N"), one name per host in every
  * command, and the hosts go in natural order of their names (worker-2 before worker-10). */
 void xp_hosts_name_and_sort(struct xp_capture *c);
+/* Free one file's strings (a caller that drops files from a list). */
+void xp_input_file_free(struct xp_input_file *f);
 /* Host part of a capture file name ("a.b.c.xplane.pb.gz" -> "a.b.c"). */
 char *xp_host_from_filename(const char *path);
 bool xp_host_matches(const char *want, const char *have);

@@ -1,5 +1,6 @@
 /* report_read.c - reading a saved xpstat JSON document (a report, or any command's result) back into typed results. */
 #include "report_read.h"
+#include "input.h"
 #include "formats/core/hash.h"
 #include "formats/core/work.h"
 #include "formats/core/xalloc.h"
@@ -420,6 +421,67 @@ static struct xp_result *read_document(const struct rd *d, const cJSON *doc, con
 	return r;
 }
 
+/* --- provenance (what combine checks) -------------------------------------------------------------- */
+
+static char *copy_str(const cJSON *obj, const char *key)
+{
+	const char *s = str_or_null(obj, key);
+	return s ? strdup(s) : NULL;
+}
+
+/* One capture of "provenance": every member a string but bytes, a whole number. */
+static int read_capture(const struct rd *d, struct xp_report *rep, const cJSON *k)
+{
+	const char *name = str_or_null(k, "name"), *run = str_or_null(k, "run"), *host = str_or_null(k, "host");
+	const char *digest = str_or_null(k, "digest");
+	const cJSON *bytes = cJSON_GetObjectItemCaseSensitive(k, "bytes");
+	if (!name || !run || !host || !digest || !cJSON_IsNumber(bytes) || !whole(bytes->valuedouble) ||
+	    bytes->valuedouble < 0)
+		return bad(d, "\"provenance\": a capture needs name, run, host, digest (strings) and bytes");
+	xp_report_add_capture(rep, name, run, host, digest, NULL, (uint64_t)bytes->valuedouble);
+	return 0;
+}
+
+/* "provenance" of a report (absent in documents of an older xpstat: REP keeps none). */
+static int read_provenance(const struct rd *d, struct xp_report *rep, const cJSON *p)
+{
+	if (!p)
+		return 0;
+	const cJSON *caps = cJSON_GetObjectItemCaseSensitive(p, "captures");
+	if (!cJSON_IsObject(p) || !str_or_null(p, "xpstat_version") || !str_or_null(p, "compat") ||
+	    !cJSON_IsArray(caps))
+		return bad(d, "\"provenance\" needs xpstat_version, compat and captures");
+	rep->version = copy_str(p, "xpstat_version");
+	rep->compat = copy_str(p, "compat");
+	if (!rep->version || !rep->compat)
+		xp_oom();
+	const cJSON *k;
+	cJSON_ArrayForEach(k, caps)
+		if (read_capture(d, rep, k))
+			return -1;
+	return 0;
+}
+
+/* A report's verdict and inputs (combine writes them back). */
+static int read_head(const struct rd *d, struct xp_report *rep, const cJSON *doc)
+{
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(doc, "inputs"), *v;
+	if ((cJSON_GetObjectItemCaseSensitive(doc, "verdict") && !str_or_null(doc, "verdict")) ||
+	    (in && !cJSON_IsArray(in)))
+		return bad(d, "a report's \"verdict\" is not a string or its \"inputs\" not an array");
+	rep->verdict = copy_str(doc, "verdict");
+	if (!in)
+		return 0;
+	rep->inputs = xcalloc((size_t)cJSON_GetArraySize(in) + 1, sizeof *rep->inputs);
+	cJSON_ArrayForEach(v, in) {
+		if (!cJSON_IsString(v))
+			return bad(d, "\"inputs\" holds a value that is not a string");
+		if (!(rep->inputs[rep->n_inputs++] = strdup(v->valuestring)))
+			xp_oom();
+	}
+	return 0;
+}
+
 /* --- files ------------------------------------------------------------------------------------------ */
 
 /* A saved result, plain or compressed (a baseline kept as .json.gz): its first bytes, decompressed, open
@@ -449,9 +511,10 @@ bool xp_saved_json_path(const char *path)
 
 int xp_report_read(const char *path, uint64_t max_bytes, struct xp_report **out, struct xp_err *err)
 {
-	struct xp_buf b;
 	*out = NULL;
-	if (xp_buf_open(path, max_bytes, &b, err))
+	/* Mapped, or decompressed when the file is gzip or zstd (report -o x.json.zst). */
+	struct xp_buf b;
+	if (xp_buf_open(path, max_bytes ? max_bytes : UINT64_MAX - 2, &b, err))
 		return -1;
 	int rc = xp_report_parse(path, (const char *)b.data, (size_t)b.len, out, err);
 	xp_buf_close(&b);
@@ -535,6 +598,10 @@ int xp_report_parse(const char *path, const char *text, size_t len, struct xp_re
 		else
 			rc = -1;
 	}
+	if (!rc)
+		rc = read_provenance(&d, rep, cJSON_GetObjectItemCaseSensitive(doc, "provenance"));
+	if (!rc && !strcmp(command, "report"))
+		rc = read_head(&d, rep, doc);
 	cJSON_Delete(doc);
 	if (rc) {
 		xp_report_free(rep);

@@ -39,10 +39,38 @@ void xp_report_add(struct xp_report *rep, const char *command, struct xp_result 
 	rep->sec[rep->n++] = (struct xp_report_section){xstrdup(key), xstrdup(command), r};
 }
 
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void xp_report_add_capture(struct xp_report *rep, const char *name, const char *run, const char *host,
+			   const char *digest, const char *path, uint64_t bytes)
+{
+	rep->captures = xrealloc(rep->captures, (rep->n_captures + 1) * sizeof *rep->captures);
+	rep->captures[rep->n_captures++] = (struct xp_report_capture){
+		xstrdup(name), xstrdup(run), xstrdup(host), dup_or_null(digest), dup_or_null(path), bytes};
+}
+
 void xp_report_free(struct xp_report *rep)
 {
 	if (!rep)
 		return;
+	for (size_t i = 0; i < rep->n_captures; i++) {
+		struct xp_report_capture *k = &rep->captures[i];
+		free(k->name);
+		free(k->run);
+		free(k->host);
+		free(k->digest);
+		free(k->path);
+	}
+	free(rep->captures);
+	for (size_t i = 0; i < rep->n_inputs; i++)
+		free(rep->inputs[i]);
+	free(rep->inputs);
+	free(rep->verdict);
+	free(rep->version);
+	free(rep->compat);
 	for (size_t i = 0; i < rep->n; i++) {
 		free(rep->sec[i].key);
 		free(rep->sec[i].command);

@@ -71,12 +71,17 @@ static char *tmp_template(const char *path)
 
 static void outfile_clear(struct xp_outfile *of)
 {
+	free(of->mem);
+	of->mem = NULL;
+	of->real = NULL;
 	free(of->path);
 	free(of->tmp);
 	of->f = NULL;
 	of->path = NULL;
 	of->tmp = NULL;
 }
+
+static int to_memory(struct xp_outfile *of);
 
 /* Not a regular file (/dev/null, /dev/stdout, a FIFO): written in place, since a rename would replace it. */
 static bool special_file(const char *path)
@@ -94,6 +99,8 @@ int xp_outfile_open(struct xp_outfile *of, const char *path)
 
 	of->f = NULL;
 	of->tmp = NULL;
+	of->real = NULL;
+	of->mem = NULL;
 	if (special_file(path)) {
 		if (!(of->path = strdup(path)))
 			return errno = ENOMEM, -1;
@@ -135,12 +142,40 @@ int xp_outfile_open(struct xp_outfile *of, const char *path)
 		errno = err;
 		goto fail;
 	}
-	return 0;
+	return xp_out_comp_of(path) == XP_OUT_PLAIN ? 0 : to_memory(of);
 fail:
 	err = errno;
 	outfile_clear(of);
 	errno = err;
 	return -1;
+}
+
+/* A compressed output: the writer fills memory, commit compresses it into the temporary file. */
+static int to_memory(struct xp_outfile *of)
+{
+	of->real = of->f;
+	if ((of->f = open_memstream(&of->mem, &of->mem_len)))
+		return 0;
+	int err = errno;
+	fclose(of->real);
+	unlink(of->tmp);
+	xp_pending_file_done(of->tmp);
+	outfile_clear(of);
+	errno = err;
+	return -1;
+}
+
+/* Close the memory stream and compress what it holds into the temporary file; 0 or an errno value. */
+static int compress_memory(struct xp_outfile *of)
+{
+	int err = fclose(of->f) ? (errno ? errno : EIO) : 0;
+	of->f = of->real;
+	of->real = NULL;
+	if (!err)
+		err = xp_out_compress(of->f, xp_out_comp_of(of->path), of->mem, of->mem_len);
+	free(of->mem);
+	of->mem = NULL;
+	return err;
 }
 
 /* Best effort: make the rename itself durable. */
@@ -190,7 +225,11 @@ int xp_outfile_commit(struct xp_outfile *of)
 		errno = EINVAL;
 		return -1;
 	}
-	err = close_tmp(of->f);
+	err = of->real ? compress_memory(of) : 0;
+	if (err)
+		fclose(of->f);
+	else
+		err = close_tmp(of->f);
 	of->f = NULL;
 	if (!of->tmp) {
 		/* A special file, written in place. */
@@ -217,6 +256,8 @@ void xp_outfile_abort(struct xp_outfile *of)
 
 	if (of->f)
 		fclose(of->f);
+	if (of->real)
+		fclose(of->real);
 	if (of->tmp) {
 		unlink(of->tmp);
 		xp_pending_file_done(of->tmp);

@@ -79,6 +79,10 @@ struct xp_outfile {
 	FILE *f;
 	char *path;
 	char *tmp;
+	/* PATH ends .gz or .zst: F is a memory stream, compressed into REAL on commit. */
+	FILE *real;
+	char *mem;
+	size_t mem_len;
 };
 int xp_outfile_open(struct xp_outfile *of, const char *path);    /* 0 or -1 (errno set) */
 int xp_outfile_commit(struct xp_outfile *of);                    /* 0 or -1 */
@@ -108,6 +112,12 @@ int xp_pending_file(const char *path);                          /* 0, or -1: no 
 void xp_pending_file_done(const char *path);
 int xp_pending_dir(const char *path);
 void xp_pending_dir_done(const char *path);
+
+/* The compression an output path asks for by its suffix (out_compress.c). */
+enum xp_out_comp { XP_OUT_PLAIN = 0, XP_OUT_GZIP, XP_OUT_ZSTD };
+enum xp_out_comp xp_out_comp_of(const char *path);
+/* N bytes of SRC to DST, compressed as C (deterministic bytes); 0 or an errno value. */
+int xp_out_compress(FILE *dst, enum xp_out_comp c, const void *src, size_t n);
 
 /* Helpers shared by the writers. */
 

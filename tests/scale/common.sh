@@ -1,0 +1,37 @@
+# common.sh - what the scale tests share: failing with a reason, and a generated 16-host run with its
+# one-process reports (sourced; sets work, fails).
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# The run: 16 hosts, one file each (xpgen --variant many-hosts), in $work/run.
+make_run() {
+	"$xpgen" --variant many-hosts --hosts 16 -o "$work/run" >/dev/null || { echo "FAIL: xpgen"; exit 1; }
+}
+# The file name of the I-th capture in report's stable order (by file name).
+nth_file() { ls "$work/run" | LC_ALL=C sort | sed -n "$(($1 + 1))p"; }
+# One-process reports of host I alone, in a run directory of the same name (what combine of its saved report
+# must equal): $work/one/I/run/<file>, expected JSON $work/one/I.json and CSV directory $work/one/I-csv.
+one_host_expected() {
+	mkdir -p "$work/one/$1/run"
+	ln "$work/run/$(nth_file "$1")" "$work/one/$1/run/" || cp "$work/run/$(nth_file "$1")" "$work/one/$1/run/"
+	(cd "$work/one/$1" && "$xpstat" report --quiet --format json -o ../"$1".json run) || fail "report host $1"
+	[ "${2:-}" = csv ] || return 0
+	(cd "$work/one/$1" && "$xpstat" report --quiet --format csv -o ../"$1"-csv run) || fail "report csv host $1"
+}
+# A saved report (plain or compressed) combined alone equals the one-process report of its host.
+combine_equals() { # saved-report host-index [csv]
+	(cd "$work" && "$xpstat" combine --format json -o combined.json "$1") || { fail "combine $1"; return; }
+	cmp -s "$work/combined.json" "$work/one/$2.json" || fail "combine $1 differs from report of host $2"
+	[ "${3:-}" = csv ] || return 0
+	rm -rf "$work/combined-csv"
+	(cd "$work" && "$xpstat" combine --format csv -o combined-csv "$1") || { fail "combine csv $1"; return; }
+	diff -r "$work/combined-csv" "$work/one/$2-csv" >/dev/null || fail "combine csv $1 differs from report of host $2"
+}
+# Several hosts' reports: refused (exit 3, one line), nothing written.
+combine_refuses_hosts() { # reports...
+	(cd "$work" && "$xpstat" combine --format json -o refused.json "$@") 2>"$work/refused.err"
+	st=$?
+	[ $st = 3 ] || fail "combine of several hosts: exit $st, not 3"
+	[ "$(wc -l <"$work/refused.err")" = 1 ] || fail "combine of several hosts: not one line: $(cat "$work/refused.err")"
+	grep -q 'reports of several hosts cannot be combined' "$work/refused.err" || fail "combine: $(cat "$work/refused.err")"
+	[ ! -e "$work/refused.json" ] || fail "combine of several hosts wrote its output"
+}

@@ -1,0 +1,41 @@
+#!/bin/sh
+# scale_parallel.sh - GNU parallel over a generated 16-host run: one report per host (report --host-index),
+# saved compressed, each combined and compared byte for byte with one-process report of that host (JSON and
+# CSV directory); the 16 together are refused (exit 3) until multi-host tables can be rebuilt exactly.
+set -u
+xpstat=$1 xpgen=$2
+here=$(cd "$(dirname "$0")" && pwd)
+# meson runs the test in the build directory with relative paths; the test works elsewhere.
+abspath() { case $1 in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac; }
+xpstat=$(abspath "$xpstat") xpgen=$(abspath "$xpgen")
+command -v parallel >/dev/null || { echo "FAIL: GNU parallel is not installed (tools/test.sh installs it)"; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/scale_parallel.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+. "$here/common.sh"
+make_run
+mkdir -p "$work/per"
+# The one-liner of README and xpstat-combine(1).
+(cd "$work" && seq 0 15 | parallel --halt now,fail=1 -j 2 "$xpstat" report --quiet --host-index {} --format json \
+	-o per/{}.json.zst run) || fail "parallel report --host-index"
+for i in $(seq 0 15); do
+	case $i in 0 | 7 | 15) csv=csv ;; *) csv= ;; esac
+	one_host_expected "$i" $csv
+	combine_equals "per/$i.json.zst" "$i" $csv
+done
+# Compressed saved reports read as the plain ones: zstd and gzip decompress to report's JSON; check reads them.
+(cd "$work" && "$xpstat" report --quiet --host-index 3 --format json -o p3.json run &&
+	"$xpstat" report --quiet --host-index 3 --format json -o p3.json.gz run) || fail "report -o .gz"
+zstd -dc "$work/per/3.json.zst" | cmp -s - "$work/p3.json" || fail "per/3.json.zst is not report's JSON"
+gzip -dc "$work/p3.json.gz" | cmp -s - "$work/p3.json" || fail "p3.json.gz is not report's JSON"
+for b in p3.json p3.json.gz per/3.json.zst; do
+	(cd "$work" && "$xpstat" check --min-steps 1 --baseline "$b" --max-step-time 1s --format json \
+		-o "check-$(basename "$b").out" "one/3/run")
+	[ $? -le 1 ] || fail "check --baseline $b"
+	# The result names its baseline file; all else must be the same.
+	grep -v '"baseline":' "$work/check-$(basename "$b").out" >"$work/check-$(basename "$b")"
+done
+cmp -s "$work/check-p3.json" "$work/check-p3.json.gz" || fail "check with a .gz baseline differs"
+cmp -s "$work/check-p3.json" "$work/check-3.json.zst" || fail "check with a .zst baseline differs"
+cd "$work" && combine_refuses_hosts per/*.json.zst
+echo "scale-parallel: $fails failures"
+[ $fails = 0 ]
