@@ -309,7 +309,8 @@ static void nest(struct ptb *b, const uint32_t *order)
 			k1++;
 		while (j1 < b->n_rt && b->rt[j1].line == ln)
 			j1++;
-		nest_line(b, order + k, k1 - k, b->rt + j, j1 - j, stack);
+		/* b->rt is NULL on a thread-less trace: no pointer arithmetic on it then */
+		nest_line(b, order + k, k1 - k, j1 > j ? b->rt + j : NULL, j1 - j, stack);
 		k = k1;
 		j = j1;
 	}
@@ -519,6 +520,10 @@ static void owners(const struct ptb *b, const int32_t *owner, struct xp_pt_ops *
 				(*ln)[i] = XP_PT_NO_OWNER;
 		}
 		db->device_events++;
+		if (e->kernel)
+			db->kernel_ps = xp_sat_add(db->kernel_ps, e->dur);
+		if (e->tc)
+			db->tc_kernel_ps = xp_sat_add(db->tc_kernel_ps, e->dur);
 		if (owner[d] < 0 || b->nd[owner[d]].name >= XP_PT_OWNER_TC) {
 			db->orphan_events++;
 			db->orphan_ps = xp_sat_add(db->orphan_ps, e->dur);

@@ -31,6 +31,7 @@ struct xp_pt_ops {
 	uint32_t *plane_lines;      /* lines of each plane in owner */
 	int64_t op_kernel_ps;       /* kernel time launched by operators themselves (not by steps or the root) */
 	int64_t tc_bottom_ps;       /* of it, by Tensor Core eligible operators with no eligible operator inside */
+	int64_t kernel_ps, tc_kernel_ps;   /* every kernel; of them, Tensor Core kernels (by name) */
 	uint64_t device_events, orphan_events;  /* device events; of them, launched by no node (or no launch) */
 	int64_t orphan_ps;
 	uint64_t dropped_nodes;     /* host ranges that overlap a sibling on their thread (left out, as the reference) */
