@@ -252,6 +252,11 @@ static void step_time_table(struct xp_result *r, const struct overview *ov)
 
 static struct xp_op_db *device_tf_db(const struct overview *ov)
 {
+	if (ov->view.pytorch) { /* PyTorch: the operators by the device self time of the kernels they launched */
+		struct xp_op_db *pt = xp_pt_op_db(ov->p->cap, true);
+		xp_op_db_sort(pt);
+		return pt;
+	}
 	struct xp_op_db_opts oo = {.xprof_compat = ov->p->opts.xprof_compat};
 	struct xp_op_db *all = xp_op_db_empty();
 	for (uint32_t h = 0; h < ov->p->n_hosts; h++) {

@@ -1,6 +1,7 @@
 /* pt_ops.c - the operator database of a PyTorch (Kineto) trace: operator trees per thread, kernels to their launching operator. */
 #include "pt_ops.h"
 #include "kernel_details.h"
+#include "opdb.h"
 #include "analyzers/prepare/prepare.h"
 #include "formats/core/satint.h"
 #include "formats/core/xalloc.h"
@@ -585,4 +586,36 @@ uint32_t xp_pt_owner(const struct xp_pt_ops *db, uint32_t plane, uint32_t line, 
 		return v;
 	*tc_eligible = (v & XP_PT_OWNER_TC) != 0;
 	return v & ~XP_PT_OWNER_TC;
+}
+
+static void op_rows(const struct xp_capture *c, const struct xp_pt_ops *pt, bool device, struct xp_op_db *db)
+{
+	for (size_t i = 0; i < pt->n; i++) {
+		const struct xp_pt_op *o = &pt->ops[i];
+		if (device && !o->dev_total_ps)
+			continue;
+		bool created;
+		size_t k = xp_op_db_row(db, XP_OPK_TF, NULL, xp_str(c, o->name), &created); /* may move rows */
+		struct xp_op_row *r = &db->rows[k];
+		if (!r->category && !(r->category = strdup("Operator")))
+			xp_oom();
+		int64_t self = device ? o->dev_self_ps : o->host_self_ps;
+		r->occurrences += o->calls;
+		r->time_ps = xp_sat_add(r->time_ps, device ? o->dev_total_ps : o->host_total_ps);
+		r->self_ps = xp_sat_add(r->self_ps, self);
+		db->total_op_time_ps = xp_sat_add(db->total_op_time_ps, self);
+	}
+}
+
+struct xp_op_db *xp_pt_op_db(const struct xp_capture *c, bool device)
+{
+	struct xp_op_db *db = xp_op_db_empty();
+	for (uint32_t h = 0; h < c->n_hosts; h++) {
+		if (!xp_host_is_pytorch(&c->hosts[h]))
+			continue;
+		struct xp_pt_ops *pt = xp_pt_ops_build(c, &c->hosts[h]);
+		op_rows(c, pt, device, db);
+		xp_pt_ops_free(pt);
+	}
+	return db;
 }

@@ -47,6 +47,12 @@ void xp_pt_ops_free(struct xp_pt_ops *db);
  * whether it is Tensor Core eligible. */
 uint32_t xp_pt_owner(const struct xp_pt_ops *db, uint32_t plane, uint32_t line, uint64_t i, bool *tc_eligible);
 
+struct xp_op_db;
+/* The operators of every PyTorch host of C as op rows (category "Operator"), summed by name: DEVICE, the
+ * operators that launched device work with their device total and self time; else every operator with its host
+ * total and self time. total_op_time_ps is the sum of self times; total_time_ps is left 0. */
+struct xp_op_db *xp_pt_op_db(const struct xp_capture *c, bool device);
+
 /* Operator names that may use Tensor Cores (the PyTorch profiler's list: autocast's lower-precision ops and
  * their backward ops). */
 bool xp_pt_op_tc_eligible(const char *name);
