@@ -1,11 +1,13 @@
 /* overview.c - the Overview page: step-time summary, precision, top device ops, run environment, recommendation (spec §1.6-§1.11). */
 #include "overview.h"
+#include "formats/core/satint.h"
 #include "formats/core/xalloc.h"
 #include "analyzers/db/input_bound.h"
 #include "analyzers/db/opdb.h"
 #include "analyzers/db/perfenv.h"
 #include "analyzers/db/steptime.h"
 #include "analyzers/db/pt_advice.h"
+#include "analyzers/db/pt_ops.h"
 #include "input_pipeline.h"
 #include "analyzers/prepare/prepare.h"
 #include "formats/model/capture.h"
@@ -250,6 +252,11 @@ static void step_time_table(struct xp_result *r, const struct overview *ov)
 
 static struct xp_op_db *device_tf_db(const struct overview *ov)
 {
+	if (ov->view.pytorch) { /* PyTorch: the operators by the device self time of the kernels they launched */
+		struct xp_op_db *pt = xp_pt_op_db(ov->p->cap, true);
+		xp_op_db_sort(pt);
+		return pt;
+	}
 	struct xp_op_db_opts oo = {.xprof_compat = ov->p->opts.xprof_compat};
 	struct xp_op_db *all = xp_op_db_empty();
 	for (uint32_t h = 0; h < ov->p->n_hosts; h++) {
@@ -474,6 +481,38 @@ static void tip_rows(const struct reco_cols *rc, const struct overview *ov)
 	reco_row(rc, "faq", NULL, "Refer to the TF2 Profiler FAQ (https://www.tensorflow.org/guide/profiler#faq)");
 }
 
+/* Whether a GPU of host H has Tensor Cores (compute capability 7.0 or later). */
+static bool has_tensor_cores(const struct xp_capture *c, const struct xp_host *h)
+{
+	for (uint32_t i = 0; i < h->n_planes; i++) {
+		const struct xp_plane *p = &h->planes[i];
+		uint32_t sid = p->kind == XP_PLANE_GPU ? xp_plane_stat_id(c, p, "compute_cap_major") : 0;
+		struct xp_value v;
+		int64_t major;
+		if (sid && xp_view_find(c, xp_plane_stats(p), sid, &v) && xp_value_int(&v, &major) && major >= 7)
+			return true;
+	}
+	return false;
+}
+
+/* The PyTorch profiler's AMP advice: the eligible share when the GPUs have Tensor Cores that no kernel used. */
+static double pt_amp_pct(const struct xp_capture *c)
+{
+	int64_t of = 0, elig = 0, tc = 0;
+	bool cores = false;
+	for (uint32_t h = 0; h < c->n_hosts; h++) {
+		if (!xp_host_is_pytorch(&c->hosts[h]))
+			continue;
+		struct xp_pt_ops *db = xp_pt_ops_build(c, &c->hosts[h]);
+		of = xp_sat_add(of, db->op_kernel_ps);
+		elig = xp_sat_add(elig, db->tc_bottom_ps);
+		tc = xp_sat_add(tc, db->tc_kernel_ps);
+		cores |= has_tensor_cores(c, &c->hosts[h]);
+		xp_pt_ops_free(db);
+	}
+	return cores && !tc && of > 0 ? 100.0 * (double)elig / (double)of : -1;
+}
+
 static void recommendation_table(struct xp_result *r, const struct overview *ov)
 {
 	struct reco_cols rc;
@@ -483,7 +522,7 @@ static void recommendation_table(struct xp_result *r, const struct overview *ov)
 	rc.message = xp_table_col(rc.t, "message", "Recommendation", XP_T_STR, XP_U_NONE, 0);
 	if (ov->view.pytorch) {
 		struct xp_reco_rows rows;
-		xp_pytorch_advice(&ov->tot, &rows);
+		xp_pytorch_advice(&ov->tot, pt_amp_pct(ov->p->cap), &rows);
 		for (size_t i = 0; i < rows.n; i++)
 			reco_row(&rc, rows.row[i].topic, rows.row[i].level[0] ? rows.row[i].level : NULL, "%s",
 				 rows.row[i].text);

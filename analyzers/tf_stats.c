@@ -204,31 +204,11 @@ static void pt_collect(struct tfs *s)
 	s->n_pt = w;
 }
 
-/* One row per operator on a side: the device side holds the operators that launched device work. */
-static void pt_side(struct tfs *s, struct xp_op_db *db, bool device)
-{
-	for (size_t i = 0; i < s->n_pt; i++) {
-		const struct xp_pt_op *o = &s->pt[i];
-		if (device && !o->dev_total_ps)
-			continue;
-		bool created;
-		size_t k = xp_op_db_row(db, XP_OPK_TF, NULL, xp_str(s->c, o->name), &created);
-		struct xp_op_row *r = &db->rows[k];
-		if (!r->category && !(r->category = strdup("Operator")))
-			xp_oom();
-		r->occurrences = o->calls;
-		r->time_ps = device ? o->dev_total_ps : o->host_total_ps;
-		r->self_ps = device ? o->dev_self_ps : o->host_self_ps;
-		db->total_op_time_ps = xp_sat_add(db->total_op_time_ps, r->self_ps);
-	}
-}
-
 /* The device side of a PyTorch capture: the operators' device self time, and IDLE for the rest of the GPUs'
  * busy span (device work launched for no operator counts there too). */
 static void pt_device(struct tfs *s, struct xp_op_db *spans)
 {
-	struct xp_op_db *db = xp_op_db_empty();
-	pt_side(s, db, true);
+	struct xp_op_db *db = xp_pt_op_db(s->c, true);
 	db->total_time_ps = spans->total_time_ps > db->total_op_time_ps ? spans->total_time_ps : db->total_op_time_ps;
 	if (!s->o->no_idle) {
 		bool created;
@@ -249,8 +229,7 @@ static void pt_device(struct tfs *s, struct xp_op_db *spans)
 static void pt_host(struct tfs *s)
 {
 	xp_op_db_free(s->host.db);
-	s->host.db = xp_op_db_empty();
-	pt_side(s, s->host.db, false);
+	s->host.db = xp_pt_op_db(s->c, false);
 	s->host.db->total_time_ps = s->host.db->total_op_time_ps;
 	xp_op_db_sort(s->host.db);
 	s->host.total_ps = s->host.db->total_op_time_ps;

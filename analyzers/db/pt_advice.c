@@ -67,7 +67,7 @@ static void runtime_row(struct xp_reco_rows *r, double rt, double other)
 		    "DataLoader nor operators ran; this is often Python overhead or waiting, look at the timeline.", other);
 }
 
-void xp_pytorch_advice(const struct xp_step_totals *t, struct xp_reco_rows *r)
+void xp_pytorch_advice(const struct xp_step_totals *t, double amp_pct, struct xp_reco_rows *r)
 {
 	memset(r, 0, sizeof *r);
 	if (!t->n || t->step_ps <= 0) {
@@ -79,6 +79,10 @@ void xp_pytorch_advice(const struct xp_step_totals *t, struct xp_reco_rows *r)
 	dataloader_row(r, share(t, XP_SC_INPUT));
 	comm_row(r, share(t, XP_SC_DEVICE_COLLECTIVES));
 	runtime_row(r, share(t, XP_SC_KERNEL_LAUNCH), share(t, XP_SC_OTHER));
+	if (amp_pct > 0)
+		row(r, "precision", "high", "Kernels with %.0f%% of the time are launched by Tensor Core eligible operators, "
+		    "and no kernel used Tensor Cores: enable Automatic Mixed Precision "
+		    "(https://pytorch.org/docs/stable/amp.html) to run them in FP16 on Tensor Cores.", amp_pct);
 	row(r, "tip_device", NULL, "operators and their kernels: xpstat tf-stats and xpstat kernel-stats; "
 	    "Automatic Mixed Precision (https://pytorch.org/docs/stable/amp.html) runs eligible operators on Tensor Cores.");
 	row(r, "tip_host", NULL, "the timeline of each thread: open the trace in Perfetto (https://ui.perfetto.dev) or "

@@ -11,6 +11,8 @@ struct xp_reco_rows {
 	size_t n;
 	struct xp_reco_row row[8];
 };
-void xp_pytorch_advice(const struct xp_step_totals *t, struct xp_reco_rows *r);
+/* AMP_PCT: the share of operators' kernel time launched by Tensor Core eligible operators when the GPUs have
+ * Tensor Cores and no kernel used them (the PyTorch profiler's AMP advice), else negative. */
+void xp_pytorch_advice(const struct xp_step_totals *t, double amp_pct, struct xp_reco_rows *r);
 
 #endif

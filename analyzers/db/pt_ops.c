@@ -1,6 +1,7 @@
 /* pt_ops.c - the operator database of a PyTorch (Kineto) trace: operator trees per thread, kernels to their launching operator. */
 #include "pt_ops.h"
 #include "kernel_details.h"
+#include "opdb.h"
 #include "analyzers/prepare/prepare.h"
 #include "formats/core/satint.h"
 #include "formats/core/xalloc.h"
@@ -309,7 +310,8 @@ static void nest(struct ptb *b, const uint32_t *order)
 			k1++;
 		while (j1 < b->n_rt && b->rt[j1].line == ln)
 			j1++;
-		nest_line(b, order + k, k1 - k, b->rt + j, j1 - j, stack);
+		/* b->rt is NULL on a thread-less trace: no pointer arithmetic on it then */
+		nest_line(b, order + k, k1 - k, j1 > j ? b->rt + j : NULL, j1 - j, stack);
 		k = k1;
 		j = j1;
 	}
@@ -519,6 +521,10 @@ static void owners(const struct ptb *b, const int32_t *owner, struct xp_pt_ops *
 				(*ln)[i] = XP_PT_NO_OWNER;
 		}
 		db->device_events++;
+		if (e->kernel)
+			db->kernel_ps = xp_sat_add(db->kernel_ps, e->dur);
+		if (e->tc)
+			db->tc_kernel_ps = xp_sat_add(db->tc_kernel_ps, e->dur);
 		if (owner[d] < 0 || b->nd[owner[d]].name >= XP_PT_OWNER_TC) {
 			db->orphan_events++;
 			db->orphan_ps = xp_sat_add(db->orphan_ps, e->dur);
@@ -580,4 +586,36 @@ uint32_t xp_pt_owner(const struct xp_pt_ops *db, uint32_t plane, uint32_t line, 
 		return v;
 	*tc_eligible = (v & XP_PT_OWNER_TC) != 0;
 	return v & ~XP_PT_OWNER_TC;
+}
+
+static void op_rows(const struct xp_capture *c, const struct xp_pt_ops *pt, bool device, struct xp_op_db *db)
+{
+	for (size_t i = 0; i < pt->n; i++) {
+		const struct xp_pt_op *o = &pt->ops[i];
+		if (device && !o->dev_total_ps)
+			continue;
+		bool created;
+		size_t k = xp_op_db_row(db, XP_OPK_TF, NULL, xp_str(c, o->name), &created); /* may move rows */
+		struct xp_op_row *r = &db->rows[k];
+		if (!r->category && !(r->category = strdup("Operator")))
+			xp_oom();
+		int64_t self = device ? o->dev_self_ps : o->host_self_ps;
+		r->occurrences += o->calls;
+		r->time_ps = xp_sat_add(r->time_ps, device ? o->dev_total_ps : o->host_total_ps);
+		r->self_ps = xp_sat_add(r->self_ps, self);
+		db->total_op_time_ps = xp_sat_add(db->total_op_time_ps, self);
+	}
+}
+
+struct xp_op_db *xp_pt_op_db(const struct xp_capture *c, bool device)
+{
+	struct xp_op_db *db = xp_op_db_empty();
+	for (uint32_t h = 0; h < c->n_hosts; h++) {
+		if (!xp_host_is_pytorch(&c->hosts[h]))
+			continue;
+		struct xp_pt_ops *pt = xp_pt_ops_build(c, &c->hosts[h]);
+		op_rows(c, pt, device, db);
+		xp_pt_ops_free(pt);
+	}
+	return db;
 }

@@ -31,6 +31,7 @@ struct xp_pt_ops {
 	uint32_t *plane_lines;      /* lines of each plane in owner */
 	int64_t op_kernel_ps;       /* kernel time launched by operators themselves (not by steps or the root) */
 	int64_t tc_bottom_ps;       /* of it, by Tensor Core eligible operators with no eligible operator inside */
+	int64_t kernel_ps, tc_kernel_ps;   /* every kernel; of them, Tensor Core kernels (by name) */
 	uint64_t device_events, orphan_events;  /* device events; of them, launched by no node (or no launch) */
 	int64_t orphan_ps;
 	uint64_t dropped_nodes;     /* host ranges that overlap a sibling on their thread (left out, as the reference) */
@@ -45,6 +46,12 @@ void xp_pt_ops_free(struct xp_pt_ops *db);
 /* The launching node of device event I of line L of plane P: its name id (XP_PT_NO_OWNER when none) and
  * whether it is Tensor Core eligible. */
 uint32_t xp_pt_owner(const struct xp_pt_ops *db, uint32_t plane, uint32_t line, uint64_t i, bool *tc_eligible);
+
+struct xp_op_db;
+/* The operators of every PyTorch host of C as op rows (category "Operator"), summed by name: DEVICE, the
+ * operators that launched device work with their device total and self time; else every operator with its host
+ * total and self time. total_op_time_ps is the sum of self times; total_time_ps is left 0. */
+struct xp_op_db *xp_pt_op_db(const struct xp_capture *c, bool device);
 
 /* Operator names that may use Tensor Cores (the PyTorch profiler's list: autocast's lower-precision ops and
  * their backward ops). */

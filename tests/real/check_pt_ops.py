@@ -5,7 +5,7 @@ Usage: check_pt_ops.py XPSTAT REAL_DIR
 - kineto/resnet50_num_workers_0: tf-stats' operators table against tb_plugin_expected.json (the PyTorch
   profiler's TensorBoard plugin v0.4.3 operator view): the top 20 operators by device self time, each with
   its calls, host self/total and device self/total within 1 us; the Tensor-Core-eligible share of
-  kernel-stats 68% +- 1 (the plugin's recommendation); kernel-stats' op column names an operator for
+  kernel-stats 68% +- 1 and overview's AMP advice with 68% (the plugin's recommendation); kernel-stats' op column names an operator for
   every kernel of the top operators; check --max-op-self-time on aten::cudnn_convolution.
 - tracelens/h100 BERT: memory's devices table, GPU 0 allocated peak 101,305,344 bytes (the largest Total
   Allocated of its [memory] events) and a reserved peak no smaller.
@@ -67,6 +67,10 @@ def kernels(xpstat, folder, trace):
     total = doc["summary"]["kernel_time_us"]
     if named < 0.99 * total:
         failures.append(f"kernels with an op: {named} of {total} us")
+    ov = run(xpstat, "overview", trace)
+    amp = [r["message"] for r in (ov or {}).get("tables", {}).get("recommendation", []) if r["topic"] == "precision"]
+    if not amp or f"Kernels with {want}% of the time" not in amp[0]:
+        failures.append(f"overview's AMP advice: {amp}, tb_plugin: Kernels with {want}% time")
     top = [r for r in doc["tables"]["kernels"] if "cudnn::detail::dgrad_engine" in r["kernel_name"]]
     if not top or any(r["op_name"] != "aten::cudnn_convolution_backward_input" for r in top):
         failures.append("dgrad_engine kernels are not aten::cudnn_convolution_backward_input's")
