@@ -196,7 +196,7 @@ static void add_row(struct xp_table *t, const struct kcols *k, const struct xp_c
 	size_t row = xp_table_row(t);
 	char dim[48];
 	xp_set_int(t, row, k->rank, (int64_t)row + 1);
-	xp_set_str(t, row, k->host, r->host < c->n_hosts ? c->hosts[r->host].name : "");
+	xp_set_str_pooled(t, row, k->host, r->host < c->n_hosts ? c->hosts[r->host].name : "");
 	xp_set_dur(t, row, k->total, r->v.total_ps);
 	xp_set_pct(t, row, k->share, pct(r->v.total_ps, all_ps));
 	xp_set_int(t, row, k->count, (int64_t)r->v.occurrences);
@@ -209,17 +209,17 @@ static void add_row(struct xp_table *t, const struct kcols *k, const struct xp_c
 	xp_set_bytes(t, row, k->dshm, r->details.dynamic_shmem);
 	xp_set_bytes(t, row, k->shm, (int64_t)r->details.static_shmem + r->details.dynamic_shmem);
 	dim_text(r->details.grid, dim, sizeof dim);
-	xp_set_str(t, row, k->grid, dim);
+	xp_set_str_pooled(t, row, k->grid, dim);
 	dim_text(r->details.block, dim, sizeof dim);
-	xp_set_str(t, row, k->block, dim);
+	xp_set_str_pooled(t, row, k->block, dim);
 	if (r->has_occupancy)
 		xp_set_pct(t, row, k->occ, r->occupancy_pct);
 	xp_set_bool(t, row, k->elig, r->tc_eligible);
 	xp_set_bool(t, row, k->tc, r->uses_tc);
 	if (r->module)
-		xp_set_str(t, row, k->module, r->module);
-	xp_set_str(t, row, k->op, r->op_name);
-	xp_set_str(t, row, k->kernel, r->name);
+		xp_set_str_pooled(t, row, k->module, r->module);
+	xp_set_str_pooled(t, row, k->op, r->op_name);
+	xp_set_str_pooled(t, row, k->kernel, r->name);
 }
 
 static bool filtering(const struct xp_kernel_stats_opts *o)

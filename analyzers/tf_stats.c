@@ -142,8 +142,7 @@ static void build_device(struct tfs *s)
 		int64_t *eager = xp_eager_launches(s->c, host, &oo.n_eager_launches);
 		oo.eager_launches = eager;
 		struct xp_op_db *one = xp_op_db_device(s->c, host, &oo);
-		xp_op_db_merge(all, one);
-		xp_op_db_free(one);
+		all = xp_op_db_absorb(all, one);
 		free(eager);
 	}
 	s->gpus = all->n_planes;
@@ -243,8 +242,7 @@ static void build_host(struct tfs *s)
 	for (uint32_t h = 0; h < s->c->n_hosts; h++) {
 		struct xp_host_db_info info;
 		struct xp_op_db *one = xp_op_db_host(s->c, &s->c->hosts[h], &info);
-		xp_op_db_merge(s->host.db, one);
-		xp_op_db_free(one);
+		s->host.db = xp_op_db_absorb(s->host.db, one);
 		s->host.eager_known |= info.has_host_plane;
 	}
 	s->host.total_ps = s->o->no_idle ? s->host.db->total_op_time_ps : s->host.db->total_time_ps;

@@ -646,8 +646,7 @@ struct xp_op_db *xp_input_host_db(const struct xp_capture *c)
 	struct xp_op_db *all = xp_op_db_empty();
 	for (uint32_t h = 0; h < c->n_hosts; h++) {
 		struct xp_op_db *one = xp_op_db_host(c, &c->hosts[h], NULL);
-		xp_op_db_merge(all, one);
-		xp_op_db_free(one);
+		all = xp_op_db_absorb(all, one);
 	}
 	xp_op_db_sort(all);
 	return all;

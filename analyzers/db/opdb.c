@@ -207,9 +207,13 @@ struct plane_pass {
 	const struct xp_plane *p;
 	const struct xp_op_db_opts *o;
 	struct plane_ids ids;
-	struct xp_op_db *db;
+	struct xp_op_db *db;                /* the host's database: every plane adds to it directly */
+	/* Host-wide: the keys are interned strings, whatever the plane, so a row is looked up by name once. */
 	struct row_cache tf_cache, xla_cache;
-	int64_t first_ps, last_ps;
+	uint32_t plane;                     /* 1 + index of the GPU plane being read */
+	uint32_t *seen;                     /* per row: the plane that last touched it (0 = none yet) */
+	size_t seen_cap;
+	int64_t first_ps, last_ps, op_ps;   /* the plane's span and op time */
 	bool any;
 	const struct xp_hlo_db *hlo;
 	const struct xp_line *last_line;    /* where the last XLA event was, and its row: an execution of an */
@@ -237,8 +241,27 @@ static uint64_t event_uint(const struct plane_pass *pp, const struct xp_line *l,
 	return 0;
 }
 
-static void add_time(struct xp_op_row *r, int64_t dur)
+/* A row's first event in a plane: the plane counts as one of its cores (spec §3.4: num_cores sums). */
+static bool first_in_plane(struct plane_pass *pp, size_t row)
 {
+	if (row >= pp->seen_cap) {
+		size_t cap = pp->seen_cap ? pp->seen_cap : 256;
+		while (cap <= row)
+			cap *= 2;
+		pp->seen = xrealloc(pp->seen, cap * sizeof *pp->seen);
+		memset(pp->seen + pp->seen_cap, 0, (cap - pp->seen_cap) * sizeof *pp->seen);
+		pp->seen_cap = cap;
+	}
+	if (pp->seen[row] == pp->plane)
+		return false;
+	pp->seen[row] = pp->plane;
+	pp->db->rows[row].num_cores++;
+	return true;
+}
+
+static void add_time(struct plane_pass *pp, struct xp_op_row *r, int64_t dur)
+{
+	pp->op_ps += dur;
 	r->occurrences++;
 	r->time_ps += dur;
 	r->self_ps += dur;     /* device ops do not nest: self time = duration */
@@ -345,7 +368,8 @@ static void add_xla_event(struct plane_pass *pp, const struct xp_line *l, uint64
 	bool resolved = r->provenance != NULL;
 	pp->db->n_xla_resolved += resolved;
 	pp->db->n_xla_ambiguous += resolved && r->program_id < 0;
-	add_time(r, l->dur_ps[i]);
+	first_in_plane(pp, row);
+	add_time(pp, r, l->dur_ps[i]);
 	if (pp->last_line != l || pp->last_row != row) {
 		/* A new execution of the op: its instruction's cost once, however many kernels run it. */
 		r->executions++;
@@ -397,16 +421,22 @@ static size_t tf_row(struct plane_pass *pp, const struct xp_line *l, uint64_t i,
 	free(name);
 	struct xp_op_row *r = &pp->db->rows[row];
 	if (created) {
+		/* The first occurrence's, as the builder keeps; the first of a later plane would give the same
+		 * name, so a non-empty category and provenance (a TF row always has them) stay. */
 		r->category = t.type_len ? xstrndup(t.type, t.type_len) : xstrndup("unknown", 7);
 		r->provenance = xstrndup(tf->s, tf->len);
-		struct xp_value ev;
-		int64_t eager = 0;
-		/* The builder keeps the eager flag of the op's first occurrence. */
-		bool stat = pp->ids.is_eager && xp_event_find(pp->c, pp->p, l, i, pp->ids.is_eager, &ev) &&
-			    xp_value_int(&ev, &eager);
-		r->is_eager = stat ? eager != 0 : eager_launch(pp, l, i);
 	}
 	return row;
+}
+
+/* The eager flag of a row's first occurrence in a plane; planes OR theirs (spec §3.4). */
+static bool tf_eager(const struct plane_pass *pp, const struct xp_line *l, uint64_t i)
+{
+	struct xp_value ev;
+	int64_t eager = 0;
+	bool stat = pp->ids.is_eager && xp_event_find(pp->c, pp->p, l, i, pp->ids.is_eager, &ev) &&
+		    xp_value_int(&ev, &eager);
+	return stat ? eager != 0 : eager_launch(pp, l, i);
 }
 
 static void add_tf_event(struct plane_pass *pp, const struct xp_line *l, uint64_t i, const struct xp_value *tf)
@@ -415,13 +445,16 @@ static void add_tf_event(struct plane_pass *pp, const struct xp_line *l, uint64_
 	if (tf->kind != XP_STAT_STR) {
 		row = tf_row(pp, l, i, tf);
 	} else {
-		uintptr_t a = (uintptr_t)tf->s, b = l->meta[i];
+		/* The row is "<op>/<kernel name>": interned names key it on every plane. */
+		uintptr_t a = (uintptr_t)tf->s, b = xp_event_name(pp->p, l, i);
 		struct cache_slot *s = cache_get(&pp->tf_cache, a, b, 0);
 		if (!s->a)
 			cache_set(&pp->tf_cache, s, a, b, 0, tf_row(pp, l, i, tf));
 		row = s->row;
 	}
-	add_time(&pp->db->rows[row], l->dur_ps[i]);
+	if (first_in_plane(pp, row))
+		pp->db->rows[row].is_eager |= tf_eager(pp, l, i);
+	add_time(pp, &pp->db->rows[row], l->dur_ps[i]);
 }
 
 static void plane_event(struct plane_pass *pp, const struct xp_line *l, uint64_t i)
@@ -441,30 +474,33 @@ static void plane_event(struct plane_pass *pp, const struct xp_line *l, uint64_t
 	/* Anything else (un-annotated kernels, memcpys) only widens the span: it becomes IDLE. */
 }
 
-/* Append the IDLE row and the totals of one plane's database (spec §3.1 step 4). */
+/* Add the plane's IDLE time and totals to the host's (spec §3.1 step 4, summed over planes as §3.4). */
 static void finish_plane(struct plane_pass *pp)
 {
 	struct xp_op_db *db = pp->db;
-	int64_t op = 0;
-	for (size_t i = 0; i < db->n; i++)
-		op += db->rows[i].self_ps;
-	int64_t span = pp->any ? xp_sat_sub(pp->last_ps, pp->first_ps) : 0;
-	db->total_op_time_ps = op;
-	db->total_time_ps = span > op ? span : op;
+	int64_t op = pp->op_ps, span = pp->any ? xp_sat_sub(pp->last_ps, pp->first_ps) : 0;
+	int64_t total = span > op ? span : op;
+	db->total_op_time_ps += op;
+	db->total_time_ps += total;
 	bool created;
 	size_t row = db_get(db, XP_OPK_IDLE, NULL, "IDLE", &created);
-	db->rows[row].category = xstrndup("IDLE", 4);
-	db->rows[row].time_ps = db->rows[row].self_ps = db->total_time_ps - op;
-	for (size_t i = 0; i < db->n; i++)
-		db->rows[i].num_cores = 1;
-	db->n_planes = 1;
+	if (created)
+		db->rows[row].category = xstrndup("IDLE", 4);
+	db->rows[row].time_ps += total - op;
+	db->rows[row].self_ps += total - op;
+	db->rows[row].num_cores++;
+	db->n_planes++;
 }
 
-static struct xp_op_db *plane_db(const struct xp_capture *c, const struct xp_plane *p, const struct xp_op_db_opts *o,
-				 const struct xp_hlo_db *hlo)
+/* One GPU plane's events into the host's database. */
+static void read_plane(struct plane_pass *pp, const struct xp_plane *p)
 {
-	struct plane_pass pp = {.c = c, .p = p, .o = o, .db = db_new(), .hlo = hlo};
-	pp.ids = (struct plane_ids){
+	const struct xp_capture *c = pp->c;
+	pp->p = p;
+	pp->plane++;
+	pp->any = false;
+	pp->op_ps = 0;
+	pp->ids = (struct plane_ids){
 		xp_plane_stat_id(c, p, "tf_op"), xp_plane_stat_id(c, p, "level 0"),
 		xp_plane_stat_id(c, p, "hlo_op"), xp_plane_stat_id(c, p, "hlo_module"),
 		xp_plane_stat_id(c, p, "is_eager"), xp_plane_stat_id(c, p, "flops"),
@@ -476,12 +512,9 @@ static struct xp_op_db *plane_db(const struct xp_capture *c, const struct xp_pla
 		if (l->derived)
 			continue;
 		for (uint64_t i = 0; i < l->n_events; i++)
-			plane_event(&pp, l, i);
+			plane_event(pp, l, i);
 	}
-	finish_plane(&pp);
-	free(pp.tf_cache.slot);
-	free(pp.xla_cache.slot);
-	return pp.db;
+	finish_plane(pp);
 }
 
 /* --- combining (spec §3.4) ----------------------------------------------------- */
@@ -544,17 +577,48 @@ struct xp_op_db *xp_op_db_empty(void)
 	return db_new();
 }
 
+/* Nothing merged into DB yet: its rows and totals are those of an empty database. */
+static bool db_untouched(const struct xp_op_db *db)
+{
+	return !db->n && !db->total_time_ps && !db->total_op_time_ps && !db->n_planes && !db->n_dropped_xla &&
+	       !db->n_xla_events && !db->n_xla_resolved && !db->n_xla_ambiguous && !db->n_hlo_bad && !db->hlo_problem;
+}
+
+struct xp_op_db *xp_op_db_absorb(struct xp_op_db *into, struct xp_op_db *from)
+{
+	if (!db_untouched(into)) {
+		xp_op_db_merge(into, from);
+		xp_op_db_free(from);
+		return into;
+	}
+	/* FROM is what merging it into the empty INTO gives, but for the texts a merge leaves out: an empty
+	 * category (fill_text copies non-empty ones only) and an empty first problem. */
+	for (size_t i = 0; i < from->n; i++)
+		if (from->rows[i].category && !from->rows[i].category[0]) {
+			free(from->rows[i].category);
+			from->rows[i].category = NULL;
+		}
+	if (from->hlo_problem && !from->hlo_problem[0]) {
+		free(from->hlo_problem);
+		from->hlo_problem = NULL;
+	}
+	xp_op_db_free(into);
+	return from;
+}
+
 struct xp_op_db *xp_op_db_device(const struct xp_capture *c, const struct xp_host *h, const struct xp_op_db_opts *o)
 {
 	struct xp_op_db *db = db_new();
 	struct xp_hlo_db *hlo = xp_hlo_db_build(c, h);
-	for (uint32_t i = 0; i < h->n_planes; i++) {
-		if (h->planes[i].kind != XP_PLANE_GPU)
-			continue;
-		struct xp_op_db *one = plane_db(c, &h->planes[i], o, hlo);
-		xp_op_db_merge(db, one);
-		xp_op_db_free(one);
-	}
+	/* Planes add to one database rather than each to its own merged after: a row costs one
+	 * lookup by name per host, not one per plane and one more per merge. */
+	struct plane_pass pp = {.c = c, .o = o, .db = db, .hlo = hlo};
+	for (uint32_t i = 0; i < h->n_planes; i++)
+		if (h->planes[i].kind == XP_PLANE_GPU)
+			read_plane(&pp, &h->planes[i]);
+	free(pp.seen);
+	free(pp.tf_cache.slot);
+	free(pp.xla_cache.slot);
 	db->n_hlo_bad = hlo->n_bad;
 	if (hlo->n_bad)
 		db->hlo_problem = xstrndup(hlo->first_bad, strlen(hlo->first_bad));

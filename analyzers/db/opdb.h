@@ -67,6 +67,9 @@ struct xp_op_db *xp_op_db_tf_level(const struct xp_op_db *dev, bool with_idle);
 struct xp_op_db *xp_op_db_empty(void);
 /* Add FROM's rows and totals to INTO (spec §3.4: sums, eager OR). */
 void xp_op_db_merge(struct xp_op_db *into, const struct xp_op_db *from);
+/* xp_op_db_merge, then free FROM; returns the merged database. Into a database nothing was merged into
+ * yet, FROM itself becomes it (a merge would copy every row: one host's capture pays nothing). */
+struct xp_op_db *xp_op_db_absorb(struct xp_op_db *into, struct xp_op_db *from);
 /* Self time descending, then name, module ascending. */
 void xp_op_db_sort(struct xp_op_db *db);
 const struct xp_op_row *xp_op_db_find(const struct xp_op_db *db, enum xp_op_kind kind, const char *module,

@@ -1,6 +1,7 @@
 /* result.c - building and freeing typed results (summary, tables, diagnostics, verdict). */
 #include "result.h"
 #include "formats/core/xalloc.h"
+#include "formats/core/strpool.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -79,7 +80,7 @@ static void *grow(void *arr, size_t *cap, size_t need, size_t size)
 
 static void cell_clear(struct xp_cell *c)
 {
-	if (c->type == XP_T_STR)
+	if (c->type == XP_T_STR && !c->pooled)
 		free(c->v.s);
 	memset(c, 0, sizeof(*c));
 }
@@ -109,6 +110,8 @@ static void table_free(struct xp_table *t)
 	free(t->name);
 	free(t->title);
 	free(t->text_note);
+	if (t->pool)
+		xp_pool_free(t->pool);
 	free(t);
 }
 
@@ -328,6 +331,18 @@ void xp_set_strn(struct xp_table *t, size_t row, size_t col, const char *s, size
 
 	if (s)
 		c->v.s = xstrndup(s, len);
+}
+
+void xp_set_str_pooled(struct xp_table *t, size_t row, size_t col, const char *s)
+{
+	struct xp_cell *c = set_cell(t, row, col, s ? XP_T_STR : XP_T_NULL);
+
+	if (!s)
+		return;
+	if (!t->pool)
+		t->pool = xp_pool_new();
+	c->v.s = (char *)xp_pool_str(t->pool, s, strlen(s));
+	c->pooled = true;
 }
 
 void xp_set_int(struct xp_table *t, size_t row, size_t col, int64_t v)

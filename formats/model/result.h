@@ -8,6 +8,8 @@
 
 #include "formats/core/satint.h"
 
+struct xp_pool;
+
 /*
  * An analyzer fills a struct xp_result and never prints. Writers in formats/
  * render any result as text, CSV or JSON. Cell values are stored raw and
@@ -57,6 +59,7 @@ struct xp_col {
 
 struct xp_cell {
 	enum xp_type type;
+	bool pooled;    /* v.s is the table's pooled copy (xp_set_str_pooled), freed with the table */
 	union {
 		int64_t i;
 		uint64_t u;
@@ -75,6 +78,7 @@ struct xp_table {
 	struct xp_cell *cells;  /* n_rows * n_cols, row-major */
 	size_t text_limit;      /* text shows at most this many rows (0 = all) */
 	char *text_note;        /* shown under the text table, e.g. "12 more rows: use --format csv" */
+	struct xp_pool *pool;   /* one copy of each text of the xp_set_str_pooled cells (NULL: none yet) */
 };
 
 enum xp_severity { XP_SEV_INFO = 0, XP_SEV_WARNING = 1, XP_SEV_ERROR = 2 };
@@ -136,6 +140,9 @@ size_t xp_table_row(struct xp_table *t);
 struct xp_cell *xp_table_cell(const struct xp_table *t, size_t row, size_t col);
 void xp_set_str(struct xp_table *t, size_t row, size_t col, const char *s);
 void xp_set_strn(struct xp_table *t, size_t row, size_t col, const char *s, size_t len);
+/* As xp_set_str, for a text many rows repeat (a kernel or op name, a launch shape): the table keeps it once,
+ * so that a table of millions of rows costs its cells, not a copy of each name in each. */
+void xp_set_str_pooled(struct xp_table *t, size_t row, size_t col, const char *s);
 void xp_set_int(struct xp_table *t, size_t row, size_t col, int64_t v);
 void xp_set_uint(struct xp_table *t, size_t row, size_t col, uint64_t v);
 void xp_set_f64(struct xp_table *t, size_t row, size_t col, double v);
