@@ -110,6 +110,25 @@ def many_lines(d):
     return [xs_file(d, [host_plane(None, [(1, 'op')], lines=lines)])]
 
 
+def many_steps(d):
+    """100,000 step markers (TF's _r=1 with a step_num), each its own step."""
+    evs = [wire.event(1, i * 1000, 900, [wire.stat(1, i), wire.stat(2, 1)]) for i in range(100000)]
+    pl = wire.plane(1, '/host:CPU', lines=[wire.line(1, 'python', 1000, evs)], event_metas=[(1, 'train')],
+                    stat_metas=[(1, 'step_num'), (2, '_r')])
+    return [xs_file(d, [pl])]
+
+
+def many_hosts(d):
+    """A run directory of 1,000 hosts, one file each."""
+    run = os.path.join(d, 'run')
+    os.mkdir(run)
+    data = wire.xspace([host_plane([wire.event(1, 1, 1)], [(1, 'op')])])
+    for h in range(1000):
+        with open(os.path.join(run, 'host%04d.xplane.pb' % h), 'wb') as f:
+            f.write(data)
+    return [run]
+
+
 def xs_truncated(d):
     data = wire.xspace([host_plane([wire.event(1, 1, 1)] * 50, [(1, 'op')])])
     p = os.path.join(d, 't.xplane.pb')
@@ -276,6 +295,8 @@ XS = [
     ('xs-many-planes', many_planes, 'ok', rb'Planes: +100000'),
     ('xs-many-lines', many_lines, 'ok', rb'Events: +100000'),
     ('xs-gz-named-pb', xs_gz_named_pb, 'ok', rb'Events: +1'),
+    ('xs-many-steps', many_steps, 'ok', rb'Step markers: +yes'),
+    ('xs-many-hosts', many_hosts, 'ok', rb'Hosts: +1000'),
     ('xs-truncated', xs_truncated, 'bad', None),
     ('xs-length-past-end', xs_length_past_end, 'bad', None),
     ('tj-extreme-ids', tj_ids, 'ok', None),

@@ -46,17 +46,17 @@ def stat(meta_id, value):
 
 
 def event(meta_id, offset_ps, dur_ps, stats=()):
-    body = field_varint(1, meta_id) + field_varint(2, offset_ps) + field_varint(3, dur_ps)
+    body = bytearray(field_varint(1, meta_id) + field_varint(2, offset_ps) + field_varint(3, dur_ps))
     for s in stats:
         body += field_bytes(4, s)
-    return body
+    return bytes(body)
 
 
 def line(lid, name, timestamp_ns, events=()):
-    body = field_varint(1, lid) + field_bytes(2, name) + field_varint(3, timestamp_ns)
-    for e in events:
+    body = bytearray(field_varint(1, lid) + field_bytes(2, name) + field_varint(3, timestamp_ns))
+    for e in events:  # a bytearray: appending to bytes would copy it all each time
         body += field_bytes(4, e)
-    return body
+    return bytes(body)
 
 
 def event_meta(mid, name):
@@ -69,7 +69,7 @@ def stat_meta(mid, name):
 
 def plane(pid, name, lines=(), event_metas=(), stat_metas=(), stats=()):
     """event_metas/stat_metas: (id, name) pairs; lines: encoded XLine bodies; stats: encoded XStat bodies."""
-    body = field_varint(1, pid) + field_bytes(2, name)
+    body = bytearray(field_varint(1, pid) + field_bytes(2, name))
     for ln in lines:
         body += field_bytes(3, ln)
     for mid, n in event_metas:
@@ -78,7 +78,7 @@ def plane(pid, name, lines=(), event_metas=(), stat_metas=(), stats=()):
         body += stat_meta(mid, n)
     for s in stats:
         body += field_bytes(6, s)
-    return body
+    return bytes(body)
 
 
 def xspace(planes=(), hostnames=(), errors=(), warnings=()):
