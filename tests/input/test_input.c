@@ -601,15 +601,19 @@ static void test_runs(void)
 
 static void test_run_ties(void)
 {
-	/* The same run name in two places: the newer directory wins, a short
-	 * --run is ambiguous, and the full name picks. */
+	/* The same run name in two places, neither of them train/: the choice is the
+	 * user's (exit 2 with the runs, issue 21), a short --run is ambiguous, and the
+	 * full name picks. */
 	put_str("tie/b/plugins/profile/2024_05_05_05_05_05/old.xplane.pb", "x");
 	put_str("tie/a/plugins/profile/2024_05_05_05_05_05/new.xplane.pb", "x");
 	put_str("tie/c/plugins/profile/2024_01_01_00_00_00/older.xplane.pb", "x");
 	set_mtime("tie/b/plugins/profile/2024_05_05_05_05_05", 1000000);
 	set_mtime("tie/a/plugins/profile/2024_05_05_05_05_05", 2000000);
 	struct xp_err err;
-	struct xp_input_list l = resolve1(at("tie"), NULL, NULL, 0, &err);
+	struct xp_input_list l = resolve1(at("tie"), NULL, NULL, -1, &err);
+	CHECK(err.status == XP_EXIT_USAGE && contains(err.msg, "several newest runs named 2024_05_05_05_05_05"));
+	CHECK(contains(err.msg, "runs: b/2024_05_05_05_05_05, a/2024_05_05_05_05_05"));
+	l = resolve1(at("tie"), "a/2024_05_05_05_05_05", NULL, 0, &err);
 	CHECK_STR(l.run_name, "a/2024_05_05_05_05_05");
 	CHECK(l.n == 1 && !strcmp(l.files[0].host, "new"));
 	xp_input_list_free(&l);
