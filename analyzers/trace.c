@@ -144,7 +144,7 @@ struct walk {
 	struct endpoints launch, kernel, child, parent;
 	int64_t mem_pid;            /* the host's memory counters' process, 0 = none yet */
 	/* per plane: the stats the export reads by name */
-	uint32_t s_corr, s_hlo_op, s_module, s_alloc, s_in_use, s_id, s_parent, s_cat;
+	uint32_t s_corr, s_hlo_op, s_module, s_alloc, s_in_use, s_id, s_parent, s_cat, s_program;
 };
 
 static bool plane_selected(const struct walk *k, const struct xp_plane *p)
@@ -238,6 +238,7 @@ static void plane_ids(struct walk *k, const struct xp_plane *p)
 	k->s_in_use = xp_plane_stat_id(k->c, p, "bytes_allocated");
 	k->s_id = xp_plane_stat_id(k->c, p, "id");
 	k->s_parent = xp_plane_stat_id(k->c, p, "parent_id");
+	k->s_program = xp_plane_stat_id(k->c, p, "program_id");
 	k->s_cat = xp_plane_stat_id(k->c, p, "cat");
 }
 
@@ -253,7 +254,7 @@ static bool view_has(const struct xp_stat_view *v, uint32_t sm)
 }
 
 /* The stats the export reads besides writing them, taken as they are written (no second search). */
-enum fact { F_CORR, F_HLO_OP, F_MODULE, F_ALLOC, F_IN_USE, F_ID, F_PARENT, F_N };
+enum fact { F_CORR, F_HLO_OP, F_MODULE, F_ALLOC, F_IN_USE, F_ID, F_PARENT, F_PROGRAM, F_N };
 
 struct facts {
 	struct xp_value v[F_N];
@@ -262,7 +263,8 @@ struct facts {
 
 static void note_fact(const struct walk *k, uint32_t sm, const struct xp_value *val, struct facts *f)
 {
-	const uint32_t ids[F_N] = {k->s_corr, k->s_hlo_op, k->s_module, k->s_alloc, k->s_in_use, k->s_id, k->s_parent};
+	const uint32_t ids[F_N] = {k->s_corr, k->s_hlo_op, k->s_module, k->s_alloc, k->s_in_use, k->s_id, k->s_parent,
+				    k->s_program};
 	for (int j = 0; j < F_N; j++)
 		if (ids[j] == sm) {
 			f->v[j] = *val;
@@ -337,8 +339,13 @@ static void put_hlo(struct walk *k, const struct facts *f)
 		return;
 	bool has_mod = fact_text(f, F_MODULE, &mod);
 	struct xp_hlo_hit hit;
-	/* resolved as the analyses resolve it: by module name (JAX GPU captures carry no program id) */
-	if (!xp_hlo_db_resolve(k->hlo, false, 0, has_mod ? mod.s : NULL, has_mod ? mod.len : 0, op.s, op.len, &hit))
+	int64_t pid;
+	bool has_pid = fact_int(f, F_PROGRAM, &pid);
+	/* resolved as the analyses resolve it (analyzers/db/opdb.c): by the event's program id where it carries
+	 * one, else by module name */
+	if (!(has_pid && xp_hlo_db_resolve(k->hlo, true, pid, has_mod ? mod.s : NULL, has_mod ? mod.len : 0, op.s,
+					   op.len, &hit)) &&
+	    !xp_hlo_db_resolve(k->hlo, false, 0, has_mod ? mod.s : NULL, has_mod ? mod.len : 0, op.s, op.len, &hit))
 		return;
 	char fw[512];
 	xp_hlo_framework_op(hit.in, fw, sizeof fw);
