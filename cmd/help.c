@@ -57,12 +57,12 @@ static const struct cmd_help helps[] = {
 	 "xpstat report --format json -o baseline.json logs/\n"
 	 "xpstat report --format csv -o report-dir logs/\n"
 	 "xpstat report --format html -o report.html logs/\n"
-	 "xpstat report --host-index 3 --format json -o 3.json.zst logs/plugins/profile/RUN\n"},
+	 "xpstat report --host-index 3 --format json -o 3.json.zst RUN/\n"},
 	{"check", STEPS " table", "checks",
 	 "xpstat check --max-step-time 120ms logs/\n"
 	 "xpstat check --baseline baseline.json --max-regression 5% logs/\n"
 	 "xpstat check --max-op-self-time 'MatMul=10ms' --format junit -o gate.xml logs/\n"
-	 "xpstat check --baseline baseline.json --format markdown logs/ >> \"$GITHUB_STEP_SUMMARY\"\n"},
+	 "xpstat check --baseline b.json -f markdown logs/ >> \"$GITHUB_STEP_SUMMARY\"\n"},
 	{"compare", STEPS " table", "step_time ops kernels comparability",
 	 "xpstat compare baseline.json logs/\n"
 	 "xpstat compare --format csv --table ops old/ new/\n"
