@@ -103,6 +103,11 @@ struct xp_capture;
 /* After loading: hosts that share a name get their file's (then "#N"), one name per host in every
  * command, and the hosts go in natural order of their names (worker-2 before worker-10). */
 void xp_hosts_name_and_sort(struct xp_capture *c);
+/* After loading, before naming: PyTorch traces of one worker in one directory ("<worker>.<ms>.pt.trace.json",
+ * taken at different times) become one host named by the worker, whose events keep their absolute times
+ * (spans of one worker, as the PyTorch profiler's TensorBoard plugin reads them), not one host per file;
+ * then the other workers' hosts are named by their worker too. */
+void xp_hosts_join_spans(struct xp_capture *c);
 /* Host part of a capture file name ("a.b.c.xplane.pb.gz" -> "a.b.c"). */
 char *xp_host_from_filename(const char *path);
 bool xp_host_matches(const char *want, const char *have);
