@@ -110,9 +110,10 @@ void xp_hosts_join_spans(struct xp_capture *c)
 	for (uint32_t h = 0; h < c->n_hosts && joined; h++)
 		if (keep[h] && key[h])
 			rename_host(&c->hosts[h], strdup(worker_name(key[h])));
+	uint32_t n = c->n_hosts;
 	if (joined)
 		xp_capture_keep_hosts(c, keep);
-	for (uint32_t h = 0; h < c->n_hosts; h++)
+	for (uint32_t h = 0; h < n; h++)
 		free(key[h]);
 	free(key);
 	free(keep);
