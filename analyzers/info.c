@@ -818,6 +818,18 @@ static void survey_all_events(const struct xp_capture *c, const struct xp_host *
 	free(chunks);
 }
 
+/* A GPU plane whose name an earlier one with events has: the same GPU in another span of one worker
+ * (PyTorch files joined into one host), counted once. */
+static bool seen_gpu_name(const struct xp_host *h, uint32_t i, const struct plane_survey *ps)
+{
+	for (uint32_t j = 0; j < i; j++)
+		if (h->format == XP_FMT_TRACE_JSON && h->planes[j].kind == XP_PLANE_GPU &&
+		    h->planes[j].name == h->planes[i].name &&
+		    (ps[j].events > 0 || !ps[i].events))
+			return true;
+	return false;
+}
+
 static void survey_host(const struct xp_capture *c, const struct xp_host *h, struct host_survey *hs,
 			struct plane_survey *ps, int threads)
 {
@@ -831,8 +843,9 @@ static void survey_host(const struct xp_capture *c, const struct xp_host *h, str
 		const struct xp_plane *p = &h->planes[i];
 		add_survey(&hs->total, &ps[i]);
 		hs->lines += p->n_lines;
-		hs->gpu_planes += p->kind == XP_PLANE_GPU;
-		hs->gpu_active += p->kind == XP_PLANE_GPU && ps[i].events > 0;
+		bool again = seen_gpu_name(h, i, ps);
+		hs->gpu_planes += p->kind == XP_PLANE_GPU && !again;
+		hs->gpu_active += p->kind == XP_PLANE_GPU && ps[i].events > 0 && !again;
 		hs->tpu_planes += p->kind == XP_PLANE_TPU;
 		hs->task_env |= !strcmp(xp_str(c, p->base_name), "Task Environment");
 		free(pc[i].mf);

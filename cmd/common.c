@@ -270,6 +270,8 @@ int xp_load(struct xp_ctx *ctx, struct xp_capture **out)
 	struct xp_capture *c = xp_capture_new();
 	rc = load_all(ctx, c, &in);
 	xp_input_list_free(&in);
+	if (!rc)
+		xp_hosts_join_spans(c);
 	if (!rc && ctx->host && !by_name)
 		rc = filter_hosts(ctx, c);
 	if (!rc)

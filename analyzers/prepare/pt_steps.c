@@ -311,7 +311,8 @@ static void unique_steps(struct ptb *b)
 	b->n_st = w;
 }
 
-/* Each device event to its launching runtime (the last runtime of its correlation id in time order). */
+/* Each device event to its launching runtime: the last runtime of its correlation id in time order that
+ * began before it, else the first. */
 static void link_devices(struct ptb *b)
 {
 	sort(b->rt, b->n_rt, sizeof *b->rt, cmp_rt);
@@ -328,8 +329,13 @@ static void link_devices(struct ptb *b)
 			else
 				hi = mid;
 		}
-		if (lo && byc[lo - 1]->corr == b->dev[d].corr)
-			b->dev[d].rt = (int32_t)(byc[lo - 1] - b->rt);
+		/* Of several runtimes with its id (two spans of one worker, each file counting from 1), the last
+		 * that began before it: the one of its own span. */
+		size_t at = lo;
+		while (at > 1 && byc[at - 2]->corr == b->dev[d].corr && byc[at - 1]->begin > b->dev[d].begin)
+			at--;
+		if (at && byc[at - 1]->corr == b->dev[d].corr)
+			b->dev[d].rt = (int32_t)(byc[at - 1] - b->rt);
 	}
 	free(byc);
 }

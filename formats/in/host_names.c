@@ -59,6 +59,66 @@ static void unique_names(struct xp_capture *c)
 	}
 }
 
+/* The worker of a Kineto file name "<worker>.<ms>.pt.trace.json[.gz]" (the PyTorch profiler's
+ * TensorBoard plugin reads files of one worker as spans of it), with its directory: NULL if not one. */
+static char *kineto_worker(const char *path)
+{
+	const char *suffixes[] = {".pt.trace.json", ".pt.trace.json.gz"};
+	size_t n = strlen(path), k = 0;
+	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0] && !k; i++) {
+		size_t m = strlen(suffixes[i]);
+		if (n > m && !strcmp(path + n - m, suffixes[i]))
+			k = m;
+	}
+	if (!k)
+		return NULL;
+	size_t end = n - k, dot = end;
+	while (dot > 0 && path[dot - 1] >= '0' && path[dot - 1] <= '9')
+		dot--;
+	const char *slash = strrchr(path, '/');
+	size_t start = slash ? (size_t)(slash - path) + 1 : 0;
+	if (dot == end || dot < start + 2 || path[dot - 1] != '.')
+		return NULL;
+	return strndup(path, dot - 1);
+}
+
+/* The worker part of a "<dir>/<worker>" key. */
+static const char *worker_name(const char *key)
+{
+	const char *slash = strrchr(key, '/');
+	return slash ? slash + 1 : key;
+}
+
+void xp_hosts_join_spans(struct xp_capture *c)
+{
+	char **key = xcalloc(c->n_hosts ? c->n_hosts : 1, sizeof *key);
+	bool *keep = xcalloc(c->n_hosts ? c->n_hosts : 1, sizeof *keep);
+	bool joined = false;
+	for (uint32_t h = 0; h < c->n_hosts; h++) {
+		const struct xp_host *host = &c->hosts[h];
+		keep[h] = true;
+		if (host->format == XP_FMT_TRACE_JSON && host->json.kineto_events && host->path)
+			key[h] = kineto_worker(host->path);
+		for (uint32_t g = 0; g < h && key[h]; g++)
+			if (keep[g] && key[g] && !strcmp(key[g], key[h]) && xp_host_absorb(&c->hosts[g], &c->hosts[h])) {
+				keep[h] = false;
+				joined = true;
+				break;
+			}
+	}
+	/* Once a run has spans, every worker is named by its worker alone, one naming for all its hosts. */
+	for (uint32_t h = 0; h < c->n_hosts && joined; h++)
+		if (keep[h] && key[h])
+			rename_host(&c->hosts[h], strdup(worker_name(key[h])));
+	uint32_t n = c->n_hosts;
+	if (joined)
+		xp_capture_keep_hosts(c, keep);
+	for (uint32_t h = 0; h < n; h++)
+		free(key[h]);
+	free(key);
+	free(keep);
+}
+
 struct ranked {
 	struct xp_host host;
 	uint32_t at;

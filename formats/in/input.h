@@ -105,6 +105,11 @@ struct xp_capture;
 void xp_hosts_name_and_sort(struct xp_capture *c);
 /* Free one file's strings (a caller that drops files from a list). */
 void xp_input_file_free(struct xp_input_file *f);
+/* After loading, before naming: PyTorch traces of one worker in one directory ("<worker>.<ms>.pt.trace.json",
+ * taken at different times) become one host named by the worker, whose events keep their absolute times
+ * (spans of one worker, as the PyTorch profiler's TensorBoard plugin reads them), not one host per file;
+ * then the other workers' hosts are named by their worker too. */
+void xp_hosts_join_spans(struct xp_capture *c);
 /* Host part of a capture file name ("a.b.c.xplane.pb.gz" -> "a.b.c"). */
 char *xp_host_from_filename(const char *path);
 bool xp_host_matches(const char *want, const char *have);

@@ -4,6 +4,7 @@
 #include "formats/core/xalloc.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,6 +272,47 @@ void xp_capture_keep_hosts(struct xp_capture *c, const bool *keep)
 			free_host(&c->hosts[h]);
 	}
 	c->n_hosts = n;
+}
+
+/* Add the uint64_t counters of n words at from into into (the count structs are all uint64_t fields, but
+ * xp_json_counts' trailing flag, which the caller passes less). */
+static void add_counts(uint64_t *into, const uint64_t *from, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		into[i] += from[i];
+}
+
+static void shift_host(struct xp_host *h, int64_t delta_ps)
+{
+	for (uint32_t p = 0; p < h->n_planes && delta_ps; p++)
+		for (uint32_t l = 0; l < h->planes[p].n_lines; l++)
+			for (uint64_t i = 0; i < h->planes[p].lines[l].n_events; i++)
+				h->planes[p].lines[l].start_ps[i] += delta_ps;
+}
+
+bool xp_host_absorb(struct xp_host *into, struct xp_host *from)
+{
+	int64_t base = into->base_ns < from->base_ns ? into->base_ns : from->base_ns;
+	/* At most about a day apart, so that shifted picosecond starts stay far inside int64. */
+	const int64_t max_ns = 86400ll * 1000000000ll * 10;
+	if ((into->base_ns - base) > max_ns || (from->base_ns - base) > max_ns)
+		return false;
+	shift_host(into, (into->base_ns - base) * 1000);
+	shift_host(from, (from->base_ns - base) * 1000);
+	into->base_ns = from->base_ns = base;
+	into->planes = xrealloc(into->planes, (size_t)(into->n_planes + from->n_planes) * sizeof *into->planes);
+	memcpy(into->planes + into->n_planes, from->planes, from->n_planes * sizeof *from->planes);
+	into->n_planes += from->n_planes;
+	free(from->planes);
+	from->planes = NULL;
+	from->n_planes = 0;
+	into->file_bytes += from->file_bytes;
+	into->decoded_bytes += from->decoded_bytes;
+	add_counts((uint64_t *)&into->odd, (const uint64_t *)&from->odd, sizeof into->odd / sizeof(uint64_t));
+	add_counts((uint64_t *)&into->json, (const uint64_t *)&from->json,
+		   offsetof(struct xp_json_counts, truncated) / sizeof(uint64_t));
+	into->json.truncated |= from->json.truncated;
+	return true;
 }
 
 void xp_capture_free(struct xp_capture *c)

@@ -230,6 +230,11 @@ struct xp_capture *xp_capture_new(void);
 void xp_capture_free(struct xp_capture *c);
 /* Drop the hosts whose keep[] entry is false (keeps the order of the rest). */
 void xp_capture_keep_hosts(struct xp_capture *c, const bool *keep);
+/* Move from's planes into into (two files of one worker): both get the earlier time base, event starts
+ * shifted to it, so the files' events keep their absolute times; sizes and counts add up. from is left
+ * with no planes, for xp_capture_keep_hosts to drop. False (nothing moved) when the bases are too far
+ * apart for picosecond starts. */
+bool xp_host_absorb(struct xp_host *into, struct xp_host *from);
 /* Appends a zeroed host and returns it (pointer valid until the next call). */
 struct xp_host *xp_capture_add_host(struct xp_capture *c);
 

@@ -15,7 +15,8 @@
  *                        ends after the host step (an async GPU tail)
  *   the host step ends at 100*scale; steps follow each other with a 10 us gap.
  * --drop-last adds one more step that launches nothing (the PyTorch profiler drops it).
- * --rank R writes distributedInfo rank R; --skew F makes every duration F times longer.
+ * --start US puts the first step's host start at US (default 1000: two files of one worker taken at
+ * different times, each counting correlation ids from 1, as two spans); --rank R writes distributedInfo rank R; --skew F makes every duration F times longer.
  * --ops adds, per step (microseconds from the step's start, scale 1):
  *   tid 1: aten::convolution [21, 59) in aten::conv2d, aten::cudnn_convolution [22, 58) in it holding the conv2d
  *          launch and a second one [40, 42) (kernel bn_fw_kernel, 10 us): one operator, two kernels;
@@ -31,21 +32,21 @@ int xp_kineto_main(int argc, char **argv);
 
 struct kopts {
 	int steps, first, rank, drop_last, ops, memory; /* memory: 0 none, 1 addr, 2 bytes */
-	double scale, tail;
+	double scale, tail, start;
 	const char *out;
 };
 
 static int usage(void)
 {
 	fputs("usage: xpgen --kineto [--steps N] [--first N] [--scale F] [--tail US] [--drop-last] [--rank R] [--ops]\n"
-	      "       [--memory addr|bytes] -o FILE\n",
+	      "       [--memory addr|bytes] [--start US] -o FILE\n",
 	      stderr);
 	return 2;
 }
 
 static int parse(struct kopts *o, int argc, char **argv)
 {
-	*o = (struct kopts){.steps = 4, .first = 1, .rank = -1, .scale = 1, .tail = 0};
+	*o = (struct kopts){.steps = 4, .first = 1, .rank = -1, .scale = 1, .tail = 0, .start = 1000};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--drop-last") || !strcmp(a, "--ops")) {
@@ -60,6 +61,8 @@ static int parse(struct kopts *o, int argc, char **argv)
 			o->first = atoi(v);
 		else if (!strcmp(a, "--scale"))
 			o->scale = atof(v);
+		else if (!strcmp(a, "--start"))
+			o->start = atof(v);
 		else if (!strcmp(a, "--tail"))
 			o->tail = atof(v);
 		else if (!strcmp(a, "--memory"))
@@ -174,7 +177,7 @@ int xp_kineto_main(int argc, char **argv)
 		fprintf(f, " \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": 2},\n", o.rank);
 	fputs(" \"traceEvents\": [\n  {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 100, \"tid\": 0, "
 	      "\"args\": {\"name\": \"python\"}}", f);
-	double t = 1000, period = 100 * o.scale + 10;
+	double t = o.start, period = 100 * o.scale + 10;
 	long corr = 1;
 	for (int i = 0; i < o.steps; i++, t += period + (o.tail * o.scale))
 		step(f, &o, o.first + i, t, 1, &corr);
