@@ -298,7 +298,8 @@ static size_t xla_row_resolved(struct plane_pass *pp, const struct xp_hlo_hit *h
 #define NO_ROW ((size_t)-1)
 
 /* By the event's program id where it carries one (separate compilations of one module name stay apart), else
- * (or where no proto has that id) by module name. */
+ * (or where no proto has that id) by module name; never by name when that id's proto did not decode (another
+ * compilation of the name is another program: its instruction would lend this one a wrong cost). */
 static size_t xla_row(struct plane_pass *pp, const struct xp_value *hlo, const struct xp_value *mod, bool has_pid,
 		      int64_t pid)
 {
@@ -306,7 +307,8 @@ static size_t xla_row(struct plane_pass *pp, const struct xp_value *hlo, const s
 	const char *m = mod ? mod->s : NULL;
 	size_t mlen = mod ? mod->len : 0;
 	if ((has_pid && xp_hlo_db_resolve(pp->hlo, true, pid, m, mlen, hlo->s, hlo->len, &hit)) ||
-	    xp_hlo_db_resolve(pp->hlo, false, 0, m, mlen, hlo->s, hlo->len, &hit))
+	    (!(has_pid && xp_hlo_db_unreadable(pp->hlo, pid)) &&
+	     xp_hlo_db_resolve(pp->hlo, false, 0, m, mlen, hlo->s, hlo->len, &hit)))
 		return xla_row_resolved(pp, &hit);
 	if (pp->o && pp->o->xprof_compat)
 		return NO_ROW;  /* xprof drops an XLA op it finds no instruction for */
