@@ -285,8 +285,9 @@ static size_t xla_row_resolved(struct plane_pass *pp, const struct xp_hlo_hit *h
 		xp_hlo_framework_op(hit->in, prov, sizeof prov);
 		r->provenance = xstrndup(prov, strlen(prov));
 		r->program_id = hit->ambiguous ? -1 : hit->mod->program_id;
-		/* Which of the programs ran is unknown: their shapes, so their costs, may differ. */
-		r->cost_known = !hit->ambiguous;
+		/* Which of the programs ran is unknown: their shapes, so their costs, may differ. A byte count
+		 * the decoder saturated (shapes that overflow or are negative) is no count either. */
+		r->cost_known = !hit->ambiguous && hit->in->bytes_accessed != UINT64_MAX;
 		r->flops_gap = hit->in->flops_gap != XP_HLO_COST_OK;
 		r->elem_type = hit->in->elem_type;
 		r->hlo_flops = hit->in->flops;

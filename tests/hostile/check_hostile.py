@@ -393,6 +393,22 @@ SAVED = [(n, g, 'bad', None) for n, g in SAVED_BAD.items()] + [
 ]
 
 
+def hlo_rows_no_cost(rows):
+    """Shapes that overflow or are negative give no bytes (null), never a saturated count."""
+    return ['%s: bytes %r, GiB/s %r' % (r['hlo_op'], r['bytes_accessed'], r['memory_bandwidth_gib_per_s'])
+            for r in rows if r['bytes_accessed'] is not None or r['memory_bandwidth_gib_per_s'] is not None]
+
+
+def hlo_rows_dot_kept(rows):
+    """The dot inside the cycle keeps its FLOPs (2*64*32*128)."""
+    dots = [r for r in rows if r['hlo_op'] == 'dot.1']
+    return [] if len(dots) == 1 and dots[0]['flops'] == 524288 else ['dot.1: %r' % dots]
+
+
+# What `tf-stats --table hlo_ops --format json` must say of the HLO classes' rows: a list of problems.
+HLO_OPS = {'hlo-absurd-shapes': hlo_rows_no_cost, 'hlo-cyclic-calls': hlo_rows_dot_kept}
+
+
 def run(args, cwd):
     r = subprocess.run([XPSTAT] + args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
     return r.returncode, r.stdout, r.stderr
@@ -427,6 +443,10 @@ def problems(name, outcome, expect, inputs, out, saved_case):
             left = os.listdir(out)
             if left:
                 bad.append('%s left %s' % (cmd[0], left))
+    if name in HLO_OPS:
+        rc, so, se = run(['tf-stats', '--table', 'hlo_ops', '--format', 'json'] + inputs, out)
+        rows = json.loads(so)['tables']['hlo_ops'] if rc == 0 else []
+        bad += ['tf-stats: exit %d' % rc] * (rc != 0) + ['hlo_ops ' + b for b in HLO_OPS[name](rows)]
     return bad
 
 
