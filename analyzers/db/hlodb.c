@@ -15,8 +15,16 @@ static int cmp_program(const void *a, const void *b)
 	return x->program_id < y->program_id ? -1 : x->program_id > y->program_id;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 static void note_bad(struct xp_hlo_db *db, const char *name, int64_t id, const char *why)
 {
+	db->bad_ids = xrealloc(db->bad_ids, (db->n_bad + 1) * sizeof *db->bad_ids);
+	db->bad_ids[db->n_bad] = id;
 	if (!db->n_bad++)
 		snprintf(db->first_bad, sizeof db->first_bad, "program %" PRId64 " (%.80s): %s", id, name, why);
 }
@@ -202,6 +210,8 @@ struct xp_hlo_db *xp_hlo_db_build(const struct xp_capture *c, const struct xp_ho
 		read_exported(c, h, db);
 	if (db->n > 1)
 		qsort(db->mods, db->n, sizeof *db->mods, cmp_program);
+	if (db->n_bad > 1)
+		qsort(db->bad_ids, db->n_bad, sizeof *db->bad_ids, cmp_i64);
 	return db;
 }
 
@@ -212,7 +222,13 @@ void xp_hlo_db_free(struct xp_hlo_db *db)
 	for (size_t i = 0; i < db->n; i++)
 		xp_hlo_module_free(db->mods[i]);
 	free(db->mods);
+	free(db->bad_ids);
 	free(db);
+}
+
+bool xp_hlo_db_unreadable(const struct xp_hlo_db *db, int64_t program_id)
+{
+	return db->n_bad && bsearch(&program_id, db->bad_ids, db->n_bad, sizeof *db->bad_ids, cmp_i64);
 }
 
 const char *xp_hlo_op_last(const char *s, size_t len, size_t *out_len)

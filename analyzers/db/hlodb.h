@@ -10,6 +10,7 @@ struct xp_hlo_db {
 	struct xp_hlo_module **mods;    /* ascending program id */
 	uint64_t n_bad;                 /* Hlo Proto stats that did not decode */
 	char first_bad[320];            /* "program N (name): why" of the first of them */
+	int64_t *bad_ids;               /* their program ids, ascending once built */
 };
 
 /* The modules of host H (an empty db when it has none); never fails on bad protos (n_bad). */
@@ -27,6 +28,9 @@ struct xp_hlo_hit {
  * "::" part is the instruction). Returns false when no module holds that instruction. */
 bool xp_hlo_db_resolve(const struct xp_hlo_db *db, bool has_program_id, int64_t program_id, const char *module,
 		       size_t module_len, const char *hlo_op, size_t hlo_op_len, struct xp_hlo_hit *out);
+/* Whether the program of that id carried a Hlo Proto stat that did not decode: its events must not be
+ * resolved by module name to another compilation of the same name. */
+bool xp_hlo_db_unreadable(const struct xp_hlo_db *db, int64_t program_id);
 /* The instruction part of an hlo_op stat ("a::b" -> "b"). */
 const char *xp_hlo_op_last(const char *s, size_t len, size_t *out_len);
 /* The framework op of an instruction as xprof names it: "op_name:op_type" ("" when it has no op_name). */

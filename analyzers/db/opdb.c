@@ -308,8 +308,9 @@ static size_t xla_row_resolved(struct plane_pass *pp, const struct xp_hlo_hit *h
 		xp_hlo_framework_op(hit->in, prov, sizeof prov);
 		r->provenance = xstrndup(prov, strlen(prov));
 		r->program_id = hit->ambiguous ? -1 : hit->mod->program_id;
-		/* Which of the programs ran is unknown: their shapes, so their costs, may differ. */
-		r->cost_known = !hit->ambiguous;
+		/* Which of the programs ran is unknown: their shapes, so their costs, may differ. A byte count
+		 * the decoder saturated (shapes that overflow or are negative) is no count either. */
+		r->cost_known = !hit->ambiguous && hit->in->bytes_accessed != UINT64_MAX;
 		r->flops_gap = hit->in->flops_gap != XP_HLO_COST_OK;
 		r->elem_type = hit->in->elem_type;
 		r->hlo_flops = hit->in->flops;
@@ -321,7 +322,8 @@ static size_t xla_row_resolved(struct plane_pass *pp, const struct xp_hlo_hit *h
 #define NO_ROW ((size_t)-1)
 
 /* By the event's program id where it carries one (separate compilations of one module name stay apart), else
- * (or where no proto has that id) by module name. */
+ * (or where no proto has that id) by module name; never by name when that id's proto did not decode (another
+ * compilation of the name is another program: its instruction would lend this one a wrong cost). */
 static size_t xla_row(struct plane_pass *pp, const struct xp_value *hlo, const struct xp_value *mod, bool has_pid,
 		      int64_t pid)
 {
@@ -329,7 +331,8 @@ static size_t xla_row(struct plane_pass *pp, const struct xp_value *hlo, const s
 	const char *m = mod ? mod->s : NULL;
 	size_t mlen = mod ? mod->len : 0;
 	if ((has_pid && xp_hlo_db_resolve(pp->hlo, true, pid, m, mlen, hlo->s, hlo->len, &hit)) ||
-	    xp_hlo_db_resolve(pp->hlo, false, 0, m, mlen, hlo->s, hlo->len, &hit))
+	    (!(has_pid && xp_hlo_db_unreadable(pp->hlo, pid)) &&
+	     xp_hlo_db_resolve(pp->hlo, false, 0, m, mlen, hlo->s, hlo->len, &hit)))
 		return xla_row_resolved(pp, &hit);
 	if (pp->o && pp->o->xprof_compat)
 		return NO_ROW;  /* xprof drops an XLA op it finds no instruction for */

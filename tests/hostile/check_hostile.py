@@ -14,6 +14,8 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import wire  # noqa: E402
 import saved  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'fuzz'))
+import hlo_seeds as hs  # noqa: E402  (the HloProto encoder of the fuzz-hlo seeds)
 
 XPSTAT = os.path.abspath(sys.argv[1])
 I64_MAX, I64_MIN, I32_MAX, I32_MIN = 2**63 - 1, -2**63, 2**31 - 1, -2**31
@@ -142,6 +144,94 @@ def xs_length_past_end(d):
     with open(p, 'wb') as f:
         f.write(b'\x0a\xff\xff\xff\xff\x0f' + b'\x00' * 10)
     return [p]
+
+
+def hlo_file(d, progs, ops):
+    """A JAX GPU capture: /host:metadata with one event metadata entry per (program id, Hlo Proto stat value:
+    bytes, or a str for a stat that is not bytes), and a GPU plane with one kernel per (program id, HLO op)
+    carrying hlo_module/hlo_op/program_id, so the analyses resolve them through the HLO."""
+    metas = [(pid, 'jit_f(%d)' % pid, [wire.stat(1, v if isinstance(v, str) else ('bytes', v))]) for pid, v in progs]
+    meta = wire.plane(3, '/host:metadata', event_metas=metas, stat_metas=[(1, 'Hlo Proto')])
+    evs = [wire.event(1 + i, 1000 * i, 800, [wire.stat(1, 'jit_f'), wire.stat(2, op), wire.stat(3, pid)])
+           for i, (pid, op) in enumerate(ops)]
+    gpu = wire.plane(2, '/device:GPU:0', lines=[wire.line(1, 'stream 1', 1000, evs)],
+                     event_metas=[(1 + i, 'kernel_%d' % i) for i in range(len(ops))],
+                     stat_metas=[(1, 'hlo_module'), (2, 'hlo_op'), (3, 'program_id')])
+    return [xs_file(d, [gpu, meta])]
+
+
+F32 = hs.F32
+DOT_DIMS = hs.ld(30, hs.packed(1, [1]) + hs.packed(2, [0]))
+
+
+def param(iid, dims):
+    return hs.instr('p%d' % iid, 'parameter', hs.shape(F32, dims), iid)
+
+
+def fusion(name, iid, called, operands=()):
+    return hs.instr(name, 'fusion', hs.shape(F32, [4]), iid, operands, hs.ld(11, 'kLoop') + hs.packed(38, called))
+
+
+def hlo_dangling_operands(d):
+    """Operand ids and a called computation id that point nowhere (past the end, negative, INT64_MAX, itself)."""
+    dot = hs.instr('dot.1', 'dot', hs.shape(F32, [64, 32]), 3, (99, -1, I64_MAX), DOT_DIMS)
+    add = hs.instr('add.5', 'add', hs.shape(F32, [4]), 5, (5, 5, I64_MIN))
+    main = hs.comp(1, 'main', [param(1, [64, 128]), dot, add, fusion('fusion.1', 4, [999, -7], (1, 12345))])
+    return hlo_file(d, [(7, hs.hlo('jit_f', [main]))], [(7, 'dot.1'), (7, 'fusion.1'), (7, 'add.5')])
+
+
+def hlo_cyclic_calls(d):
+    """A fusion calling a computation (with a dot) whose fusion calls back, and a computation calling itself."""
+    main = hs.comp(1, 'main', [param(1, [64, 128]), fusion('fusion.1', 2, [2], (1,))])
+    fused = hs.comp(2, 'fused', [param(11, [64, 128]), param(12, [128, 32]),
+                                 hs.instr('dot.1', 'dot', hs.shape(F32, [64, 32]), 13, (11, 12), DOT_DIMS),
+                                 fusion('fusion.2', 14, [1], (13,))])
+    selfc = hs.comp(3, 'self', [fusion('fusion.3', 21, [3, 3, 2])])
+    ops = [(7, 'fusion.1'), (7, 'fusion.2'), (7, 'fusion.3'), (7, 'dot.1')]
+    return hlo_file(d, [(7, hs.hlo('jit_f', [main, fused, selfc]))], ops)
+
+
+def hlo_absurd_shapes(d):
+    """Dimensions whose product overflows int64, negative and INT64_MIN dimensions, a dot and a convolution over
+    them, 5,000 dimensions, an element type past the enum."""
+    big = 2**62
+    ins = [param(1, [big, 2**40]), param(2, [2**40, big]),
+           hs.instr('dot.big', 'dot', hs.shape(F32, [big, big, 16]), 3, (1, 2), DOT_DIMS),
+           hs.instr('neg', 'add', hs.shape(F32, [-1, I64_MIN, 3]), 4, (1, 2)),
+           hs.instr('dot.neg', 'dot', hs.shape(F32, [-5, 3]), 5, (4, 4), DOT_DIMS),
+           hs.instr('wide', 'add', hs.shape(F32, [2] * 5000), 6),
+           hs.instr('etype', 'add', hs.shape(99999, [I64_MAX]), 7, (6,))]
+    x = param(11, [big, 3, big, 8])
+    k = param(12, [big, 3, 3, big])
+    wd = hs.num(1, big) + hs.num(2, 1) + hs.num(3, I64_MAX) + hs.num(4, -1) + hs.num(5, 1) + hs.num(6, 0)
+    cd = hs.num(3, 1) + hs.num(4, 0) + hs.packed(6, [2, 3]) + hs.num(7, 0) + hs.num(8, 1) + hs.num(9, 0) + \
+        hs.num(10, 1) + hs.packed(11, [2, 3]) + hs.packed(12, [2, 3])
+    conv = hs.instr('convolution.1', 'convolution', hs.shape(F32, [big, big, big, 8]), 13, (11, 12),
+                    hs.ld(15, hs.ld(1, wd) + hs.ld(1, wd)) + hs.ld(16, cd))
+    main = hs.comp(1, 'main', ins + [x, k, conv])
+    ops = [(7, n) for n in ('dot.big', 'neg', 'dot.neg', 'wide', 'etype', 'convolution.1')]
+    return hlo_file(d, [(7, hs.hlo('jit_f', [main]))], ops)
+
+
+def hlo_huge_repeated(d):
+    """100,000 instructions in one computation, one with 100,000 operands, a fusion calling 100,000 computation
+    ids, and a chain of 20,000 computations each calling the next."""
+    n, s4 = 100000, hs.shape(F32, [4])
+    ins = [hs.instr('add.%d' % i, 'add', s4, i + 1, (i,) if i else ()) for i in range(n)]
+    ins.append(hs.instr('concatenate.1', 'concatenate', hs.shape(F32, [4 * n]), n + 1, range(1, n + 1)))
+    ins.append(fusion('fusion.wide', n + 2, range(2, n + 2)))
+    chain = [hs.comp(2 + j, 'c%d' % j, [fusion('fusion.c%d' % j, n + 10 + j, [3 + j])]) for j in range(20000)]
+    ops = [(7, 'add.0'), (7, 'add.99999'), (7, 'concatenate.1'), (7, 'fusion.wide'), (7, 'fusion.c0')]
+    return hlo_file(d, [(7, hs.hlo('jit_f', [hs.comp(1, 'main', ins)] + chain))], ops)
+
+
+def hlo_unreadable(d):
+    """One good program, one cut in half, one garbage, one whose Hlo Proto stat is a string, not bytes."""
+    main = hs.comp(1, 'main', [param(1, [64, 128]), param(2, [128, 32]),
+                               hs.instr('dot.1', 'dot', hs.shape(F32, [64, 32]), 3, (1, 2), DOT_DIMS)])
+    good = hs.hlo('jit_f', [main])
+    progs = [(5, good), (6, good[:len(good) // 2]), (7, b'\x0a\xff\xff\xff\xff\x0f' + b'\xff' * 40), (8, 'text')]
+    return hlo_file(d, progs, [(p, 'dot.1') for p in (5, 6, 7, 8)])
 
 
 def tj_file(d, doc, name='t.trace.json', raw=None):
@@ -299,6 +389,11 @@ XS = [
     ('xs-many-hosts', many_hosts, 'ok', rb'Hosts: +1000'),
     ('xs-truncated', xs_truncated, 'bad', None),
     ('xs-length-past-end', xs_length_past_end, 'bad', None),
+    ('hlo-dangling-operands', hlo_dangling_operands, 'ok', rb'3 of 3 XLA device events resolved'),
+    ('hlo-cyclic-calls', hlo_cyclic_calls, 'ok', rb'4 of 4 XLA device events resolved'),
+    ('hlo-absurd-shapes', hlo_absurd_shapes, 'ok', rb'6 of 6 XLA device events resolved'),
+    ('hlo-huge-repeated', hlo_huge_repeated, 'ok', rb'5 of 5 XLA device events resolved'),
+    ('hlo-unreadable', hlo_unreadable, 'ok', rb'(?s)1 of 4 XLA device events resolved.*3 HLO protos of \S+ do not decode'),
     ('tj-extreme-ids', tj_ids, 'ok', None),
     ('tj-extreme-times', tj_times, 'bad', None),
     ('tj-nasty-names', tj_nasty_names, 'ok', None),
@@ -317,6 +412,22 @@ SAVED = [(n, g, 'bad', None) for n, g in SAVED_BAD.items()] + [
     ('saved-nasty-names', saved_nasty_ok, 'ok', None),
     ('saved-many-ops', saved_many_ops, 'ok', None),
 ]
+
+
+def hlo_rows_no_cost(rows):
+    """Shapes that overflow or are negative give no bytes (null), never a saturated count."""
+    return ['%s: bytes %r, GiB/s %r' % (r['hlo_op'], r['bytes_accessed'], r['memory_bandwidth_gib_per_s'])
+            for r in rows if r['bytes_accessed'] is not None or r['memory_bandwidth_gib_per_s'] is not None]
+
+
+def hlo_rows_dot_kept(rows):
+    """The dot inside the cycle keeps its FLOPs (2*64*32*128)."""
+    dots = [r for r in rows if r['hlo_op'] == 'dot.1']
+    return [] if len(dots) == 1 and dots[0]['flops'] == 524288 else ['dot.1: %r' % dots]
+
+
+# What `tf-stats --table hlo_ops --format json` must say of the HLO classes' rows: a list of problems.
+HLO_OPS = {'hlo-absurd-shapes': hlo_rows_no_cost, 'hlo-cyclic-calls': hlo_rows_dot_kept}
 
 
 def run(args, cwd):
@@ -353,6 +464,10 @@ def problems(name, outcome, expect, inputs, out, saved_case):
             left = os.listdir(out)
             if left:
                 bad.append('%s left %s' % (cmd[0], left))
+    if name in HLO_OPS:
+        rc, so, se = run(['tf-stats', '--table', 'hlo_ops', '--format', 'json'] + inputs, out)
+        rows = json.loads(so)['tables']['hlo_ops'] if rc == 0 else []
+        bad += ['tf-stats: exit %d' % rc] * (rc != 0) + ['hlo_ops ' + b for b in HLO_OPS[name](rows)]
     return bad
 
 

@@ -30,9 +30,12 @@ def field_double(num, v):
 
 
 def stat(meta_id, value):
-    """XStat: value is int (int64_value), float (double_value), str/bytes (str_value), or ('u', n) / ('ref', id)."""
+    """XStat: value is int (int64_value), float (double_value), str/bytes (str_value), or ('u', n) / ('ref', id) /
+    ('bytes', data) (bytes_value)."""
     body = field_varint(1, meta_id)
-    if isinstance(value, tuple) and value[0] == 'u':
+    if isinstance(value, tuple) and value[0] == 'bytes':
+        body += field_bytes(6, value[1])
+    elif isinstance(value, tuple) and value[0] == 'u':
         body += field_varint(3, value[1])
     elif isinstance(value, tuple) and value[0] == 'ref':
         body += field_varint(7, value[1])
@@ -59,8 +62,9 @@ def line(lid, name, timestamp_ns, events=()):
     return bytes(body)
 
 
-def event_meta(mid, name):
-    return field_bytes(4, field_varint(1, mid) + field_bytes(2, field_varint(1, mid) + field_bytes(2, name)))
+def event_meta(mid, name, stats=()):
+    body = field_varint(1, mid) + field_bytes(2, name) + b''.join(field_bytes(5, s) for s in stats)
+    return field_bytes(4, field_varint(1, mid) + field_bytes(2, body))
 
 
 def stat_meta(mid, name):
@@ -68,12 +72,13 @@ def stat_meta(mid, name):
 
 
 def plane(pid, name, lines=(), event_metas=(), stat_metas=(), stats=()):
-    """event_metas/stat_metas: (id, name) pairs; lines: encoded XLine bodies; stats: encoded XStat bodies."""
+    """event_metas: (id, name) or (id, name, encoded XStat bodies); stat_metas: (id, name) pairs; lines: encoded XLine
+    bodies; stats: encoded XStat bodies."""
     body = bytearray(field_varint(1, pid) + field_bytes(2, name))
     for ln in lines:
         body += field_bytes(3, ln)
-    for mid, n in event_metas:
-        body += event_meta(mid, n)
+    for em in event_metas:
+        body += event_meta(*em)
     for mid, n in stat_metas:
         body += stat_meta(mid, n)
     for s in stats:
