@@ -516,6 +516,10 @@ static int cmp_ep(const void *a, const void *b)
 /* One flow from each FROM to the first TO of its key: both ends are exported events. */
 static void join_flows(struct walk *k, struct endpoints *from, struct endpoints *to, const char *cat)
 {
+	if (!from->n || !to->n) { /* no flow; and qsort must not be handed a NULL array (UBSan) */
+		from->n = to->n = 0;
+		return;
+	}
 	qsort(from->v, from->n, sizeof *from->v, cmp_ep);
 	qsort(to->v, to->n, sizeof *to->v, cmp_ep);
 	size_t j = 0;
