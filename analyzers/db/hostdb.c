@@ -334,7 +334,8 @@ static bool find_stat(const struct hpass *hp, const struct xp_line *l, uint64_t 
 	uint32_t first = l->stat_begin[i], last = blk->stats.n;
 	if (i + 1 < l->n_events && ((i + 1) >> XP_BLOCK_SHIFT) == b)
 		last = l->stat_begin[i + 1];
-	const uint32_t *keys = blk->stats.keys + xp_event_key_begin(l, i, first);
+	/* A block without stats has no key array at all (offsetting its NULL is undefined). */
+	const uint32_t *keys = last > first ? blk->stats.keys + xp_event_key_begin(l, i, first) : NULL;
 	for (uint32_t k = 0; k < last - first; k++)
 		if (xp_stat_meta(keys[k]) == sid)
 			return xp_event_find(hp->c, hp->p, l, i, sid, v);
