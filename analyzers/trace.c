@@ -201,26 +201,13 @@ static bool host_window(struct walk *k, uint32_t hi)
 	return any && k->lo < k->hi;
 }
 
-/* xprof's process order: host threads, then the devices by kind and ordinal, then the rest. */
-static int kind_rank(enum xp_plane_kind kd)
-{
-	switch (kd) {
-	case XP_PLANE_HOST_CPU: return 0;
-	case XP_PLANE_GPU: return 1;
-	case XP_PLANE_TPU: return 2;
-	case XP_PLANE_DEVICE_OTHER: return 3;
-	case XP_PLANE_HOST_OTHER: return 4;
-	default: return 5;
-	}
-}
-
 static const struct xp_capture *sort_c;
 static const struct xp_host *sort_h;
 
 static int cmp_plane(const void *a, const void *b)
 {
 	const struct xp_plane *x = &sort_h->planes[*(const uint32_t *)a], *y = &sort_h->planes[*(const uint32_t *)b];
-	int kx = kind_rank(x->kind), ky = kind_rank(y->kind);
+	int kx = xp_plane_kind_rank(x->kind), ky = xp_plane_kind_rank(y->kind);
 	if (kx != ky)
 		return kx - ky;
 	if (x->device_ordinal != y->device_ordinal)

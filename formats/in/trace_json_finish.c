@@ -210,24 +210,12 @@ static void assign_planes(struct finisher *f)
 			r->thr.lines[f->pb[i].lines[j]].plane = (uint32_t)i;
 }
 
-static int kind_rank(enum xp_plane_kind k)
-{
-	switch (k) {
-	case XP_PLANE_HOST_CPU: return 0;
-	case XP_PLANE_GPU: return 1;
-	case XP_PLANE_TPU: return 2;
-	case XP_PLANE_DEVICE_OTHER: return 3;
-	case XP_PLANE_HOST_OTHER: return 4;
-	default: return 5;
-	}
-}
-
 static const struct xp_capture *sort_cap;
 
 static int cmp_plane(const void *a, const void *b)
 {
 	const struct plane_build *x = a, *y = b;
-	int kx = kind_rank(x->kind), ky = kind_rank(y->kind);
+	int kx = xp_plane_kind_rank(x->kind), ky = xp_plane_kind_rank(y->kind);
 	if (kx != ky)
 		return kx - ky;
 	if (x->ordinal != y->ordinal)

@@ -527,3 +527,15 @@ bool xp_line_is_derived(int64_t id, const char *name)
 			return true;
 	return false;
 }
+
+int xp_plane_kind_rank(enum xp_plane_kind k)
+{
+	switch (k) {
+	case XP_PLANE_HOST_CPU: return 0;
+	case XP_PLANE_GPU: return 1;
+	case XP_PLANE_TPU: return 2;
+	case XP_PLANE_DEVICE_OTHER: return 3;
+	case XP_PLANE_HOST_OTHER: return 4;
+	default: return 5;
+	}
+}

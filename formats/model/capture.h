@@ -338,6 +338,8 @@ const char *xp_value_text(const struct xp_value *v, char *buf, size_t bufsz, uin
 
 /* Name helpers. */
 const char *xp_plane_kind_name(enum xp_plane_kind k);
+/* xprof's process order of plane kinds: host threads, then the devices (GPU, TPU, other), then the rest. */
+int xp_plane_kind_rank(enum xp_plane_kind k);
 enum xp_plane_kind xp_classify_plane(const char *name, size_t len, int *ordinal);
 bool xp_line_is_derived(int64_t id, const char *name);
 
