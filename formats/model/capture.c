@@ -19,7 +19,10 @@ static uint64_t hash_bytes(const char *s, size_t len)
 static char *pool_alloc(struct xp_strtab *t, size_t n)
 {
 	if (t->pool_used + n > t->pool_cap) {
-		size_t cap = n > (1u << 20) ? n : (1u << 20);
+		/* Chunks grow from 4 KiB to 1 MiB: a small capture (a fuzzing run, a
+		 * test) should not pay for a megabyte it never fills. */
+		size_t grow = t->n_chunks < 8 ? (size_t)4096 << t->n_chunks : (size_t)1 << 20;
+		size_t cap = n > grow ? n : grow;
 		t->chunks = xrealloc(t->chunks, (t->n_chunks + 1) * sizeof *t->chunks);
 		t->pool = xrealloc(NULL, cap);
 		t->chunks[t->n_chunks++] = t->pool;
