@@ -79,19 +79,23 @@ static bool dropped_name(const struct diff *d, const char *name)
 }
 
 /* A stat metadata name with a NUL: protobuf-c's copy stops there, ours holds all
- * of it, and the whole name is what the reader compares with the drop list. */
-static bool nul_named(const struct diff *d, const struct xp_plane *op, int64_t id)
+ * of it (the NUL written as the four characters \x00), and the whole name is
+ * what the reader compares with the drop list. Ours being longer than
+ * protobuf-c's is the sign: a name holding the text \x00 itself is the same
+ * length on both sides and is dropped like any other. */
+static bool nul_named(const struct diff *d, const struct xp_plane *op, int64_t id, const char *pc_name)
 {
+	size_t pc_len = pc_name ? strlen(pc_name) : 0;
 	for (uint32_t i = 1; i < op->n_smeta; i++)
 		if (op->smeta[i].id == id)
-			return strstr(xp_str(d->c, op->smeta[i].name), "\\x00") != NULL;
+			return xp_strlen(d->c, op->smeta[i].name) != pc_len;
 	return false;
 }
 
 static bool dropped_stat(const struct diff *d, const PPlane *pp, const struct xp_plane *op, const PStat *ps)
 {
 	const Tensorflow__Profiler__XStatMetadata *sm = smeta_of(pp, ps->metadata_id);
-	return sm && dropped_name(d, sm->name) && !nul_named(d, op, ps->metadata_id);
+	return sm && dropped_name(d, sm->name) && !nul_named(d, op, ps->metadata_id, sm->name);
 }
 
 static int cmp_stat(struct diff *d, const PPlane *pp, const struct xp_plane *op, const PStat *ps, uint32_t key,
@@ -158,7 +162,7 @@ static int cmp_metadata(struct diff *d, const PPlane *pp, const struct xp_plane 
 		const Tensorflow__Profiler__XStatMetadata *sm = smeta_of(pp, op->smeta[i].id);
 		if (!sm || !same_str(sm->name, xp_str(c, op->smeta[i].name), xp_strlen(c, op->smeta[i].name)))
 			return mismatch(d, "stat metadata %lld", (long long)op->smeta[i].id);
-		if (op->smeta[i].dropped != (dropped_name(d, sm->name) && !nul_named(d, op, op->smeta[i].id)))
+		if (op->smeta[i].dropped != (dropped_name(d, sm->name) && !nul_named(d, op, op->smeta[i].id, sm->name)))
 			return mismatch(d, "stat metadata %lld: dropped flag %d", (long long)op->smeta[i].id,
 					op->smeta[i].dropped);
 	}
