@@ -141,13 +141,13 @@ static int64_t avg_ps(const int64_t *v, size_t n)
 	int64_t sum = 0;
 	for (size_t i = 0; i < n; i++)
 		sum = xp_sat_add(sum, v[i]);
-	return n ? (sum + (int64_t)(n / 2)) / (int64_t)n : 0;
+	return n ? xp_sat_add(sum, (int64_t)(n / 2)) / (int64_t)n : 0; /* sum may be saturated */
 }
 
 int64_t xp_metrics_cat_avg(const struct xp_metrics *m, enum xp_step_cat cat)
 {
 	int64_t sum = cat == XP_N_STEP_CATS ? m->bh_step_ps : m->cat_ps[cat];
-	return m->n_bh ? (sum + (int64_t)(m->n_bh / 2)) / (int64_t)m->n_bh : 0;
+	return m->n_bh ? xp_sat_add(sum, (int64_t)(m->n_bh / 2)) / (int64_t)m->n_bh : 0;
 }
 
 double xp_metrics_cat_pct(const struct xp_metrics *m, enum xp_step_cat cat)

@@ -62,7 +62,9 @@ static double unit_scale(enum xp_unit u)
 	}
 }
 
-#define SAVED_MAX 2305843009213693952.0 /* 2^61: what a saved number may reach (check_value) */
+/* What a saved number may reach (check_value): 2^63 and a decimal writer's rounding of it, as a
+ * report on a capture whose clock jumped saturates its times at int64's ends. */
+#define SAVED_MAX 9.2233720368548e18
 
 static bool whole(double v)
 {
@@ -103,11 +105,17 @@ static int64_t to_int(double v)
 	return (int64_t)v;
 }
 
+/* A saved duration in picoseconds, saturated as to_int is: a saturated time
+ * reads back as the same. */
 static int64_t to_ps(double v, enum xp_unit u)
 {
 	double ps = v * unit_scale(u);
-	if (!isfinite(ps) || fabs(ps) > 9.2e18)
+	if (!isfinite(ps))
 		return 0;
+	if (ps >= 9223372036854775807.0)
+		return INT64_MAX;
+	if (ps <= -9223372036854775808.0)
+		return INT64_MIN;
 	return (int64_t)llround(ps);
 }
 
@@ -226,8 +234,8 @@ static int bad(const struct rd *d, const char *fmt, ...)
 }
 
 /* Every value a saved document may hold: a string, a number in range, a boolean or null. Numbers
- * stay below 2^61 in magnitude (after a duration's unit): sums and differences of a few of them
- * fit in 64 bits, which no result of xpstat comes near. */
+ * stay within int64 (after a duration's unit): what xpstat writes, a saturated time included;
+ * the gate's sums and differences of them saturate (xp_sat_add, xp_sat_sub). */
 static int check_value(const struct rd *d, const char *where, const char *key, const cJSON *v)
 {
 	if (cJSON_IsArray(v) || cJSON_IsObject(v))

@@ -365,6 +365,17 @@ def saved_nasty_ok(d):
     return [saved.write(os.path.join(d, 'a.json'), doc), saved.write(os.path.join(d, 'b.json'), saved.report(50, 3))]
 
 
+def saved_saturated(d):
+    """Times at int64's ends, as report writes them for a capture whose clock jumped: read, compared."""
+    docs = [saved.report(20), saved.report(20, 3)]
+    for k, doc in enumerate(docs):
+        for i, row in enumerate(doc['reports']['steps']['tables']['steps']):
+            row['step_time_ms'] = 9223372036.854775807 if (i + k) % 2 else -9223372036.854775808
+        for row in doc['reports']['tf_stats']['tables']['tf_stats']:
+            row['total_self_time_us'] = row['total_time_us'] = 9223372036854.775807
+    return [saved.write(os.path.join(d, n), doc) for n, doc in zip(('a.json', 'b.json'), docs)]
+
+
 def saved_many_ops(d):
     return [saved.write(os.path.join(d, 'a.json'), saved.report(100000)),
             saved.write(os.path.join(d, 'b.json'), saved.report(100000, 3))]
@@ -411,6 +422,7 @@ XS = [
 SAVED = [(n, g, 'bad', None) for n, g in SAVED_BAD.items()] + [
     ('saved-nasty-names', saved_nasty_ok, 'ok', None),
     ('saved-many-ops', saved_many_ops, 'ok', None),
+    ('saved-saturated-times', saved_saturated, 'ok', None),
 ]
 
 
@@ -433,6 +445,20 @@ HLO_OPS = {'hlo-absurd-shapes': hlo_rows_no_cost, 'hlo-cyclic-calls': hlo_rows_d
 def run(args, cwd):
     r = subprocess.run([XPSTAT] + args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
     return r.returncode, r.stdout, r.stderr
+
+
+def baseline_problems(inputs, out):
+    """What report writes of a capture it reads is a baseline: check against it makes a verdict."""
+    base = os.path.join(out, 'base.json')
+    rc, _, se = run(['report', '--format', 'json', '-o', base] + inputs, out)
+    if rc != 0:
+        return ['report -o base.json: exit %d: %r' % (rc, se[-300:])]
+    rc, so, se = run(['check', '--baseline', base] + inputs, out)
+    os.unlink(base)
+    # pass, fail, or unusable (no steps to test): a verdict either way; a baseline refused is none
+    if rc in (0, 1) or (rc == 3 and so.startswith(b'UNUSABLE')):
+        return []
+    return ['check --baseline (its own report): exit %d: %r' % (rc, se[-300:])]
 
 
 def problems(name, outcome, expect, inputs, out, saved_case):
@@ -464,6 +490,8 @@ def problems(name, outcome, expect, inputs, out, saved_case):
             left = os.listdir(out)
             if left:
                 bad.append('%s left %s' % (cmd[0], left))
+    if outcome == 'ok' and not saved_case:
+        bad += baseline_problems(inputs, out)
     if name in HLO_OPS:
         rc, so, se = run(['tf-stats', '--table', 'hlo_ops', '--format', 'json'] + inputs, out)
         rows = json.loads(so)['tables']['hlo_ops'] if rc == 0 else []

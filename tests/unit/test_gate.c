@@ -528,19 +528,21 @@ static void saved_command_names(void)
 	}
 }
 
-/* Numbers in a saved document read back up to 2^61 in magnitude (durations after their unit): sums and
- * differences of them fit in 64 bits. Past that (hand-edited or hostile: 1e300, 2^63) the document is
- * refused, one line naming the key, where a cast or a sum would be undefined. */
+/* Numbers in a saved document read back up to int64's ends (durations after their unit), a saturated
+ * time as itself; the gate's sums and differences saturate. Past that (hand-edited or hostile: 1e300,
+ * 1e19 ps) the document is refused, one line naming the key, where a cast would be undefined. */
 static void saved_huge_numbers(void)
 {
 	const char *doc = "{\"schema_version\":1,\"command\":\"steps\",\"summary\":{\"peak_bytes\":2305843009213693000,"
-			  "\"low_bytes\":-2305843009213693000},\"tables\":{\"steps\":[{\"freed_bytes\":1},{\"freed_bytes\":-3e15}]}}";
+			  "\"low_bytes\":-2305843009213693000,\"span_ms\":9223372036.854775807},"
+			  "\"tables\":{\"steps\":[{\"freed_bytes\":1},{\"freed_bytes\":-3e15}]}}";
 	struct xp_report *rep = NULL;
 	struct xp_err err = {0};
 	REQUIRE(xp_report_parse("saved.json", doc, strlen(doc), &rep, &err) == 0);
 	const struct xp_result *r = rep->sec[0].r;
-	REQUIRE_INT(r->n_summary, 2);
+	REQUIRE_INT(r->n_summary, 3);
 	CHECK(r->summary[0].value.v.i == 2305843009213692928 && r->summary[1].value.v.i == -2305843009213692928);
+	CHECK(r->summary[2].value.v.i == INT64_MAX); /* a saturated span reads back as itself */
 	REQUIRE_INT(r->n_tables, 1);
 	const struct xp_table *t = r->tables[0];
 	REQUIRE_INT(t->n_rows, 2);
@@ -550,8 +552,9 @@ static void saved_huge_numbers(void)
 		"{\"schema_version\":1,\"command\":\"steps\",\"summary\":{\"peak_bytes\":1e300}}",
 		"{\"schema_version\":1,\"command\":\"steps\",\"summary\":{\"low_bytes\":-1e300}}",
 		"{\"schema_version\":1,\"command\":\"steps\",\"tables\":{\"steps\":[{\"freed_bytes\":2.7689e20}]}}",
-		"{\"schema_version\":1,\"command\":\"steps\",\"tables\":{\"steps\":[{\"x\":9223372036854775808}]}}",
-		"{\"schema_version\":1,\"command\":\"steps\",\"tables\":{\"steps\":[{\"step_time_ms\":3e9}]}}",
+		/* past int64 (2^63 itself is how INT64_MAX, a saturated time, reads back: kept) */
+		"{\"schema_version\":1,\"command\":\"steps\",\"tables\":{\"steps\":[{\"x\":9223372036854900000}]}}",
+		"{\"schema_version\":1,\"command\":\"steps\",\"tables\":{\"steps\":[{\"step_time_ms\":1e10}]}}",
 		"{\"schema_version\":1,\"command\":\"steps\",\"tables\":{\"steps\":[{\"ratio\":1e999}]}}",
 	};
 	for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
