@@ -457,8 +457,13 @@ static int64_t put_process(struct walk *k, const struct xp_plane *p)
 			put_stat(k, p, &v, i, NULL);
 	xp_tw_close(k->w, true);
 	xp_tw_meta_sort(k->w, "process_sort_index", pid, false, 0, pid);
-	if (k->c->n_hosts > 1)
-		xp_tw_meta_name(k->w, "process_labels", pid, false, 0, k->h->name, strlen(k->h->name));
+	if (k->c->n_hosts > 1) {
+		/* labels for viewers; the host's index in otherData's xpstat_host_N for reading it back */
+		xp_tw_meta_open(k->w, "process_labels", pid, false, 0);
+		xp_tw_arg_str(k->w, "labels", 6, k->h->name, strlen(k->h->name));
+		xp_tw_arg_i64(k->w, "xpstat_host", 11, (int64_t)(k->h - k->c->hosts));
+		xp_tw_close(k->w, true);
+	}
 	k->n->processes++;
 	return pid;
 }

@@ -57,7 +57,8 @@ struct job {
 	struct xp_trace_counts n;
 };
 
-/* otherData: who wrote it and where time 0 is (the capture's absolute start). */
+/* otherData: who wrote it, where time 0 is (the capture's absolute start), its hosts and, of
+ * several, each host's own base (its times' origin, which its steps' and events' times count from). */
 static void put_other(struct xp_tw *w, const struct job *j)
 {
 	char buf[32];
@@ -69,6 +70,11 @@ static void put_other(struct xp_tw *w, const struct job *j)
 		char key[32];
 		snprintf(key, sizeof key, "xpstat_host_%" PRIu32, h);
 		xp_tw_other_str(w, key, j->c->hosts[h].name);
+		if (j->c->n_hosts > 1) {
+			snprintf(key, sizeof key, "xpstat_host_base_ns_%" PRIu32, h);
+			snprintf(buf, sizeof buf, "%" PRId64, j->c->hosts[h].base_ns);
+			xp_tw_other_str(w, key, buf);
+		}
 	}
 }
 

@@ -95,26 +95,41 @@ static char *copy_str(const char *s)
 	return memcpy(xmalloc(n), s, n);
 }
 
-/* The host the document makes: what it says about its file, then its planes. */
-static void make_host(struct reader *r, enum xp_compression comp, uint64_t file_bytes)
+/* One host of the document: its file, and its name (an xpstat export's, else the file's). The
+ * file's sizes and the reading's counts go with the first host only, so that sums over hosts
+ * count the file once. */
+static void host_of_file(struct reader *r, struct xp_host *h, uint32_t k, enum xp_compression comp,
+			 uint64_t file_bytes)
 {
 	struct tj_stage *s = &r->s;
-	struct xp_host *h = xp_capture_add_host(s->cap);
 	h->path = copy_str(r->w.lx.path);
-	h->name = s->xpstat_host ? copy_str(s->xpstat_host) : xp_host_from_filename(r->w.lx.path);
+	h->name = s->n_xpstat_hosts ? copy_str(s->xpstat_hosts[k]) : xp_host_from_filename(r->w.lx.path);
 	h->format = XP_FMT_TRACE_JSON;
 	h->compression = comp;
-	h->file_bytes = file_bytes;
-	h->decoded_bytes = r->decoded;
+	if (k == 0) {
+		h->file_bytes = file_bytes;
+		h->decoded_bytes = r->decoded;
+		h->odd = s->odd;
+		h->json = s->counts;
+	}
 	if (s->has_host_name) {
 		h->hostnames = xmalloc(sizeof *h->hostnames);
 		h->hostnames[0] = s->host_name;
 		h->n_hostnames = 1;
 	}
+}
+
+/* The hosts the document makes (one, or each host of an xpstat export), then their planes. */
+static void make_host(struct reader *r, enum xp_compression comp, uint64_t file_bytes)
+{
+	struct tj_stage *s = &r->s;
+	uint32_t n = s->n_xpstat_hosts ? s->n_xpstat_hosts : 1, first = s->cap->n_hosts;
 	s->counts.truncated = s->counts.complete == 1000000 || s->counts.complete == 5000000;
-	tj_finish(s, h);
-	h->odd = s->odd;
-	h->json = s->counts;
+	for (uint32_t k = 0; k < n; k++)
+		xp_capture_add_host(s->cap);
+	tj_finish(s, &s->cap->hosts[first], n);
+	for (uint32_t k = 0; k < n; k++)
+		host_of_file(r, &s->cap->hosts[first + k], k, comp, file_bytes);
 }
 
 static int run(struct reader *r)

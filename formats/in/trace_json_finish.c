@@ -24,6 +24,7 @@ static bool dev_id(const cJSON *d, int *out)
 }
 
 struct plane_build {
+	uint32_t host;          /* the host it belongs to (an xpstat export of several hosts; else 0) */
 	uint32_t name;          /* interned plane name */
 	enum xp_plane_kind kind;
 	int ordinal;
@@ -39,7 +40,8 @@ struct finisher {
 	struct tj_stage *r;
 	struct plane_build *pb;
 	size_t n_pb, cap_pb;
-	struct kmap pb_map;     /* plane name -> index in pb */
+	struct kmap pb_map;     /* (plane name, host) -> index in pb */
+	uint32_t n_hosts;       /* hosts the document makes: 1, or an xpstat export's */
 	int64_t shift;          /* subtracted from every start */
 	/* per plane: host-wide metadata id -> plane id (0 = not yet) */
 	uint32_t *em_map, *sm_map;
@@ -63,9 +65,9 @@ static uint32_t intern_fmt(struct tj_stage *r, const char *fmt, ...)
 	return xp_intern(r->st, buf, (size_t)n);
 }
 
-static uint32_t find_plane(struct finisher *f, uint32_t name)
+static uint32_t find_plane(struct finisher *f, uint32_t host, uint32_t name)
 {
-	struct key3 k = {name, 0, 0};
+	struct key3 k = {name, host, 0};
 	uint32_t i = kmap_get(&f->pb_map, &k);
 	if (i != UINT32_MAX)
 		return i;
@@ -73,6 +75,7 @@ static uint32_t find_plane(struct finisher *f, uint32_t name)
 	GROW(f->pb, f->n_pb, f->cap_pb);
 	struct plane_build *b = &f->pb[f->n_pb];
 	memset(b, 0, sizeof *b);
+	b->host = host;
 	b->name = name;
 	b->kind = xp_classify_plane(xp_str(f->r->cap, name), xp_strlen(f->r->cap, name), &b->ordinal);
 	return (uint32_t)f->n_pb++;
@@ -159,15 +162,24 @@ static void metadata_lines(struct tj_stage *r)
 	}
 }
 
+/* The host a process belongs to: its process_labels' in an xpstat export of several hosts. */
+static uint32_t proc_host(const struct finisher *f, const struct proc *p)
+{
+	return p->xp_host < f->n_hosts ? p->xp_host : 0;
+}
+
 static void assign_planes(struct finisher *f)
 {
 	struct tj_stage *r = f->r;
 	metadata_lines(r);
 	uint32_t *proc_pl = xcalloc(r->thr.n_procs, sizeof *proc_pl);
-	uint32_t host = find_plane(f, xp_intern(r->st, "/host:CPU", 9));
-	f->pb[host].named = true; /* always there, maybe empty */
+	uint32_t host_cpu = xp_intern(r->st, "/host:CPU", 9);
+	for (uint32_t h = 0; h < f->n_hosts; h++) {
+		uint32_t cpu = find_plane(f, h, host_cpu); /* before f->pb: it may move it */
+		f->pb[cpu].named = true;                /* always there, maybe empty */
+	}
 	for (size_t i = 0; i < r->thr.n_procs; i++) {
-		proc_pl[i] = find_plane(f, proc_plane(r, &r->thr.procs[i]));
+		proc_pl[i] = find_plane(f, proc_host(f, &r->thr.procs[i]), proc_plane(r, &r->thr.procs[i]));
 		if (r->thr.procs[i].has_name && r->thr.procs[i].name == f->pb[proc_pl[i]].name) {
 			f->pb[proc_pl[i]].named = true; /* TF/JAX wrote the plane, lines or not */
 			if (!f->pb[proc_pl[i]].proc)
@@ -177,11 +189,11 @@ static void assign_planes(struct finisher *f)
 	for (size_t i = 0; i < r->thr.n_lines; i++) {
 		struct rline *l = &r->thr.lines[i];
 		const struct proc *p = &r->thr.procs[l->proc];
-		uint32_t pl = proc_pl[l->proc];
+		uint32_t pl = proc_pl[l->proc], h = proc_host(f, p);
 		if (l->route == RT_HOST)
-			pl = find_plane(f, xp_intern(r->st, "/host:CPU", 9));
+			pl = find_plane(f, h, host_cpu);
 		else if ((l->route == RT_DEVICE || l->route == RT_ANNOT) && !is_device_kind(f->pb[pl].kind))
-			pl = find_plane(f, intern_fmt(r, "/device:GPU:%" PRId64, device_ordinal(p, l)));
+			pl = find_plane(f, h, intern_fmt(r, "/device:GPU:%" PRId64, device_ordinal(p, l)));
 		plane_add_line(f, pl, (uint32_t)i);
 	}
 	free(proc_pl);
@@ -190,7 +202,7 @@ static void assign_planes(struct finisher *f)
 	int id;
 	cJSON_ArrayForEach(d, r->device_props)
 		if (dev_id(d, &id)) {
-			uint32_t pl = find_plane(f, intern_fmt(r, "/device:GPU:%d", id));
+			uint32_t pl = find_plane(f, 0, intern_fmt(r, "/device:GPU:%d", id));
 			f->pb[pl].named = true;
 		}
 	/* Planes with no line are kept only when the file named them (TF, deviceProperties). */
@@ -215,6 +227,8 @@ static const struct xp_capture *sort_cap;
 static int cmp_plane(const void *a, const void *b)
 {
 	const struct plane_build *x = a, *y = b;
+	if (x->host != y->host)
+		return x->host < y->host ? -1 : 1;
 	int kx = xp_plane_kind_rank(x->kind), ky = xp_plane_kind_rank(y->kind);
 	if (kx != ky)
 		return kx - ky;
@@ -716,9 +730,39 @@ static void finisher_maps(struct finisher *f)
 	f->sm_list = xcalloc(f->r->meta.n_sm + 1, sizeof *f->sm_list);
 }
 
-void tj_finish(struct tj_stage *r, struct xp_host *h)
+/* HOST's planes: the run of F's sorted planes that belong to it, from *AT on. */
+static void host_planes(struct finisher *f, uint32_t host, struct xp_host *h, size_t *at, int64_t base_ns)
 {
-	struct finisher f = {.r = r};
+	size_t end = *at;
+	while (end < f->n_pb && f->pb[end].host == host)
+		end++;
+	int64_t shift = f->shift;
+	if (f->r->has_origin && host < f->r->n_xpstat_hosts) {
+		/* an export's times count from its start; each host's, from its own base */
+		int64_t own = f->r->xpstat_bases[host], d;
+		__int128 s = (__int128)f->shift + ((__int128)own - base_ns) * 1000;
+		if (!__builtin_sub_overflow(own, base_ns, &d) && s >= INT64_MIN && s <= INT64_MAX) {
+			base_ns = own;
+			f->shift = (int64_t)s;
+		}
+	}
+	h->base_ns = base_ns;
+	h->n_planes = (uint32_t)(end - *at);
+	h->planes = xcalloc(h->n_planes ? h->n_planes : 1, sizeof *h->planes);
+	for (size_t i = *at; i < end; i++) {
+		build_plane(f, &f->pb[i], &h->planes[i - *at], base_ns);
+		free(f->pb[i].lines);
+	}
+	for (uint32_t i = 0; i < h->n_planes; i++)
+		if (xp_plane_stat_id(f->r->cap, &h->planes[i], "group_id"))
+			h->pre_grouped = true;
+	f->shift = shift;
+	*at = end;
+}
+
+void tj_finish(struct tj_stage *r, struct xp_host *hosts, uint32_t n_hosts)
+{
+	struct finisher f = {.r = r, .n_hosts = n_hosts ? n_hosts : 1};
 	int64_t min_rel = 0, base_ns = 0;
 	if (r->has_origin && r->clock.have_t0) {
 		/* an xpstat export: ts 0 is the host's base, which otherData gives */
@@ -734,16 +778,9 @@ void tj_finish(struct tj_stage *r, struct xp_host *h)
 	sort_cap = r->cap;
 	qsort(f.pb, f.n_pb, sizeof *f.pb, cmp_plane);
 	finisher_maps(&f);
-	h->base_ns = base_ns;
-	h->n_planes = (uint32_t)f.n_pb;
-	h->planes = xcalloc(f.n_pb, sizeof *h->planes);
-	for (size_t i = 0; i < f.n_pb; i++) {
-		build_plane(&f, &f.pb[i], &h->planes[i], base_ns);
-		free(f.pb[i].lines);
-	}
-	for (uint32_t i = 0; i < h->n_planes; i++)
-		if (xp_plane_stat_id(r->cap, &h->planes[i], "group_id"))
-			h->pre_grouped = true;
+	size_t at = 0;
+	for (uint32_t h = 0; h < f.n_hosts; h++)
+		host_planes(&f, h, &hosts[h], &at, base_ns);
 	free(f.pb);
 	free(f.em_map);
 	free(f.sm_map);

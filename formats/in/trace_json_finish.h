@@ -6,7 +6,7 @@
 
 /* The stat names plane stats use, numbered after every event's: -1 when there are too many. */
 int tj_plane_stat_names(struct tj_stage *r);
-/* The staged events as the host's planes and lines. */
-void tj_finish(struct tj_stage *r, struct xp_host *h);
+/* The staged events as the planes and lines of N_HOSTS hosts (an xpstat export of several; else 1). */
+void tj_finish(struct tj_stage *r, struct xp_host *hosts, uint32_t n_hosts);
 
 #endif

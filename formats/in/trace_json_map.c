@@ -511,6 +511,9 @@ static void handle_metadata(struct tj_stage *r, const struct ev *e, const uint8_
 		uint32_t s = tj_intern_val(r, v, 1), i = tj_get_proc(r, pid);
 		r->thr.procs[i].labels = s;
 		r->thr.procs[i].has_labels = true;
+		int64_t host;
+		if (arg_int(r, e, "xpstat_host", &host) && host >= 0 && host < XP_MAX_EXPORT_HOSTS)
+			r->thr.procs[i].xp_host = (uint32_t)host;
 	} else if (bytes_eq(name, n, "thread_name") && (v = arg(r, e, "name"))) {
 		uint32_t s = tj_intern_val(r, v, 1);
 		struct tmeta *t = tj_get_tmeta(r, pid, tid);
@@ -797,24 +800,46 @@ int tj_commit(struct tj_stage *r, const struct ev *e)
 
 /* --- top-level values ---------------------------------------------------------------------- */
 
+/* An integer written as a string in otherData (xpstat_start_ns, xpstat_host_base_ns_N). */
+static bool other_int(const cJSON *o, const char *key, int64_t *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	uint64_t u;
+	return cJSON_IsString(v) && tj_int_text((const uint8_t *)v->valuestring, strlen(v->valuestring), out, &u) == 1;
+}
+
+/* xpstat_host_0, xpstat_host_1, ... while they are strings, each with its base when given. */
+static void xpstat_host_names(struct tj_stage *r, const cJSON *o)
+{
+	char key[48];
+	for (uint32_t i = 0; i < XP_MAX_EXPORT_HOSTS; i++) {
+		snprintf(key, sizeof key, "xpstat_host_%u", i);
+		const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, key);
+		if (!cJSON_IsString(h))
+			break;
+		r->xpstat_hosts = xrealloc(r->xpstat_hosts, (i + 1) * sizeof *r->xpstat_hosts);
+		r->xpstat_bases = xrealloc(r->xpstat_bases, (i + 1) * sizeof *r->xpstat_bases);
+		if (!(r->xpstat_hosts[i] = strdup(h->valuestring)))
+			xp_oom();
+		snprintf(key, sizeof key, "xpstat_host_base_ns_%u", i);
+		if (!other_int(o, key, &r->xpstat_bases[i]))
+			r->xpstat_bases[i] = r->origin_ns;
+		r->n_xpstat_hosts = i + 1;
+	}
+}
+
 /* What `xpstat trace` writes in otherData to make its export read back as the capture: where ts 0
- * is (xpstat_start_ns) and, for one host, its name. Other producers' otherData is left alone. */
+ * is (xpstat_start_ns) and its hosts' names. Other producers' otherData is left alone. */
 static void xpstat_other_data(struct tj_stage *r, const struct jval *v)
 {
 	cJSON *o = cJSON_ParseWithLength((const char *)v->p, v->len);
 	const cJSON *prod = cJSON_GetObjectItemCaseSensitive(o, "producer");
-	const cJSON *start = cJSON_GetObjectItemCaseSensitive(o, "xpstat_start_ns");
-	const cJSON *host = cJSON_GetObjectItemCaseSensitive(o, "xpstat_host_0");
 	int64_t ns;
-	uint64_t u;
-	if (cJSON_IsString(prod) && !strncmp(prod->valuestring, "xpstat ", 7) && cJSON_IsString(start) &&
-	    tj_int_text((const uint8_t *)start->valuestring, strlen(start->valuestring), &ns, &u) == 1) {
+	if (cJSON_IsString(prod) && !strncmp(prod->valuestring, "xpstat ", 7) && other_int(o, "xpstat_start_ns", &ns)) {
 		r->has_origin = true;
 		r->origin_ns = ns;
-		free(r->xpstat_host);
-		r->xpstat_host = NULL;
-		if (cJSON_IsString(host) && !cJSON_GetObjectItemCaseSensitive(o, "xpstat_host_1"))
-			r->xpstat_host = strdup(host->valuestring);
+		tj_free_xpstat_hosts(r);
+		xpstat_host_names(r, o);
 	}
 	cJSON_Delete(o);
 }

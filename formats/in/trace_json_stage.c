@@ -312,6 +312,17 @@ static void meta_free(struct tj_meta *m)
 	free(m->sm_by_str);
 }
 
+void tj_free_xpstat_hosts(struct tj_stage *r)
+{
+	for (uint32_t i = 0; i < r->n_xpstat_hosts; i++)
+		free(r->xpstat_hosts[i]);
+	free(r->xpstat_hosts);
+	free(r->xpstat_bases);
+	r->xpstat_hosts = NULL;
+	r->xpstat_bases = NULL;
+	r->n_xpstat_hosts = 0;
+}
+
 void tj_stage_free(struct tj_stage *r)
 {
 	threads_free(&r->thr);
@@ -321,5 +332,5 @@ void tj_stage_free(struct tj_stage *r)
 	free(r->strings.e);
 	cJSON_Delete(r->device_props);
 	cJSON_Delete(r->dist_info);
-	free(r->xpstat_host);
+	tj_free_xpstat_hosts(r);
 }

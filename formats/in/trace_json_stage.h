@@ -6,6 +6,8 @@
 
 void tj_stage_init(struct tj_stage *r, struct xp_capture *c, const char *const *drop_stats);
 void tj_stage_free(struct tj_stage *r);
+/* Forget the host names of an xpstat export's otherData. */
+void tj_free_xpstat_hosts(struct tj_stage *r);
 
 /* pid/tid: integers, and strings holding canonical integers, are one key. */
 struct jkey tj_jkey_of(struct tj_stage *r, const struct jval *v);

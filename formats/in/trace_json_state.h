@@ -36,11 +36,15 @@ struct jkey {
 	bool str;
 };
 
+/* The most hosts an xpstat export names (xpstat_host_N in otherData). */
+#define XP_MAX_EXPORT_HOSTS 65536
+
 struct proc {
 	struct jkey pid;
 	uint32_t name, labels;
 	bool has_name, has_labels, device_events, has_dev_arg;
 	int64_t dev_arg;        /* "device" arg of its device events */
+	uint32_t xp_host;       /* an xpstat export of several hosts: its host's index (process_labels) */
 	struct xp_stats pstats; /* its plane's stats: the other args of process_name (an xpstat export) */
 };
 
@@ -161,10 +165,12 @@ struct tj_stage {
 	cJSON *device_props, *dist_info;
 	uint32_t host_name;
 	bool has_host_name;
-	/* An xpstat export (otherData): ts 0 is this absolute time, and the host's name. */
+	/* An xpstat export (otherData): ts 0 is this absolute time, and its hosts' names. */
 	bool has_origin;
 	int64_t origin_ns;
-	char *xpstat_host;
+	char **xpstat_hosts;
+	int64_t *xpstat_bases;  /* each host's base (xpstat_host_base_ns_N), else origin_ns */
+	uint32_t n_xpstat_hosts;
 	struct xp_json_counts counts;
 	struct xp_oddities odd;
 };

@@ -34,6 +34,10 @@ GENERATED = [
     ("jax", ["--variant", "jax", "--steps", "3", "--gpus", "2", "--seed", "73"]),
     ("cpu", ["--variant", "cpu", "--steps", "4", "--seed", "74"]),
 ]
+# runs of several host files, exported to one trace and read back as those hosts
+GENERATED_RUNS = [
+    ("two-hosts", ["--hosts", "2", "--steps", "4", "--gpus", "2", "--seed", "75"]),
+]
 
 
 TIME = re.compile(r"^-?[0-9]+(\.[0-9]{1,6})?$")
@@ -180,6 +184,16 @@ def step_numbers(xpstat, cap):
     return [step_number(row) for row in json.loads(r.stdout)["tables"]["steps"]] if r else []
 
 
+def host_of_pid(doc):
+    """Each process's host (process_labels' xpstat_host in an export of several hosts)."""
+    return {e["pid"]: int(e["args"]["xpstat_host"]) for e in doc["traceEvents"]
+            if e.get("ph") == "M" and e.get("name") == "process_labels" and "xpstat_host" in e.get("args", {})}
+
+
+def inside(e, lo, hi):
+    return (e["ts"] < hi and e["ts"] + e["dur"] > lo) or (e["dur"] == 0 and lo <= e["ts"] < hi)
+
+
 def check_selection(xpstat, name, cap, work, n_full):
     steps = step_numbers(xpstat, cap)
     if steps:
@@ -189,13 +203,14 @@ def check_selection(xpstat, name, cap, work, n_full):
             doc = load(out)
             track = [e for e in doc["traceEvents"] if e.get("ph") == "X" and e["name"] == str(n)
                      and e.get("args", {}).get("step_time_ps") is not None]
-            expect(f"{name}: --steps {n}: one step slice", len(track), 1)
-            if track:
-                lo, hi = track[0]["ts"], track[0]["ts"] + track[0]["dur"]
+            host_of = host_of_pid(doc)
+            hosts = sum(1 for k in doc["otherData"] if re.match(r"^xpstat_host_[0-9]+$", k)) or 1
+            expect(f"{name}: --steps {n}: one step slice a host", len(track), hosts)
+            window = {host_of.get(e["pid"], 0): (e["ts"], e["ts"] + e["dur"]) for e in track}
+            if len(window) == hosts:
                 xs = [e for e in doc["traceEvents"] if e.get("ph") == "X"]
-                outside = [e for e in xs if not (e["ts"] < hi and e["ts"] + e["dur"] > lo) and
-                           not (e["dur"] == 0 and lo <= e["ts"] < hi)]
-                expect(f"{name}: --steps {n}: events outside the step", len(outside), 0)
+                outside = [e for e in xs if not inside(e, *window[host_of.get(e["pid"], 0)])]
+                expect(f"{name}: --steps {n}: events outside their host's step", len(outside), 0)
                 expect(f"{name}: --steps {n} writes fewer events than the full export", len(xs) < n_full, True)
         missing = max(steps) + 1000
         out = os.path.join(work, name + ".none.json")
@@ -237,11 +252,21 @@ def main():
                 if run(arg, *gen, "-o", cap):
                     check_capture(xpstat, name, cap, work)
                     count += 1
+            for name, gen in GENERATED_RUNS:
+                cap = os.path.join(work, name)
+                if run(arg, *gen, "-o", cap):
+                    check_capture(xpstat, name, cap, work)
+                    count += 1
         else:
             if not os.path.isdir(arg):
                 print(f"{arg} is absent: skipped")
                 return 77
             for d, _, files in sorted(os.walk(arg)):
+                if sum(f.endswith(".xplane.pb") for f in files) > 1:
+                    # a multi-host run: one export of all its hosts reads back as them
+                    name = os.path.relpath(d, arg).replace("/", "_") + "_all-hosts"
+                    check_capture(xpstat, name, d, work)
+                    count += 1
                 for f in sorted(files):
                     # XSpace captures, and the trace JSON ones (kineto/, hta/, tracelens/h100/)
                     if f.endswith((".xplane.pb", ".json.gz")):
