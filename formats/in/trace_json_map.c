@@ -170,8 +170,12 @@ static int push_arg(struct tj_stage *r, struct rline *l, const struct jarg *a)
 	size_t n;
 	if (!sm)
 		return -1;
-	/* A dropped string or container needs no conversion; numbers go on, for their range check. */
+	/* A dropped string or container needs no conversion; numbers go on, for their range check.
+	 * A string with escapes is unescaped all the same (rare): its invalid UTF-8 is counted as a
+	 * kept string's is, so that the completeness report does not depend on the command. */
 	if (v->type != JV_NUM && r->meta.sm_drop[sm]) {
+		if (v->type == JV_STR && v->esc)
+			tj_unescaped(r, v, 1, &n);
 		dropped(r, l, sm);
 		return 0;
 	}
