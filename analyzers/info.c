@@ -907,5 +907,6 @@ const struct xp_analysis xp_analysis_info = {
 	.name = "info",
 	.needs = XP_NEEDS_CAPTURE,
 	.reads = reads,
+	.opts_size = sizeof(struct xp_info_opts),
 	.run = run,
 };

@@ -673,5 +673,6 @@ const struct xp_analysis xp_analysis_input_pipeline = {
 	.name = "input-pipeline",
 	.needs = XP_NEEDS_PREP,
 	.reads = NULL,
+	.opts_size = sizeof(struct xp_input_opts),
 	.run = run,
 };

@@ -31,27 +31,27 @@ struct filters {
 	bool has_op, has_kernel;
 };
 
-static bool compile(regex_t *re, const char *expr, const char *opt, char *errmsg, size_t errlen)
+static bool compile(regex_t *re, const char *expr, const char *opt, struct xp_err *e)
 {
 	int rc = regcomp(re, expr, REG_EXTENDED | REG_NOSUB);
 	if (!rc)
 		return true;
 	char buf[128];
 	regerror(rc, re, buf, sizeof buf);
-	snprintf(errmsg, errlen, "bad %s regular expression '%s': %s", opt, expr, buf);
+	xp_err_set(e, XP_EXIT_USAGE, NULL, "bad %s regular expression '%s': %s", opt, expr, buf);
 	return false;
 }
 
-static bool filters_init(struct filters *f, const struct xp_kernel_stats_opts *o, char *errmsg, size_t errlen)
+static bool filters_init(struct filters *f, const struct xp_kernel_stats_opts *o, struct xp_err *e)
 {
 	memset(f, 0, sizeof *f);
 	if (o->op_regex) {
-		if (!compile(&f->op, o->op_regex, "--op", errmsg, errlen))
+		if (!compile(&f->op, o->op_regex, "--op", e))
 			return false;
 		f->has_op = true;
 	}
 	if (o->kernel_regex) {
-		if (!compile(&f->kernel, o->kernel_regex, "--kernel", errmsg, errlen)) {
+		if (!compile(&f->kernel, o->kernel_regex, "--kernel", e)) {
 			if (f->has_op)
 				regfree(&f->op);
 			return false;
@@ -333,10 +333,10 @@ static void fill_table(struct xp_result *r, const struct xp_capture *c, const st
 }
 
 struct xp_result *xp_analyze_kernel_stats(const struct xp_capture *c, const struct xp_kernel_stats_opts *o,
-					  char *errmsg, size_t errlen)
+					  struct xp_err *e)
 {
 	struct filters f;
-	if (!filters_init(&f, o, errmsg, errlen))
+	if (!filters_init(&f, o, e))
 		return NULL;
 	struct xp_kernel_db_opts dbo = {.xprof_compat = o->xprof_compat};
 	struct xp_kernel_db *db = xp_kernel_db_build(c, &dbo);
@@ -370,8 +370,7 @@ static struct xp_result *run(const struct xp_run_in *in)
 	if (in->opts)
 		o = *(const struct xp_kernel_stats_opts *)in->opts;
 	o.xprof_compat = in->xprof_compat;
-	char err[128];
-	return xp_analyze_kernel_stats(in->c, &o, in->errmsg ? in->errmsg : err, in->errmsg ? in->errlen : sizeof err);
+	return xp_analyze_kernel_stats(in->c, &o, in->err);
 }
 
 static const char *const reads[] = {XP_KERNEL_DETAIL_STATS, NULL};
@@ -380,5 +379,6 @@ const struct xp_analysis xp_analysis_kernel_stats = {
 	.name = "kernel-stats",
 	.needs = XP_NEEDS_CAPTURE,
 	.reads = reads,
+	.opts_size = sizeof(struct xp_kernel_stats_opts),
 	.run = run,
 };

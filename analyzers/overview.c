@@ -639,5 +639,6 @@ const struct xp_analysis xp_analysis_overview = {
 	.name = "overview",
 	.needs = XP_NEEDS_PREP,
 	.reads = NULL,
+	.opts_size = sizeof(struct xp_overview_opts),
 	.run = run,
 };

@@ -762,14 +762,14 @@ static void diagnostics(struct xp_result *r, const struct tfs *s)
 
 /* --- entry point ----------------------------------------------------------------------------- */
 
-static bool compile(regex_t *re, const char *expr, const char *opt, char *errmsg, size_t errlen)
+static bool compile(regex_t *re, const char *expr, const char *opt, struct xp_err *e)
 {
 	int rc = regcomp(re, expr, REG_EXTENDED | REG_NOSUB);
 	if (!rc)
 		return true;
 	char why[128];
 	regerror(rc, re, why, sizeof why);
-	snprintf(errmsg, errlen, "invalid %s regular expression '%s': %s", opt, expr, why);
+	xp_err_set(e, XP_EXIT_USAGE, NULL, "invalid %s regular expression '%s': %s", opt, expr, why);
 	return false;
 }
 
@@ -789,8 +789,7 @@ static void tfs_free(struct tfs *s)
 	free(s->pt);
 }
 
-struct xp_result *xp_analyze_tf_stats(const struct xp_capture *c, const struct xp_tf_stats_opts *o, char *errmsg,
-				      size_t errlen)
+struct xp_result *xp_analyze_tf_stats(const struct xp_capture *c, const struct xp_tf_stats_opts *o, struct xp_err *e)
 {
 	static const struct xp_tf_stats_opts defaults;
 	struct tfs s = {.c = c, .o = o ? o : &defaults};
@@ -798,12 +797,12 @@ struct xp_result *xp_analyze_tf_stats(const struct xp_capture *c, const struct x
 	s.dev.device = true;
 	s.host.label = "Host";
 	if (s.o->op_regex) {
-		if (!compile(&s.op_re, s.o->op_regex, "--op", errmsg, errlen))
+		if (!compile(&s.op_re, s.o->op_regex, "--op", e))
 			return NULL;
 		s.has_op_re = true;
 	}
 	if (s.o->type_regex) {
-		if (!compile(&s.type_re, s.o->type_regex, "--type", errmsg, errlen)) {
+		if (!compile(&s.type_re, s.o->type_regex, "--type", e)) {
 			tfs_free(&s);
 			return NULL;
 		}
@@ -839,8 +838,7 @@ static struct xp_result *run(const struct xp_run_in *in)
 	if (in->opts)
 		o = *(const struct xp_tf_stats_opts *)in->opts;
 	o.xprof_compat = in->xprof_compat;
-	char err[128];
-	return xp_analyze_tf_stats(in->c, &o, in->errmsg ? in->errmsg : err, in->errmsg ? in->errlen : sizeof err);
+	return xp_analyze_tf_stats(in->c, &o, in->err);
 }
 
 static const char *const reads[] = {XP_KERNEL_DETAIL_STATS, NULL};
@@ -849,5 +847,6 @@ const struct xp_analysis xp_analysis_tf_stats = {
 	.name = "tf-stats",
 	.needs = XP_NEEDS_CAPTURE,
 	.reads = reads,
+	.opts_size = sizeof(struct xp_tf_stats_opts),
 	.run = run,
 };

@@ -70,14 +70,14 @@ static int memory_run(struct xp_ctx *ctx)
 	int rc = xp_load(ctx, &c);
 	if (rc)
 		return rc;
-	char err[256] = "";
+	struct xp_err e = {0};
 	/* Memory steps are group ids (spec §5.1); --step-marker steps have none, so it does not apply, and
 	 * the step database is not needed. */
 	struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat, .groups_only = true};
-	struct xp_prep *p = xp_prepare(c, &po, err, sizeof err);
+	struct xp_prep *p = xp_prepare(c, &po, &e);
 	if (!p) {
 		xp_capture_free(c);
-		return xp_usage_error(ctx, "%s", err);
+		return xp_usage_error(ctx, "%s", e.msg);
 	}
 	if (!m->points_set)
 		m->o.points = !strcmp(ctx->format, "text") ? TEXT_POINTS : 0;

@@ -463,5 +463,6 @@ const struct xp_analysis xp_analysis_memory = {
 	.name = "memory",
 	.needs = XP_NEEDS_GROUPS,
 	.reads = reads,
+	.opts_size = sizeof(struct xp_memory_opts),
 	.run = run,
 };

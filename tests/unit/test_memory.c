@@ -21,10 +21,10 @@ static struct run run_caps(struct xp_capture *c, const struct xp_memory_opts *o)
 {
 	struct run x = {c, NULL, NULL};
 	struct xp_prep_opts po = {0};
-	char err[256] = "";
-	x.p = xp_prepare(c, &po, err, sizeof err);
+	struct xp_err err = {0};
+	x.p = xp_prepare(c, &po, &err);
 	if (!x.p) {
-		fprintf(stderr, "xp_prepare failed: %s\n", err);
+		fprintf(stderr, "xp_prepare failed: %s\n", err.msg);
 		abort();
 	}
 	x.r = xp_analyze_memory(x.p, o);

@@ -102,8 +102,8 @@ static int run_memory_with_drops_of(const char *command)
 		struct xp_read_opts ro = {.threads = 1, .drop_stats = d.names};
 		if (xp_read_xspace(c, "mem", bytes, n, &ro, &err))
 			_exit(10);
-		char msg[64];
-		struct xp_prep *p = xp_prepare(c, &(struct xp_prep_opts){0}, msg, sizeof msg);
+		struct xp_err perr = {0};
+		struct xp_prep *p = xp_prepare(c, &(struct xp_prep_opts){0}, &perr);
 		struct xp_run_in in = {.c = c, .p = p};
 		struct xp_result *r = xp_analysis_memory.run(&in);
 		_exit(r ? 0 : 11);
