@@ -55,14 +55,6 @@ static int memory_set(struct xp_ctx *ctx, int key, const char *arg)
 }
 
 /* An unknown --allocator is the user's mistake: a usage error naming the allocators there are. */
-static int check_allocator(struct xp_ctx *ctx, const struct xp_result *r)
-{
-	for (size_t i = 0; i < r->n_diags; i++)
-		if (!strcmp(r->diags[i].code, "unknown_allocator"))
-			return xp_usage_error(ctx, "%s", r->diags[i].message);
-	return 0;
-}
-
 static int memory_run(struct xp_ctx *ctx)
 {
 	struct memory_cmd *m = ctx->cmd_opts;
@@ -81,10 +73,8 @@ static int memory_run(struct xp_ctx *ctx)
 	}
 	if (!m->points_set)
 		m->o.points = !strcmp(ctx->format, "text") ? TEXT_POINTS : 0;
-	struct xp_result *r = xp_analyze_memory(p, &m->o);
-	rc = check_allocator(ctx, r);
-	if (!rc)
-		rc = xp_emit(ctx, r);
+	struct xp_result *r = xp_analyze_memory(p, &m->o, &e);
+	rc = r ? xp_emit(ctx, r) : xp_usage_error(ctx, "%s", e.msg);
 	xp_result_free(r);
 	xp_prep_free(p);
 	xp_capture_free(c);
