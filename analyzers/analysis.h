@@ -1,4 +1,4 @@
-/* analysis.h - one analysis as report and cmd/ see it: its name, what it needs, the optional stats it reads, its run function. */
+/* analysis.h - one analysis as report and cmd/ see it: its name, what it needs, the optional stats it reads, its options, its run function. */
 #ifndef XPSTAT_ANALYSIS_H
 #define XPSTAT_ANALYSIS_H
 
@@ -7,6 +7,7 @@
 
 #include "analyzers/prepare/prep.h"
 #include "formats/model/result.h"
+#include "formats/core/xperr.h"
 
 /*
  * Optional stats: memory events carry about ten allocator stats each and
@@ -50,14 +51,18 @@ struct xp_run_in {
 	struct xp_shared *s;        /* report's inputs built once for several analyses; NULL when run alone */
 	const void *opts;           /* the analysis's own options (struct xp_<name>_opts); NULL: as report runs it */
 	bool xprof_compat;          /* --compat xprof */
-	char *errmsg;               /* a usage error (a bad regular expression) when run returns NULL */
-	size_t errlen;
+	struct xp_err *err;         /* a usage error (a bad regular expression) when run returns NULL; may be NULL */
 };
 
 struct xp_analysis {
 	const char *name;           /* the command that shows it alone: "kernel-stats" */
 	enum xp_needs needs;
 	const char *const *reads;   /* optional stats (above) it reads, NULL-terminated; NULL: none */
+	/* Its options: a struct xp_<name>_opts of OPTS_SIZE bytes (0: it takes none), one per invocation.
+	 * The command that shows it alone parses its flags into one that starts as OPTS_INIT (NULL:
+	 * zeroes); report passes its own or NULL (run's defaults: complete tables). */
+	size_t opts_size;
+	const void *opts_init;
 	struct xp_result *(*run)(const struct xp_run_in *in);
 };
 

@@ -34,15 +34,9 @@
 enum st { ST_PASS, ST_FAIL, ST_SKIP, ST_ERROR };
 static const char *const st_name[] = {"pass", "fail", "skip", "error"};
 
-struct cols {
-	size_t check, subject, status, value, limit, baseline, value_ms, limit_ms, baseline_ms, value_pct, limit_pct,
-		baseline_pct, value_bytes, limit_bytes, baseline_bytes, p_value, message;
-};
-
 struct ck {
 	struct xp_result *r;
 	struct xp_table *t;
-	struct cols c;
 	const struct xp_metrics *cand, *base;
 	const struct xp_check_opts *o;
 	size_t n[4];            /* rows per status */
@@ -120,28 +114,31 @@ static void fmt_limit(const struct xp_limit *l, bool plus, char *b, size_t n)
 
 /* --- rows ------------------------------------------------------------------------------------------ */
 
-static void columns(struct ck *k)
-{
-	struct xp_table *t = k->t;
-	unsigned h = XP_COL_TEXT_HIDDEN;
-	k->c.check = xp_table_col(t, "check", "Check", XP_T_STR, XP_U_NONE, 0);
-	k->c.subject = xp_table_col(t, "subject", "Of", XP_T_STR, XP_U_NONE, 0);
-	k->c.status = xp_table_col(t, "status", "Status", XP_T_STR, XP_U_NONE, 0);
-	k->c.value = xp_table_col(t, "value", "Value", XP_T_STR, XP_U_NONE, XP_COL_TEXT_RIGHT);
-	k->c.limit = xp_table_col(t, "limit", "Limit", XP_T_STR, XP_U_NONE, XP_COL_TEXT_RIGHT);
-	k->c.baseline = xp_table_col(t, "baseline", "Baseline", XP_T_STR, XP_U_NONE, XP_COL_TEXT_RIGHT);
-	k->c.value_ms = xp_table_col(t, "value_ms", "Value (ms)", XP_T_DUR, XP_U_MS, h);
-	k->c.limit_ms = xp_table_col(t, "limit_ms", "Limit (ms)", XP_T_DUR, XP_U_MS, h);
-	k->c.baseline_ms = xp_table_col(t, "baseline_ms", "Baseline (ms)", XP_T_DUR, XP_U_MS, h);
-	k->c.value_pct = xp_table_col(t, "value_pct", "Value (%)", XP_T_PCT, XP_U_NONE, h);
-	k->c.limit_pct = xp_table_col(t, "limit_pct", "Limit (%)", XP_T_PCT, XP_U_NONE, h);
-	k->c.baseline_pct = xp_table_col(t, "baseline_pct", "Baseline (%)", XP_T_PCT, XP_U_NONE, h);
-	k->c.value_bytes = xp_table_col(t, "value_bytes", "Value (bytes)", XP_T_BYTES, XP_U_NONE, h);
-	k->c.limit_bytes = xp_table_col(t, "limit_bytes", "Limit (bytes)", XP_T_BYTES, XP_U_NONE, h);
-	k->c.baseline_bytes = xp_table_col(t, "baseline_bytes", "Baseline (bytes)", XP_T_BYTES, XP_U_NONE, h);
-	k->c.p_value = xp_table_col(t, "p_value", "p", XP_T_F64, XP_U_NONE, h);
-	k->c.message = xp_table_col(t, "message", "Why", XP_T_STR, XP_U_NONE, 0);
-}
+/* The checks table's columns. */
+enum {
+	CC_CHECK, CC_SUBJECT, CC_STATUS, CC_VALUE, CC_LIMIT, CC_BASELINE, CC_VALUE_MS, CC_LIMIT_MS, CC_BASELINE_MS,
+	CC_VALUE_PCT, CC_LIMIT_PCT, CC_BASELINE_PCT, CC_VALUE_BYTES, CC_LIMIT_BYTES, CC_BASELINE_BYTES, CC_P_VALUE,
+	CC_MESSAGE
+};
+static const struct xp_col_def check_cols[] = {
+	[CC_CHECK] = {"check", "Check", XP_T_STR},
+	[CC_SUBJECT] = {"subject", "Of", XP_T_STR},
+	[CC_STATUS] = {"status", "Status", XP_T_STR},
+	[CC_VALUE] = {"value", "Value", XP_T_STR, XP_U_NONE, XP_COL_TEXT_RIGHT},
+	[CC_LIMIT] = {"limit", "Limit", XP_T_STR, XP_U_NONE, XP_COL_TEXT_RIGHT},
+	[CC_BASELINE] = {"baseline", "Baseline", XP_T_STR, XP_U_NONE, XP_COL_TEXT_RIGHT},
+	[CC_VALUE_MS] = {"value_ms", "Value (ms)", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN},
+	[CC_LIMIT_MS] = {"limit_ms", "Limit (ms)", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN},
+	[CC_BASELINE_MS] = {"baseline_ms", "Baseline (ms)", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN},
+	[CC_VALUE_PCT] = {"value_pct", "Value (%)", XP_T_PCT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[CC_LIMIT_PCT] = {"limit_pct", "Limit (%)", XP_T_PCT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[CC_BASELINE_PCT] = {"baseline_pct", "Baseline (%)", XP_T_PCT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[CC_VALUE_BYTES] = {"value_bytes", "Value (bytes)", XP_T_BYTES, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[CC_LIMIT_BYTES] = {"limit_bytes", "Limit (bytes)", XP_T_BYTES, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[CC_BASELINE_BYTES] = {"baseline_bytes", "Baseline (bytes)", XP_T_BYTES, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[CC_P_VALUE] = {"p_value", "p", XP_T_F64, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[CC_MESSAGE] = {"message", "Why", XP_T_STR},
+};
 
 /* A value of a check: a duration, a percentage or bytes, set into the typed column and its display. */
 struct val {
@@ -189,14 +186,14 @@ static size_t add_row(struct ck *k, const char *check, const char *subject, enum
 	va_end(ap);
 	size_t row = xp_table_row(k->t);
 	static const struct val none;
-	xp_set_str(k->t, row, k->c.check, check);
-	xp_set_str(k->t, row, k->c.subject, subject ? subject : "");
-	xp_set_str(k->t, row, k->c.status, st_name[s]);
-	set_val(k, row, k->c.value, k->c.value_ms, k->c.value_pct, k->c.value_bytes, value ? value : &none);
-	set_val(k, row, k->c.baseline, k->c.baseline_ms, k->c.baseline_pct, k->c.baseline_bytes,
+	xp_set_str(k->t, row, CC_CHECK, check);
+	xp_set_str(k->t, row, CC_SUBJECT, subject ? subject : "");
+	xp_set_str(k->t, row, CC_STATUS, st_name[s]);
+	set_val(k, row, CC_VALUE, CC_VALUE_MS, CC_VALUE_PCT, CC_VALUE_BYTES, value ? value : &none);
+	set_val(k, row, CC_BASELINE, CC_BASELINE_MS, CC_BASELINE_PCT, CC_BASELINE_BYTES,
 		baseline ? baseline : &none);
-	xp_set_str(k->t, row, k->c.limit, "-");
-	xp_set_str(k->t, row, k->c.message, msg);
+	xp_set_str(k->t, row, CC_LIMIT, "-");
+	xp_set_str(k->t, row, CC_MESSAGE, msg);
 	k->n[s]++;
 	if (s == ST_FAIL)
 		appendf(&k->failed, "%s%s%s", check, subject && *subject ? " " : "", subject ? subject : "");
@@ -207,9 +204,9 @@ static void set_limit(struct ck *k, size_t row, const struct xp_limit *l, bool p
 {
 	char b[48];
 	struct val v = from_limit(l);
-	set_val(k, row, k->c.limit, k->c.limit_ms, k->c.limit_pct, k->c.limit_bytes, &v);
+	set_val(k, row, CC_LIMIT, CC_LIMIT_MS, CC_LIMIT_PCT, CC_LIMIT_BYTES, &v);
 	fmt_limit(l, plus, b, sizeof b);
-	xp_set_str(k->t, row, k->c.limit, b);
+	xp_set_str(k->t, row, CC_LIMIT, b);
 }
 
 /* --- which checks need steps, and do we have enough -------------------------------------------------- */
@@ -297,13 +294,13 @@ static void min_steps_row(struct ck *k)
 	}
 	char b[32];
 	snprintf(b, sizeof b, "%zu", k->cand->n_steps);
-	xp_set_str(k->t, row, k->c.value, b);
+	xp_set_str(k->t, row, CC_VALUE, b);
 	if (k->base && k->base->has_steps) {
 		snprintf(b, sizeof b, "%zu", k->base->n_steps);
-		xp_set_str(k->t, row, k->c.baseline, b);
+		xp_set_str(k->t, row, CC_BASELINE, b);
 	}
 	snprintf(b, sizeof b, "%zu", k->o->min_steps);
-	xp_set_str(k->t, row, k->c.limit, b);
+	xp_set_str(k->t, row, CC_LIMIT, b);
 }
 
 static bool skip_if_no_steps(struct ck *k, const char *check, const char *subject, const struct xp_limit *l)
@@ -359,8 +356,8 @@ static void regression_row(struct ck *k)
 			      "median step time %s vs %s (%s, limit %s); one-sided Mann-Whitney U p = %s", cm, bm, change,
 			      lim, p);
 	set_limit(k, row, l, true);
-	xp_set_f64(k->t, row, k->c.p_value, k->mwu.p);
-	xp_set_pct(k->t, row, k->c.value_pct, rel);
+	xp_set_f64(k->t, row, CC_P_VALUE, k->mwu.p);
+	xp_set_pct(k->t, row, CC_VALUE_PCT, rel);
 	char cmd[1024];
 	if (over && sig && xp_metrics_trace_command(c, cmd, sizeof cmd))
 		xp_result_diag(k->r, XP_SEV_INFO, "trace_slowest_step", NULL, cmd,
@@ -629,7 +626,7 @@ struct xp_result *xp_check(const struct xp_metrics *cand, const struct xp_metric
 	struct ck k = {.cand = cand, .base = base, .o = o, .alpha = nearbyint((1 - o->confidence) * 1e12) / 1e12};
 	k.r = xp_result_new("check");
 	k.t = xp_result_add_table(k.r, "checks", "Checks");
-	columns(&k);
+	xp_table_cols(k.t, XP_COLS(check_cols));
 	k.steps_ok = true;
 	if (needs_steps(o))
 		min_steps_row(&k);

@@ -54,28 +54,37 @@ static void step_row(struct xp_table *t, const struct step_cols *sc, const char 
 		xp_set_pct(t, row, sc->cs, cshare);
 }
 
+enum {
+	STEP_METRIC, STEP_LABEL, STEP_B, STEP_C, STEP_D, STEP_DP, STEP_BS, STEP_CS
+};
+static const struct xp_col_def step_time_cols[] = {
+	[STEP_METRIC] = {"metric", "Key", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[STEP_LABEL] = {"label", "Metric", XP_T_STR},
+	[STEP_B] = {"baseline_ms", "Baseline", XP_T_DUR, XP_U_MS},
+	[STEP_C] = {"candidate_ms", "Candidate", XP_T_DUR, XP_U_MS},
+	[STEP_D] = {"delta_ms", "Delta", XP_T_DUR, XP_U_MS},
+	[STEP_DP] = {"delta_pct", "Delta %", XP_T_PCT},
+	[STEP_BS] = {"baseline_share_pct", "Share before", XP_T_PCT},
+	[STEP_CS] = {"candidate_share_pct", "Share after", XP_T_PCT},
+};
+static const struct step_cols step_time_idx = {
+	.metric = STEP_METRIC, .label = STEP_LABEL, .b = STEP_B, .c = STEP_C, .d = STEP_D, .dp = STEP_DP,
+	.bs = STEP_BS, .cs = STEP_CS
+};
+
 static void step_table(struct xp_result *r, const struct xp_metrics *b, const struct xp_metrics *c)
 {
 	struct xp_table *t = xp_result_add_table(r, "step_time", "Step time (per step; categories from the breakdown host)");
-	struct step_cols sc = {
-		.metric = xp_table_col(t, "metric", "Key", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN),
-		.label = xp_table_col(t, "label", "Metric", XP_T_STR, XP_U_NONE, 0),
-		.b = xp_table_col(t, "baseline_ms", "Baseline", XP_T_DUR, XP_U_MS, 0),
-		.c = xp_table_col(t, "candidate_ms", "Candidate", XP_T_DUR, XP_U_MS, 0),
-		.d = xp_table_col(t, "delta_ms", "Delta", XP_T_DUR, XP_U_MS, 0),
-		.dp = xp_table_col(t, "delta_pct", "Delta %", XP_T_PCT, XP_U_NONE, 0),
-		.bs = xp_table_col(t, "baseline_share_pct", "Share before", XP_T_PCT, XP_U_NONE, 0),
-		.cs = xp_table_col(t, "candidate_share_pct", "Share after", XP_T_PCT, XP_U_NONE, 0),
-	};
+	xp_table_cols(t, XP_COLS(step_time_cols));
 	if (!b->n_steps || !c->n_steps)
 		return;
-	step_row(t, &sc, "step_time_median", "Median step time", b->median_ps, c->median_ps, NAN, NAN);
-	step_row(t, &sc, "step_time_avg", "Average step time", b->avg_ps, c->avg_ps, NAN, NAN);
+	step_row(t, &step_time_idx, "step_time_median", "Median step time", b->median_ps, c->median_ps, NAN, NAN);
+	step_row(t, &step_time_idx, "step_time_avg", "Average step time", b->avg_ps, c->avg_ps, NAN, NAN);
 	size_t n;
 	const enum xp_step_cat *cats = xp_step_cats(c->pytorch, &n);
 	for (size_t k = 0; k < n; k++) {
 		enum xp_step_cat cat = cats[k];
-		step_row(t, &sc, xp_step_cat_key(cat), xp_step_cat_label_for(cat, c->pytorch), xp_metrics_cat_avg(b, cat),
+		step_row(t, &step_time_idx, xp_step_cat_key(cat), xp_step_cat_label_for(cat, c->pytorch), xp_metrics_cat_avg(b, cat),
 			 xp_metrics_cat_avg(c, cat), xp_metrics_cat_pct(b, cat), xp_metrics_cat_pct(c, cat));
 	}
 }
@@ -185,51 +194,66 @@ static void list_rows(struct xp_table *t, const struct list_cols *lc, const stru
 	}
 }
 
+enum {
+	OPS_CHANGE, OPS_SIDE, OPS_CAT, OPS_NAME, OPS_DETAIL, OPS_B, OPS_C, OPS_D, OPS_DP, OPS_BN, OPS_CN
+};
+static const struct xp_col_def op_cols[] = {
+	[OPS_CHANGE] = {"change", "Change", XP_T_STR},
+	[OPS_SIDE] = {"host_or_device", "Side", XP_T_STR},
+	[OPS_CAT] = {"op_type", "Type", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[OPS_NAME] = {"op_name", "Operation", XP_T_STR},
+	[OPS_DETAIL] = {"hlo_module", "HLO module", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[OPS_B] = {"baseline_self_time_us", "Baseline", XP_T_DUR, XP_U_US},
+	[OPS_C] = {"candidate_self_time_us", "Candidate", XP_T_DUR, XP_U_US},
+	[OPS_D] = {"delta_us", "Delta", XP_T_DUR, XP_U_US},
+	[OPS_DP] = {"delta_pct", "Delta %", XP_T_PCT},
+	[OPS_BN] = {"baseline_occurrences", "Count before", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[OPS_CN] = {"candidate_occurrences", "Count after", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+};
+static const struct list_cols op_idx = {
+	.change = OPS_CHANGE, .side = OPS_SIDE, .cat = OPS_CAT, .name = OPS_NAME, .detail = OPS_DETAIL,
+	.b = OPS_B, .c = OPS_C, .d = OPS_D, .dp = OPS_DP, .bn = OPS_BN, .cn = OPS_CN
+};
+
 static struct pair *ops_table(struct xp_result *r, const struct xp_metric_list *b, const struct xp_metric_list *c,
 			      size_t *n, size_t counts[CH_N])
 {
 	struct xp_table *t = xp_result_add_table(r, "ops", "Ops (self time), largest change first");
-	struct list_cols lc = {
-		.change = xp_table_col(t, "change", "Change", XP_T_STR, XP_U_NONE, 0),
-		.side = xp_table_col(t, "host_or_device", "Side", XP_T_STR, XP_U_NONE, 0),
-		.cat = xp_table_col(t, "op_type", "Type", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN),
-		.name = xp_table_col(t, "op_name", "Operation", XP_T_STR, XP_U_NONE, 0),
-		.detail = xp_table_col(t, "hlo_module", "HLO module", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN),
-		.b = xp_table_col(t, "baseline_self_time_us", "Baseline", XP_T_DUR, XP_U_US, 0),
-		.c = xp_table_col(t, "candidate_self_time_us", "Candidate", XP_T_DUR, XP_U_US, 0),
-		.d = xp_table_col(t, "delta_us", "Delta", XP_T_DUR, XP_U_US, 0),
-		.dp = xp_table_col(t, "delta_pct", "Delta %", XP_T_PCT, XP_U_NONE, 0),
-		.bn = xp_table_col(t, "baseline_occurrences", "Count before", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN),
-		.cn = xp_table_col(t, "candidate_occurrences", "Count after", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN),
-	};
+	xp_table_cols(t, XP_COLS(op_cols));
 	t->text_limit = TEXT_ROWS;
 	static const struct xp_metric_list empty;
 	struct pair *p = pair_up(b ? b : &empty, c ? c : &empty, n, counts);
-	list_rows(t, &lc, p, *n, true);
+	list_rows(t, &op_idx, p, *n, true);
 	return p;
 }
+
+enum { KER_CHANGE, KER_CAT, KER_NAME, KER_DETAIL, KER_B, KER_C, KER_D, KER_DP, KER_BN, KER_CN };
+static const struct xp_col_def kernel_cols[] = {
+	/* In the order of struct list_cols, as compare has always written them (kernel name before op name). */
+	[KER_CHANGE] = {"change", "Change", XP_T_STR},
+	[KER_CAT] = {"hlo_module", "HLO module", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[KER_NAME] = {"kernel_name", "Kernel", XP_T_STR},
+	[KER_DETAIL] = {"op_name", "Op", XP_T_STR},
+	[KER_B] = {"baseline_total_duration_us", "Baseline", XP_T_DUR, XP_U_US},
+	[KER_C] = {"candidate_total_duration_us", "Candidate", XP_T_DUR, XP_U_US},
+	[KER_D] = {"delta_us", "Delta", XP_T_DUR, XP_U_US},
+	[KER_DP] = {"delta_pct", "Delta %", XP_T_PCT},
+	[KER_BN] = {"baseline_occurrences", "Count before", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[KER_CN] = {"candidate_occurrences", "Count after", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+};
+static const struct list_cols kernel_idx = {
+	.change = KER_CHANGE, .side = SIZE_MAX, .detail = KER_DETAIL, .cat = KER_CAT, .b = KER_B,
+	.c = KER_C, .d = KER_D, .dp = KER_DP, .bn = KER_BN, .cn = KER_CN, .name = KER_NAME
+};
 
 static struct pair *kernels_table(struct xp_result *r, const struct xp_metric_list *b, const struct xp_metric_list *c,
 				  size_t *n, size_t counts[CH_N])
 {
 	struct xp_table *t = xp_result_add_table(r, "kernels", "Kernels (total time), largest change first");
-	struct list_cols lc = {
-		.change = xp_table_col(t, "change", "Change", XP_T_STR, XP_U_NONE, 0),
-		.side = SIZE_MAX,
-		.detail = xp_table_col(t, "op_name", "Op", XP_T_STR, XP_U_NONE, 0),
-		.cat = xp_table_col(t, "hlo_module", "HLO module", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN),
-		.b = xp_table_col(t, "baseline_total_duration_us", "Baseline", XP_T_DUR, XP_U_US, 0),
-		.c = xp_table_col(t, "candidate_total_duration_us", "Candidate", XP_T_DUR, XP_U_US, 0),
-		.d = xp_table_col(t, "delta_us", "Delta", XP_T_DUR, XP_U_US, 0),
-		.dp = xp_table_col(t, "delta_pct", "Delta %", XP_T_PCT, XP_U_NONE, 0),
-		.bn = xp_table_col(t, "baseline_occurrences", "Count before", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN),
-		.cn = xp_table_col(t, "candidate_occurrences", "Count after", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN),
-		/* Last: kernel names can be hundreds of characters long. */
-		.name = xp_table_col(t, "kernel_name", "Kernel", XP_T_STR, XP_U_NONE, 0),
-	};
+	xp_table_cols(t, XP_COLS(kernel_cols));
 	t->text_limit = TEXT_ROWS;
 	struct pair *p = pair_up(b, c, n, counts);
-	list_rows(t, &lc, p, *n, false);
+	list_rows(t, &kernel_idx, p, *n, false);
 	return p;
 }
 
@@ -237,17 +261,24 @@ static struct pair *kernels_table(struct xp_result *r, const struct xp_metric_li
 
 struct cmpb {
 	struct xp_table *t;
-	size_t aspect, b, c, same;
 	char differs[512];
+};
+
+enum { CMP_ASPECT, CMP_B, CMP_C, CMP_SAME };
+static const struct xp_col_def comparability_cols[] = {
+	[CMP_ASPECT] = {"aspect", "Aspect", XP_T_STR},
+	[CMP_B] = {"baseline", "Baseline", XP_T_STR},
+	[CMP_C] = {"candidate", "Candidate", XP_T_STR},
+	[CMP_SAME] = {"same", "Same", XP_T_BOOL},
 };
 
 static void aspect(struct cmpb *cb, const char *name, const char *b, const char *c, bool same)
 {
 	size_t row = xp_table_row(cb->t);
-	xp_set_str(cb->t, row, cb->aspect, name);
-	xp_set_str(cb->t, row, cb->b, b);
-	xp_set_str(cb->t, row, cb->c, c);
-	xp_set_bool(cb->t, row, cb->same, same);
+	xp_set_str(cb->t, row, CMP_ASPECT, name);
+	xp_set_str(cb->t, row, CMP_B, b);
+	xp_set_str(cb->t, row, CMP_C, c);
+	xp_set_bool(cb->t, row, CMP_SAME, same);
 	if (!same) {
 		size_t len = strlen(cb->differs);
 		snprintf(cb->differs + len, sizeof cb->differs - len, "%s%s (%s vs %s)", len ? ", " : "", name, b, c);
@@ -277,10 +308,7 @@ static bool comparability(struct xp_result *r, const struct xp_metrics *b, const
 			  const size_t kern[CH_N])
 {
 	struct cmpb cb = {.t = xp_result_add_table(r, "comparability", "Comparability")};
-	cb.aspect = xp_table_col(cb.t, "aspect", "Aspect", XP_T_STR, XP_U_NONE, 0);
-	cb.b = xp_table_col(cb.t, "baseline", "Baseline", XP_T_STR, XP_U_NONE, 0);
-	cb.c = xp_table_col(cb.t, "candidate", "Candidate", XP_T_STR, XP_U_NONE, 0);
-	cb.same = xp_table_col(cb.t, "same", "Same", XP_T_BOOL, XP_U_NONE, 0);
+	xp_table_cols(cb.t, XP_COLS(comparability_cols));
 	if (b->has_env && c->has_env) {
 		aspect(&cb, "device_type", b->device_type, c->device_type, !strcmp(b->device_type, c->device_type));
 		aspect_int(&cb, "device_cores", b->device_cores, c->device_cores);

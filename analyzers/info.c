@@ -283,120 +283,142 @@ static const char *era_name(const struct xp_host *h, const struct host_survey *h
 	return "raw (TF 2.11+ / JAX)";
 }
 
+enum {
+	HO_HOST, HO_FILE, HO_FMT, HO_COMP, HO_FB, HO_DB, HO_PROD, HO_ERA, HO_GRP, HO_PL, HO_LI, HO_EV, HO_SPAN, HO_K,
+	HO_KD, HO_KT, HO_MA, HO_MD, HO_ER, HO_WA
+};
+static const struct xp_col_def hosts_cols[] = {
+	[HO_HOST] = {"host", "Host", XP_T_STR},
+	[HO_FILE] = {"file", "File", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[HO_FMT] = {"format", "Format", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[HO_COMP] = {"compression", "Compression", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[HO_FB] = {"file_bytes", "File", XP_T_BYTES},
+	[HO_DB] = {"decoded_bytes", "Decoded", XP_T_BYTES, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[HO_PROD] = {"producer", "Producer", XP_T_STR},
+	[HO_ERA] = {"era", "Era", XP_T_STR},
+	[HO_GRP] = {"pre_grouped", "Grouped", XP_T_BOOL, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[HO_PL] = {"planes", "Planes", XP_T_INT},
+	[HO_LI] = {"lines", "Lines", XP_T_INT},
+	[HO_EV] = {"events", "Events", XP_T_INT},
+	[HO_SPAN] = {"span_ms", "Span", XP_T_DUR, XP_U_MS},
+	[HO_K] = {"kernels", "Kernels", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[HO_KD] = {"distinct_kernels", "Distinct kernels", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[HO_KT] = {"kernel_time_ps", "Kernel time", XP_T_DUR, XP_U_PS, XP_COL_TEXT_HIDDEN},
+	[HO_MA] = {"memory_allocations", "Allocations", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[HO_MD] = {"memory_deallocations", "Deallocations", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[HO_ER] = {"capture_errors", "Errors", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[HO_WA] = {"capture_warnings", "Warnings", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+};
+
 static void hosts_table(struct xp_result *r, const struct xp_capture *c, struct host_survey *hs)
 {
 	struct xp_table *t = xp_result_add_table(r, "hosts", "Hosts");
-	size_t c_host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, 0);
-	size_t c_file = xp_table_col(t, "file", "File", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	size_t c_fmt = xp_table_col(t, "format", "Format", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	size_t c_comp = xp_table_col(t, "compression", "Compression", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	size_t c_fb = xp_table_col(t, "file_bytes", "File", XP_T_BYTES, XP_U_NONE, 0);
-	size_t c_db = xp_table_col(t, "decoded_bytes", "Decoded", XP_T_BYTES, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	size_t c_prod = xp_table_col(t, "producer", "Producer", XP_T_STR, XP_U_NONE, 0);
-	size_t c_era = xp_table_col(t, "era", "Era", XP_T_STR, XP_U_NONE, 0);
-	size_t c_grp = xp_table_col(t, "pre_grouped", "Grouped", XP_T_BOOL, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	size_t c_pl = xp_table_col(t, "planes", "Planes", XP_T_INT, XP_U_NONE, 0);
-	size_t c_li = xp_table_col(t, "lines", "Lines", XP_T_INT, XP_U_NONE, 0);
-	size_t c_ev = xp_table_col(t, "events", "Events", XP_T_INT, XP_U_NONE, 0);
-	size_t c_span = xp_table_col(t, "span_ms", "Span", XP_T_DUR, XP_U_MS, 0);
-	size_t c_k = xp_table_col(t, "kernels", "Kernels", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	size_t c_kd = xp_table_col(t, "distinct_kernels", "Distinct kernels", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	size_t c_kt = xp_table_col(t, "kernel_time_ps", "Kernel time", XP_T_DUR, XP_U_PS, XP_COL_TEXT_HIDDEN);
-	size_t c_ma = xp_table_col(t, "memory_allocations", "Allocations", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	size_t c_md = xp_table_col(t, "memory_deallocations", "Deallocations", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	size_t c_er = xp_table_col(t, "capture_errors", "Errors", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	size_t c_wa = xp_table_col(t, "capture_warnings", "Warnings", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	xp_table_cols(t, XP_COLS(hosts_cols));
 	for (uint32_t i = 0; i < c->n_hosts; i++) {
 		const struct xp_host *h = &c->hosts[i];
 		size_t row = xp_table_row(t);
-		xp_set_str(t, row, c_host, h->name);
-		xp_set_str(t, row, c_file, h->path);
-		xp_set_str(t, row, c_fmt, h->format == XP_FMT_TRACE_JSON ? "trace-json" : "xspace");
-		xp_set_str(t, row, c_comp, h->compression == XP_COMP_GZIP ? "gzip" : h->compression == XP_COMP_ZSTD ? "zstd" : "none");
-		xp_set_bytes(t, row, c_fb, (int64_t)h->file_bytes);
-		xp_set_bytes(t, row, c_db, (int64_t)h->decoded_bytes);
-		xp_set_str(t, row, c_prod, producer_name(h, &hs[i]));
-		xp_set_str(t, row, c_era, era_name(h, &hs[i]));
-		xp_set_bool(t, row, c_grp, h->pre_grouped);
-		xp_set_int(t, row, c_pl, h->n_planes);
-		xp_set_int(t, row, c_li, (int64_t)hs[i].lines);
-		xp_set_int(t, row, c_ev, (int64_t)hs[i].total.events);
+		xp_set_str(t, row, HO_HOST, h->name);
+		xp_set_str(t, row, HO_FILE, h->path);
+		xp_set_str(t, row, HO_FMT, h->format == XP_FMT_TRACE_JSON ? "trace-json" : "xspace");
+		xp_set_str(t, row, HO_COMP, h->compression == XP_COMP_GZIP ? "gzip" : h->compression == XP_COMP_ZSTD ? "zstd" : "none");
+		xp_set_bytes(t, row, HO_FB, (int64_t)h->file_bytes);
+		xp_set_bytes(t, row, HO_DB, (int64_t)h->decoded_bytes);
+		xp_set_str(t, row, HO_PROD, producer_name(h, &hs[i]));
+		xp_set_str(t, row, HO_ERA, era_name(h, &hs[i]));
+		xp_set_bool(t, row, HO_GRP, h->pre_grouped);
+		xp_set_int(t, row, HO_PL, h->n_planes);
+		xp_set_int(t, row, HO_LI, (int64_t)hs[i].lines);
+		xp_set_int(t, row, HO_EV, (int64_t)hs[i].total.events);
 		if (hs[i].total.any_time)
-			xp_set_dur(t, row, c_span, xp_sat_sub(hs[i].total.last_ps, hs[i].total.first_ps));
-		xp_set_int(t, row, c_k, (int64_t)hs[i].total.kernels);
-		xp_set_int(t, row, c_kd, (int64_t)hs[i].n_kernel_names);
-		xp_set_dur(t, row, c_kt, hs[i].total.kernel_ps);
-		xp_set_int(t, row, c_ma, (int64_t)hs[i].total.mem_alloc);
-		xp_set_int(t, row, c_md, (int64_t)hs[i].total.mem_dealloc);
-		xp_set_int(t, row, c_er, h->n_errors);
-		xp_set_int(t, row, c_wa, h->n_warnings);
+			xp_set_dur(t, row, HO_SPAN, xp_sat_sub(hs[i].total.last_ps, hs[i].total.first_ps));
+		xp_set_int(t, row, HO_K, (int64_t)hs[i].total.kernels);
+		xp_set_int(t, row, HO_KD, (int64_t)hs[i].n_kernel_names);
+		xp_set_dur(t, row, HO_KT, hs[i].total.kernel_ps);
+		xp_set_int(t, row, HO_MA, (int64_t)hs[i].total.mem_alloc);
+		xp_set_int(t, row, HO_MD, (int64_t)hs[i].total.mem_dealloc);
+		xp_set_int(t, row, HO_ER, h->n_errors);
+		xp_set_int(t, row, HO_WA, h->n_warnings);
 	}
 }
+
+enum {
+	PL_HOST, PL_NAME, PL_ID, PL_KIND, PL_LI, PL_EV, PL_EM, PL_SM, PL_FIRST, PL_SPAN, PL_K, PL_MEM
+};
+static const struct xp_col_def planes_cols[] = {
+	[PL_HOST] = {"host", "Host", XP_T_STR},
+	[PL_NAME] = {"plane", "Plane", XP_T_STR},
+	[PL_ID] = {"plane_id", "Id", XP_T_ID},
+	[PL_KIND] = {"kind", "Kind", XP_T_STR},
+	[PL_LI] = {"lines", "Lines", XP_T_INT},
+	[PL_EV] = {"events", "Events", XP_T_INT},
+	[PL_EM] = {"event_metadata", "Event names", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[PL_SM] = {"stat_metadata", "Stat names", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[PL_FIRST] = {"first_ps", "First", XP_T_DUR, XP_U_PS, XP_COL_TEXT_HIDDEN},
+	[PL_SPAN] = {"span_ms", "Span", XP_T_DUR, XP_U_MS},
+	[PL_K] = {"kernels", "Kernels", XP_T_INT},
+	[PL_MEM] = {"memory_events", "Memory events", XP_T_INT},
+};
 
 static void planes_table(struct xp_result *r, const struct xp_capture *c, struct plane_survey **ps)
 {
 	struct xp_table *t = xp_result_add_table(r, "planes", "Planes");
-	size_t c_host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, 0);
-	size_t c_name = xp_table_col(t, "plane", "Plane", XP_T_STR, XP_U_NONE, 0);
-	size_t c_id = xp_table_col(t, "plane_id", "Id", XP_T_ID, XP_U_NONE, 0);
-	size_t c_kind = xp_table_col(t, "kind", "Kind", XP_T_STR, XP_U_NONE, 0);
-	size_t c_li = xp_table_col(t, "lines", "Lines", XP_T_INT, XP_U_NONE, 0);
-	size_t c_ev = xp_table_col(t, "events", "Events", XP_T_INT, XP_U_NONE, 0);
-	size_t c_em = xp_table_col(t, "event_metadata", "Event names", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	size_t c_sm = xp_table_col(t, "stat_metadata", "Stat names", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	size_t c_first = xp_table_col(t, "first_ps", "First", XP_T_DUR, XP_U_PS, XP_COL_TEXT_HIDDEN);
-	size_t c_span = xp_table_col(t, "span_ms", "Span", XP_T_DUR, XP_U_MS, 0);
-	size_t c_k = xp_table_col(t, "kernels", "Kernels", XP_T_INT, XP_U_NONE, 0);
-	size_t c_mem = xp_table_col(t, "memory_events", "Memory events", XP_T_INT, XP_U_NONE, 0);
+	xp_table_cols(t, XP_COLS(planes_cols));
 	for (uint32_t h = 0; h < c->n_hosts; h++) {
 		const struct xp_host *host = &c->hosts[h];
 		for (uint32_t i = 0; i < host->n_planes; i++) {
 			const struct xp_plane *p = &host->planes[i];
 			const struct plane_survey *s = &ps[h][i];
 			size_t row = xp_table_row(t);
-			xp_set_str(t, row, c_host, host->name);
-			xp_set_str(t, row, c_name, xp_str(c, p->name));
-			xp_set_id(t, row, c_id, p->id);
-			xp_set_str(t, row, c_kind, xp_plane_kind_name(p->kind));
-			xp_set_int(t, row, c_li, p->n_lines);
-			xp_set_int(t, row, c_ev, (int64_t)s->events);
-			xp_set_int(t, row, c_em, p->n_emeta ? p->n_emeta - 1 : 0);
-			xp_set_int(t, row, c_sm, p->n_smeta ? p->n_smeta - 1 : 0);
+			xp_set_str(t, row, PL_HOST, host->name);
+			xp_set_str(t, row, PL_NAME, xp_str(c, p->name));
+			xp_set_id(t, row, PL_ID, p->id);
+			xp_set_str(t, row, PL_KIND, xp_plane_kind_name(p->kind));
+			xp_set_int(t, row, PL_LI, p->n_lines);
+			xp_set_int(t, row, PL_EV, (int64_t)s->events);
+			xp_set_int(t, row, PL_EM, p->n_emeta ? p->n_emeta - 1 : 0);
+			xp_set_int(t, row, PL_SM, p->n_smeta ? p->n_smeta - 1 : 0);
 			if (s->any_time) {
-				xp_set_dur(t, row, c_first, s->first_ps);
-				xp_set_dur(t, row, c_span, xp_sat_sub(s->last_ps, s->first_ps));
+				xp_set_dur(t, row, PL_FIRST, s->first_ps);
+				xp_set_dur(t, row, PL_SPAN, xp_sat_sub(s->last_ps, s->first_ps));
 			}
-			xp_set_int(t, row, c_k, (int64_t)s->kernels);
-			xp_set_int(t, row, c_mem, (int64_t)(s->mem_alloc + s->mem_dealloc));
+			xp_set_int(t, row, PL_K, (int64_t)s->kernels);
+			xp_set_int(t, row, PL_MEM, (int64_t)(s->mem_alloc + s->mem_dealloc));
 		}
 	}
 }
 
+enum {
+	LN_HOST, LN_PLANE, LN_ID, LN_NAME, LN_DER, LN_EV, LN_ST, LN_TS
+};
+static const struct xp_col_def lines_cols[] = {
+	[LN_HOST] = {"host", "Host", XP_T_STR},
+	[LN_PLANE] = {"plane", "Plane", XP_T_STR},
+	[LN_ID] = {"line_id", "Id", XP_T_ID},
+	[LN_NAME] = {"line", "Line", XP_T_STR},
+	[LN_DER] = {"derived", "Derived", XP_T_BOOL},
+	[LN_EV] = {"events", "Events", XP_T_INT},
+	[LN_ST] = {"stats", "Stats", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[LN_TS] = {"timestamp_ns", "Timestamp", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+};
+
 static void lines_table(struct xp_result *r, const struct xp_capture *c)
 {
 	struct xp_table *t = xp_result_add_table(r, "lines", "Lines");
-	size_t c_host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, 0);
-	size_t c_plane = xp_table_col(t, "plane", "Plane", XP_T_STR, XP_U_NONE, 0);
-	size_t c_id = xp_table_col(t, "line_id", "Id", XP_T_ID, XP_U_NONE, 0);
-	size_t c_name = xp_table_col(t, "line", "Line", XP_T_STR, XP_U_NONE, 0);
-	size_t c_der = xp_table_col(t, "derived", "Derived", XP_T_BOOL, XP_U_NONE, 0);
-	size_t c_ev = xp_table_col(t, "events", "Events", XP_T_INT, XP_U_NONE, 0);
-	size_t c_st = xp_table_col(t, "stats", "Stats", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	size_t c_ts = xp_table_col(t, "timestamp_ns", "Timestamp", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	xp_table_cols(t, XP_COLS(lines_cols));
 	for (uint32_t h = 0; h < c->n_hosts; h++)
 		for (uint32_t i = 0; i < c->hosts[h].n_planes; i++) {
 			const struct xp_plane *p = &c->hosts[h].planes[i];
 			for (uint32_t k = 0; k < p->n_lines; k++) {
 				const struct xp_line *l = &p->lines[k];
 				size_t row = xp_table_row(t);
-				xp_set_str(t, row, c_host, c->hosts[h].name);
-				xp_set_str(t, row, c_plane, xp_str(c, p->name));
-				xp_set_id(t, row, c_id, l->id);
-				xp_set_str(t, row, c_name, xp_str(c, l->name));
-				xp_set_bool(t, row, c_der, l->derived);
-				xp_set_int(t, row, c_ev, (int64_t)l->n_events);
-				xp_set_int(t, row, c_st, (int64_t)l->n_stats);
-				xp_set_int(t, row, c_ts, l->timestamp_ns);
+				xp_set_str(t, row, LN_HOST, c->hosts[h].name);
+				xp_set_str(t, row, LN_PLANE, xp_str(c, p->name));
+				xp_set_id(t, row, LN_ID, l->id);
+				xp_set_str(t, row, LN_NAME, xp_str(c, l->name));
+				xp_set_bool(t, row, LN_DER, l->derived);
+				xp_set_int(t, row, LN_EV, (int64_t)l->n_events);
+				xp_set_int(t, row, LN_ST, (int64_t)l->n_stats);
+				xp_set_int(t, row, LN_TS, l->timestamp_ns);
 			}
 		}
 }
@@ -474,39 +496,55 @@ static void device_row(struct xp_table *t, const struct device_cols *dc, const s
 	xp_set_int(t, row, dc->kernels, (int64_t)s->kernels);
 }
 
+enum {
+	DEV_HOST, DEV_DEVICE, DEV_VENDOR, DEV_MODEL, DEV_ARCH, DEV_CC, DEV_CORES, DEV_MEM, DEV_CLOCK, DEV_BW,
+	DEV_EVENTS, DEV_KERNELS
+};
+static const struct xp_col_def device_cols[] = {
+	[DEV_HOST] = {"host", "Host", XP_T_STR},
+	[DEV_DEVICE] = {"device", "Device", XP_T_STR},
+	[DEV_VENDOR] = {"vendor", "Vendor", XP_T_STR},
+	[DEV_MODEL] = {"model", "Model", XP_T_STR},
+	[DEV_ARCH] = {"architecture", "Arch", XP_T_STR},
+	[DEV_CC] = {"compute_capability", "CC", XP_T_STR},
+	[DEV_CORES] = {"core_count", "SMs/CUs", XP_T_INT},
+	[DEV_MEM] = {"memory_bytes", "Memory", XP_T_BYTES},
+	[DEV_CLOCK] = {"clock_mhz", "Clock MHz", XP_T_INT},
+	[DEV_BW] = {"memory_bandwidth_bytes_per_s", "Mem B/s", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[DEV_EVENTS] = {"events", "Events", XP_T_INT},
+	[DEV_KERNELS] = {"kernels", "Kernels", XP_T_INT},
+};
+static const struct device_cols device_cols_idx = {
+	.host = DEV_HOST, .device = DEV_DEVICE, .vendor = DEV_VENDOR, .model = DEV_MODEL, .arch = DEV_ARCH,
+	.cc = DEV_CC, .cores = DEV_CORES, .mem = DEV_MEM, .clock = DEV_CLOCK, .bw = DEV_BW,
+	.events = DEV_EVENTS, .kernels = DEV_KERNELS
+};
+
 static void devices_table(struct xp_result *r, const struct xp_capture *c, struct plane_survey **ps)
 {
 	struct xp_table *t = xp_result_add_table(r, "devices", "Devices");
-	struct device_cols dc = {
-		.host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, 0),
-		.device = xp_table_col(t, "device", "Device", XP_T_STR, XP_U_NONE, 0),
-		.vendor = xp_table_col(t, "vendor", "Vendor", XP_T_STR, XP_U_NONE, 0),
-		.model = xp_table_col(t, "model", "Model", XP_T_STR, XP_U_NONE, 0),
-		.arch = xp_table_col(t, "architecture", "Arch", XP_T_STR, XP_U_NONE, 0),
-		.cc = xp_table_col(t, "compute_capability", "CC", XP_T_STR, XP_U_NONE, 0),
-		.cores = xp_table_col(t, "core_count", "SMs/CUs", XP_T_INT, XP_U_NONE, 0),
-		.mem = xp_table_col(t, "memory_bytes", "Memory", XP_T_BYTES, XP_U_NONE, 0),
-		.clock = xp_table_col(t, "clock_mhz", "Clock MHz", XP_T_INT, XP_U_NONE, 0),
-		.bw = xp_table_col(t, "memory_bandwidth_bytes_per_s", "Mem B/s", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN),
-		.events = xp_table_col(t, "events", "Events", XP_T_INT, XP_U_NONE, 0),
-		.kernels = xp_table_col(t, "kernels", "Kernels", XP_T_INT, XP_U_NONE, 0),
-	};
+	xp_table_cols(t, XP_COLS(device_cols));
 	for (uint32_t h = 0; h < c->n_hosts; h++)
 		for (uint32_t i = 0; i < c->hosts[h].n_planes; i++) {
 			const struct xp_plane *p = &c->hosts[h].planes[i];
 			if (p->kind == XP_PLANE_GPU || p->kind == XP_PLANE_TPU)
-				device_row(t, &dc, c, &c->hosts[h], p, &ps[h][i]);
+				device_row(t, &device_cols_idx, c, &c->hosts[h], p, &ps[h][i]);
 		}
 }
 
-struct analysis_cols {
-	size_t host, analysis, available, detail;
+/* The analyses table's columns. */
+enum { AN_HOST, AN_ANALYSIS, AN_AVAILABLE, AN_DETAIL };
+static const struct xp_col_def analysis_cols[] = {
+	[AN_HOST] = {"host", "Host", XP_T_STR},
+	[AN_ANALYSIS] = {"analysis", "Analysis", XP_T_STR},
+	[AN_AVAILABLE] = {"available", "Data", XP_T_BOOL},
+	[AN_DETAIL] = {"detail", "Detail", XP_T_STR},
 };
 
-static void analysis_row(struct xp_table *t, const struct analysis_cols *ac, const char *host, const char *name,
-			 bool ok, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void analysis_row(struct xp_table *t, const char *host, const char *name,
+			 bool ok, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-static void analysis_row(struct xp_table *t, const struct analysis_cols *ac, const char *host, const char *name,
+static void analysis_row(struct xp_table *t, const char *host, const char *name,
 			 bool ok, const char *fmt, ...)
 {
 	char buf[256];
@@ -515,10 +553,10 @@ static void analysis_row(struct xp_table *t, const struct analysis_cols *ac, con
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
 	size_t row = xp_table_row(t);
-	xp_set_str(t, row, ac->host, host);
-	xp_set_str(t, row, ac->analysis, name);
-	xp_set_bool(t, row, ac->available, ok);
-	xp_set_str(t, row, ac->detail, buf);
+	xp_set_str(t, row, AN_HOST, host);
+	xp_set_str(t, row, AN_ANALYSIS, name);
+	xp_set_bool(t, row, AN_AVAILABLE, ok);
+	xp_set_str(t, row, AN_DETAIL, buf);
 }
 
 static bool has_step_markers(const struct host_survey *hs)
@@ -527,12 +565,11 @@ static bool has_step_markers(const struct host_survey *hs)
 }
 
 /* XLA device events resolved to an instruction of the host's HLO protos (hosts with XLA ops only). */
-static void hlo_row(struct xp_result *r, struct xp_table *t, const struct analysis_cols *ac, const struct xp_capture *c,
-		    uint32_t h)
+static void hlo_row(struct xp_result *r, struct xp_table *t, const struct xp_capture *c, uint32_t h)
 {
 	struct xp_op_db *db = xp_op_db_device(c, &c->hosts[h], NULL);
 	if (db->n_xla_events || db->n_hlo_bad) {
-		analysis_row(t, ac, c->hosts[h].name, "hlo", db->n_xla_resolved > 0,
+		analysis_row(t, c->hosts[h].name, "hlo", db->n_xla_resolved > 0,
 			     "%" PRIu64 " of %" PRIu64 " XLA device events resolved to an HLO instruction (%.1f%%)",
 			     db->n_xla_resolved, db->n_xla_events,
 			     db->n_xla_events ? 100.0 * (double)db->n_xla_resolved / (double)db->n_xla_events : 0.0);
@@ -545,27 +582,22 @@ static void hlo_row(struct xp_result *r, struct xp_table *t, const struct analys
 static void analyses_table(struct xp_result *r, const struct xp_capture *c, const struct host_survey *hs)
 {
 	struct xp_table *t = xp_result_add_table(r, "analyses", "Analyses with data");
-	struct analysis_cols ac = {
-		xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, 0),
-		xp_table_col(t, "analysis", "Analysis", XP_T_STR, XP_U_NONE, 0),
-		xp_table_col(t, "available", "Data", XP_T_BOOL, XP_U_NONE, 0),
-		xp_table_col(t, "detail", "Detail", XP_T_STR, XP_U_NONE, 0),
-	};
+	xp_table_cols(t, XP_COLS(analysis_cols));
 	for (uint32_t h = 0; h < c->n_hosts; h++) {
 		const char *host = c->hosts[h].name;
 		const struct plane_survey *s = &hs[h].total;
-		analysis_row(t, &ac, host, "steps", has_step_markers(&hs[h]),
+		analysis_row(t, host, "steps", has_step_markers(&hs[h]),
 			     "%" PRIu64 " step root events, %" PRIu64 " Steps-line events", s->step_roots,
 			     s->steps_line_events);
-		analysis_row(t, &ac, host, "device_ops", s->device_ops > 0,
+		analysis_row(t, host, "device_ops", s->device_ops > 0,
 			     "%" PRIu64 " device events with an op annotation", s->device_ops);
-		analysis_row(t, &ac, host, "kernels", s->kernels > 0, "%" PRIu64 " kernels, %zu distinct names",
+		analysis_row(t, host, "kernels", s->kernels > 0, "%" PRIu64 " kernels, %zu distinct names",
 			     s->kernels, hs[h].n_kernel_names);
-		analysis_row(t, &ac, host, "host_ops", s->host_ops > 0, "%" PRIu64 " host TF-op events", s->host_ops);
-		analysis_row(t, &ac, host, "memory", s->mem_alloc + s->mem_dealloc > 0,
+		analysis_row(t, host, "host_ops", s->host_ops > 0, "%" PRIu64 " host TF-op events", s->host_ops);
+		analysis_row(t, host, "memory", s->mem_alloc + s->mem_dealloc > 0,
 			     "%" PRIu64 " allocations, %" PRIu64 " deallocations", s->mem_alloc, s->mem_dealloc);
-		analysis_row(t, &ac, host, "tf_data", s->tfdata > 0, "%" PRIu64 " tf.data iterator events", s->tfdata);
-		hlo_row(r, t, &ac, c, h);
+		analysis_row(t, host, "tf_data", s->tfdata > 0, "%" PRIu64 " tf.data iterator events", s->tfdata);
+		hlo_row(r, t, c, h);
 	}
 }
 
@@ -907,5 +939,6 @@ const struct xp_analysis xp_analysis_info = {
 	.name = "info",
 	.needs = XP_NEEDS_CAPTURE,
 	.reads = reads,
+	.opts_size = sizeof(struct xp_info_opts),
 	.run = run,
 };

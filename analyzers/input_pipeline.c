@@ -479,36 +479,36 @@ static void add_summary(struct xp_result *r, const struct ip *ip)
 
 /* --- tables -------------------------------------------------------------------------------------- */
 
-struct stat_cols {
-	size_t key, label, avg, sdv, min, max, share;
+/* The step_stats table's columns. */
+enum { STAT_KEY, STAT_LABEL, STAT_AVG, STAT_SDV, STAT_MIN, STAT_MAX, STAT_SHARE };
+static const struct xp_col_def stat_cols[] = {
+	[STAT_KEY] = {"quantity", "Key", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[STAT_LABEL] = {"label", "Quantity", XP_T_STR},
+	[STAT_AVG] = {"avg_ms", "Average", XP_T_DUR, XP_U_MS},
+	[STAT_SDV] = {"sdv_ms", "Std dev", XP_T_DUR, XP_U_MS},
+	[STAT_MIN] = {"min_ms", "Min", XP_T_DUR, XP_U_MS},
+	[STAT_MAX] = {"max_ms", "Max", XP_T_DUR, XP_U_MS},
+	[STAT_SHARE] = {"step_time_pct", "Share", XP_T_PCT},
 };
 
-static void stat_row(struct xp_table *t, const struct stat_cols *c, const char *key, const char *label,
+static void stat_row(struct xp_table *t, const char *key, const char *label,
 		     const struct xp_dur_stat *st, int64_t part, int64_t whole)
 {
 	size_t row = xp_table_row(t);
-	xp_set_str(t, row, c->key, key);
-	xp_set_str(t, row, c->label, label);
-	xp_set_dur(t, row, c->avg, st->avg_ps);
-	xp_set_dur(t, row, c->sdv, st->sdv_ps);
-	xp_set_dur(t, row, c->min, st->min_ps);
-	xp_set_dur(t, row, c->max, st->max_ps);
-	xp_set_pct(t, row, c->share, pct_of((double)part, (double)whole));
+	xp_set_str(t, row, STAT_KEY, key);
+	xp_set_str(t, row, STAT_LABEL, label);
+	xp_set_dur(t, row, STAT_AVG, st->avg_ps);
+	xp_set_dur(t, row, STAT_SDV, st->sdv_ps);
+	xp_set_dur(t, row, STAT_MIN, st->min_ps);
+	xp_set_dur(t, row, STAT_MAX, st->max_ps);
+	xp_set_pct(t, row, STAT_SHARE, pct_of((double)part, (double)whole));
 }
 
 /* Device-side step statistics: step time, input and its two parts. */
 static void step_stats_table(struct xp_result *r, const struct ip *ip)
 {
 	struct xp_table *t = xp_result_add_table(r, "step_stats", "Step-time statistics (device side)");
-	struct stat_cols c = {
-		.key = xp_table_col(t, "quantity", "Key", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN),
-		.label = xp_table_col(t, "label", "Quantity", XP_T_STR, XP_U_NONE, 0),
-		.avg = xp_table_col(t, "avg_ms", "Average", XP_T_DUR, XP_U_MS, 0),
-		.sdv = xp_table_col(t, "sdv_ms", "Std dev", XP_T_DUR, XP_U_MS, 0),
-		.min = xp_table_col(t, "min_ms", "Min", XP_T_DUR, XP_U_MS, 0),
-		.max = xp_table_col(t, "max_ms", "Max", XP_T_DUR, XP_U_MS, 0),
-		.share = xp_table_col(t, "step_time_pct", "Share", XP_T_PCT, XP_U_NONE, 0),
-	};
+	xp_table_cols(t, XP_COLS(stat_cols));
 	const struct xp_step_db *v = &ip->bs.view;
 	const struct xp_step_totals *tot = &ip->bs.tot;
 	if (!v->n)
@@ -521,26 +521,33 @@ static void step_stats_table(struct xp_result *r, const struct ip *ip)
 		h2d[i] = v->steps[i].type_ps[XP_ET_HOST_TO_DEVICE] + v->steps[i].type_ps[XP_ET_DEVICE_WAIT_HOST];
 	}
 	struct xp_dur_stat st;
-	stat_row(t, &c, "step_time", "Step time", &ip->bs.step, tot->step_ps, tot->step_ps);
+	stat_row(t, "step_time", "Step time", &ip->bs.step, tot->step_ps, tot->step_ps);
 	xp_step_stat(v, XP_SC_INPUT, &st);
-	stat_row(t, &c, "input", "Input", &st, tot->cat_ps[XP_SC_INPUT], tot->step_ps);
+	stat_row(t, "input", "Input", &st, tot->cat_ps[XP_SC_INPUT], tot->step_ps);
 	xp_dur_stat(w, v->n, &st);
-	stat_row(t, &c, "host_wait_input", "Waiting for input on the host", &st, tot->wait_input_ps, tot->step_ps);
+	stat_row(t, "host_wait_input", "Waiting for input on the host", &st, tot->wait_input_ps, tot->step_ps);
 	xp_dur_stat(h2d, v->n, &st);
-	stat_row(t, &c, "host_to_device", "Host-to-device transfer", &st, tot->host_to_device_ps, tot->step_ps);
+	stat_row(t, "host_to_device", "Host-to-device transfer", &st, tot->host_to_device_ps, tot->step_ps);
 	free(w);
 	free(h2d);
 }
+
+enum {
+	IPH_KEY, IPH_LABEL, IPH_TIME, IPH_PCT, IPH_ADV
+};
+static const struct xp_col_def ip_host_cols[] = {
+	[IPH_KEY] = {"category", "Key", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[IPH_LABEL] = {"label", "Category", XP_T_STR},
+	[IPH_TIME] = {"time_us", "Time", XP_T_DUR, XP_U_US},
+	[IPH_PCT] = {"input_pct", "Share", XP_T_PCT},
+	[IPH_ADV] = {"advice", "Advice", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+};
 
 static void host_breakdown_table(struct xp_result *r, const struct ip *ip)
 {
 	struct xp_table *t = xp_result_add_table(r, "host_breakdown", ip->bs.view.pytorch ? "Host-side input time "
 						 "(TensorFlow input operations)" : "Host-side input time (Section 3)");
-	size_t c_key = xp_table_col(t, "category", "Key", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	size_t c_label = xp_table_col(t, "label", "Category", XP_T_STR, XP_U_NONE, 0);
-	size_t c_time = xp_table_col(t, "time_us", "Time", XP_T_DUR, XP_U_US, 0);
-	size_t c_pct = xp_table_col(t, "input_pct", "Share", XP_T_PCT, XP_U_NONE, 0);
-	size_t c_adv = xp_table_col(t, "advice", "Advice", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	xp_table_cols(t, XP_COLS(ip_host_cols));
 	/* The reference's order of the host-side chart. */
 	static const enum xp_host_input_cat order[] = {
 		XP_HI_DEMANDED_READ, XP_HI_ADVANCED_READ, XP_HI_PREPROCESSING, XP_HI_ENQUEUE, XP_HI_UNCLASSIFIED,
@@ -548,11 +555,11 @@ static void host_breakdown_table(struct xp_result *r, const struct ip *ip)
 	int64_t total = host_total(&ip->hi);
 	for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
 		size_t row = xp_table_row(t);
-		xp_set_str(t, row, c_key, xp_host_input_key(order[i]));
-		xp_set_str(t, row, c_label, xp_host_input_label(order[i]));
-		xp_set_dur(t, row, c_time, ip->hi.ps[order[i]]);
-		xp_set_pct(t, row, c_pct, pct_of((double)ip->hi.ps[order[i]], (double)total));
-		xp_set_str(t, row, c_adv, xp_host_input_advice(order[i]));
+		xp_set_str(t, row, IPH_KEY, xp_host_input_key(order[i]));
+		xp_set_str(t, row, IPH_LABEL, xp_host_input_label(order[i]));
+		xp_set_dur(t, row, IPH_TIME, ip->hi.ps[order[i]]);
+		xp_set_pct(t, row, IPH_PCT, pct_of((double)ip->hi.ps[order[i]], (double)total));
+		xp_set_str(t, row, IPH_ADV, xp_host_input_advice(order[i]));
 	}
 	if (ip->hi.ratio > 0) {
 		char note[160];
@@ -562,18 +569,25 @@ static void host_breakdown_table(struct xp_result *r, const struct ip *ip)
 	}
 }
 
+enum {
+	IOP_NAME, IOP_STAGE, IOP_COUNT, IOP_TIME, IOP_TPCT, IOP_SELF, IOP_SPCT, IOP_CAT, IOP_TYPE
+};
+static const struct xp_col_def input_op_cols[] = {
+	[IOP_NAME] = {"input_op", "Input op", XP_T_STR},
+	[IOP_STAGE] = {"stage_id", "Stage", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[IOP_COUNT] = {"count", "Count", XP_T_INT},
+	[IOP_TIME] = {"total_time_ms", "Total time", XP_T_DUR, XP_U_MS},
+	[IOP_TPCT] = {"total_time_pct", "Total %", XP_T_PCT},
+	[IOP_SELF] = {"self_time_ms", "Self time", XP_T_DUR, XP_U_MS},
+	[IOP_SPCT] = {"self_time_pct", "Self %", XP_T_PCT},
+	[IOP_CAT] = {"category", "Category", XP_T_STR},
+	[IOP_TYPE] = {"op_type", "Type", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+};
+
 static void input_ops_table(struct xp_result *r, const struct ip *ip)
 {
 	struct xp_table *t = xp_result_add_table(r, "input_ops", "Input operations on the host (self time)");
-	size_t c_name = xp_table_col(t, "input_op", "Input op", XP_T_STR, XP_U_NONE, 0);
-	size_t c_stage = xp_table_col(t, "stage_id", "Stage", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	size_t c_count = xp_table_col(t, "count", "Count", XP_T_INT, XP_U_NONE, 0);
-	size_t c_time = xp_table_col(t, "total_time_ms", "Total time", XP_T_DUR, XP_U_MS, 0);
-	size_t c_tpct = xp_table_col(t, "total_time_pct", "Total %", XP_T_PCT, XP_U_NONE, 0);
-	size_t c_self = xp_table_col(t, "self_time_ms", "Self time", XP_T_DUR, XP_U_MS, 0);
-	size_t c_spct = xp_table_col(t, "self_time_pct", "Self %", XP_T_PCT, XP_U_NONE, 0);
-	size_t c_cat = xp_table_col(t, "category", "Category", XP_T_STR, XP_U_NONE, 0);
-	size_t c_type = xp_table_col(t, "op_type", "Type", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	xp_table_cols(t, XP_COLS(input_op_cols));
 	double total = (double)ip->hi.input_op_ps;
 	for (size_t i = 0; i < ip->db->n; i++) {
 		const struct xp_op_row *op = &ip->db->rows[i];
@@ -581,26 +595,33 @@ static void input_ops_table(struct xp_result *r, const struct ip *ip)
 		if (cat < 0)
 			continue;
 		size_t row = xp_table_row(t);
-		xp_set_str(t, row, c_name, op->name);
+		xp_set_str(t, row, IOP_NAME, op->name);
 		if (op->kind == XP_OPK_STAGE && op->module)
-			xp_set_str(t, row, c_stage, op->module);
-		xp_set_int(t, row, c_count, (int64_t)op->occurrences);
-		xp_set_dur(t, row, c_time, op->time_ps);
-		xp_set_pct(t, row, c_tpct, pct_of((double)op->time_ps, total));
-		xp_set_dur(t, row, c_self, op->self_ps);
-		xp_set_pct(t, row, c_spct, pct_of((double)op->self_ps, total));
-		xp_set_str(t, row, c_cat, xp_input_cat_label((enum xp_input_cat)cat));
-		xp_set_str(t, row, c_type, op->category ? op->category : "");
+			xp_set_str(t, row, IOP_STAGE, op->module);
+		xp_set_int(t, row, IOP_COUNT, (int64_t)op->occurrences);
+		xp_set_dur(t, row, IOP_TIME, op->time_ps);
+		xp_set_pct(t, row, IOP_TPCT, pct_of((double)op->time_ps, total));
+		xp_set_dur(t, row, IOP_SELF, op->self_ps);
+		xp_set_pct(t, row, IOP_SPCT, pct_of((double)op->self_ps, total));
+		xp_set_str(t, row, IOP_CAT, xp_input_cat_label((enum xp_input_cat)cat));
+		xp_set_str(t, row, IOP_TYPE, op->category ? op->category : "");
 	}
 	t->text_limit = INPUT_OPS_TEXT_ROWS;
 }
 
+enum {
+	IPR_TOPIC, IPR_LEVEL, IPR_MSG
+};
+static const struct xp_col_def ip_reco_cols[] = {
+	[IPR_TOPIC] = {"topic", "Topic", XP_T_STR},
+	[IPR_LEVEL] = {"level", "Level", XP_T_STR},
+	[IPR_MSG] = {"message", "Recommendation", XP_T_STR},
+};
+
 static void recommendation_table(struct xp_result *r, const struct ip *ip)
 {
 	struct xp_table *t = xp_result_add_table(r, "recommendation", "Recommendation");
-	size_t c_topic = xp_table_col(t, "topic", "Topic", XP_T_STR, XP_U_NONE, 0);
-	size_t c_level = xp_table_col(t, "level", "Level", XP_T_STR, XP_U_NONE, 0);
-	size_t c_msg = xp_table_col(t, "message", "Recommendation", XP_T_STR, XP_U_NONE, 0);
+	xp_table_cols(t, XP_COLS(ip_reco_cols));
 	char statement[512], next[512];
 	xp_input_statement(ip->level, ip->input_pct, ip->all_others_pct, statement, sizeof statement);
 	next_step(ip, next, sizeof next);
@@ -612,10 +633,10 @@ static void recommendation_table(struct xp_result *r, const struct ip *ip)
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
 		size_t row = xp_table_row(t);
-		xp_set_str(t, row, c_topic, rows[i][0]);
+		xp_set_str(t, row, IPR_TOPIC, rows[i][0]);
 		if (rows[i][1])
-			xp_set_str(t, row, c_level, rows[i][1]);
-		xp_set_str(t, row, c_msg, rows[i][2]);
+			xp_set_str(t, row, IPR_LEVEL, rows[i][1]);
+		xp_set_str(t, row, IPR_MSG, rows[i][2]);
 	}
 }
 
@@ -673,5 +694,6 @@ const struct xp_analysis xp_analysis_input_pipeline = {
 	.name = "input-pipeline",
 	.needs = XP_NEEDS_PREP,
 	.reads = NULL,
+	.opts_size = sizeof(struct xp_input_opts),
 	.run = run,
 };

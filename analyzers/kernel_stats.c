@@ -31,27 +31,27 @@ struct filters {
 	bool has_op, has_kernel;
 };
 
-static bool compile(regex_t *re, const char *expr, const char *opt, char *errmsg, size_t errlen)
+static bool compile(regex_t *re, const char *expr, const char *opt, struct xp_err *e)
 {
 	int rc = regcomp(re, expr, REG_EXTENDED | REG_NOSUB);
 	if (!rc)
 		return true;
 	char buf[128];
 	regerror(rc, re, buf, sizeof buf);
-	snprintf(errmsg, errlen, "bad %s regular expression '%s': %s", opt, expr, buf);
+	xp_err_set(e, XP_EXIT_USAGE, NULL, "bad %s regular expression '%s': %s", opt, expr, buf);
 	return false;
 }
 
-static bool filters_init(struct filters *f, const struct xp_kernel_stats_opts *o, char *errmsg, size_t errlen)
+static bool filters_init(struct filters *f, const struct xp_kernel_stats_opts *o, struct xp_err *e)
 {
 	memset(f, 0, sizeof *f);
 	if (o->op_regex) {
-		if (!compile(&f->op, o->op_regex, "--op", errmsg, errlen))
+		if (!compile(&f->op, o->op_regex, "--op", e))
 			return false;
 		f->has_op = true;
 	}
 	if (o->kernel_regex) {
-		if (!compile(&f->kernel, o->kernel_regex, "--kernel", errmsg, errlen)) {
+		if (!compile(&f->kernel, o->kernel_regex, "--kernel", e)) {
 			if (f->has_op)
 				regfree(&f->op);
 			return false;
@@ -155,34 +155,42 @@ static double pct(int64_t part, int64_t whole)
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
 }
 
-struct kcols {
-	size_t rank, host, total, share, count, avg, min, max, regs, sshm, dshm, shm, grid, block, occ, elig, tc, module,
-		op, kernel;
+/* The kernel_stats table's columns. */
+enum {
+	KC_RANK, KC_HOST, KC_TOTAL, KC_SHARE, KC_COUNT, KC_AVG, KC_MIN, KC_MAX, KC_REGS, KC_SSHM, KC_DSHM, KC_SHM,
+	KC_GRID, KC_BLOCK, KC_OCC, KC_ELIG, KC_TC, KC_MODULE, KC_OP, KC_KERNEL
+};
+static const struct xp_col_def kernel_cols[] = {
+	[KC_RANK] = {"rank", "#", XP_T_INT},
+	[KC_HOST] = {"host", "Host", XP_T_STR},
+	[KC_TOTAL] = {"total_duration_us", "Total", XP_T_DUR, XP_U_US},
+	[KC_SHARE] = {"kernel_time_pct", "Time", XP_T_PCT},
+	[KC_COUNT] = {"occurrences", "Count", XP_T_INT},
+	[KC_AVG] = {"avg_duration_us", "Avg", XP_T_DUR, XP_U_US},
+	[KC_MIN] = {"min_duration_us", "Min", XP_T_DUR, XP_U_US, XP_COL_TEXT_HIDDEN},
+	[KC_MAX] = {"max_duration_us", "Max", XP_T_DUR, XP_U_US},
+	[KC_REGS] = {"registers_per_thread", "Regs", XP_T_INT},
+	[KC_SSHM] = {"static_shmem_bytes", "Static shm", XP_T_BYTES, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[KC_DSHM] = {"dynamic_shmem_bytes", "Dynamic shm", XP_T_BYTES, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[KC_SHM] = {"shmem_bytes", "Shm", XP_T_BYTES},
+	[KC_GRID] = {"grid_dim", "Grid", XP_T_STR, XP_U_NONE, XP_COL_TEXT_RIGHT},
+	[KC_BLOCK] = {"block_dim", "Block", XP_T_STR, XP_U_NONE, XP_COL_TEXT_RIGHT},
+	[KC_OCC] = {"occupancy_pct", "Occ", XP_T_PCT},
+	[KC_ELIG] = {"is_op_tensor_core_eligible", "TC elig", XP_T_BOOL},
+	[KC_TC] = {"is_kernel_using_tensor_core", "TC", XP_T_BOOL},
+	[KC_MODULE] = {"hlo_module", "Module", XP_T_STR},
+	[KC_OP] = {"op_name", "Op", XP_T_STR},
+	[KC_KERNEL] = {"kernel_name", "Kernel", XP_T_STR},
 };
 
-static void columns(struct xp_table *t, struct kcols *k, bool one_host, bool any_module, bool achieved)
+static void columns(struct xp_table *t, bool one_host, bool any_module, bool achieved)
 {
-	k->rank = xp_table_col(t, "rank", "#", XP_T_INT, XP_U_NONE, 0);
-	k->host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, one_host ? XP_COL_TEXT_HIDDEN : 0);
-	k->total = xp_table_col(t, "total_duration_us", "Total", XP_T_DUR, XP_U_US, 0);
-	k->share = xp_table_col(t, "kernel_time_pct", "Time", XP_T_PCT, XP_U_NONE, 0);
-	k->count = xp_table_col(t, "occurrences", "Count", XP_T_INT, XP_U_NONE, 0);
-	k->avg = xp_table_col(t, "avg_duration_us", "Avg", XP_T_DUR, XP_U_US, 0);
-	k->min = xp_table_col(t, "min_duration_us", "Min", XP_T_DUR, XP_U_US, XP_COL_TEXT_HIDDEN);
-	k->max = xp_table_col(t, "max_duration_us", "Max", XP_T_DUR, XP_U_US, 0);
-	k->regs = xp_table_col(t, "registers_per_thread", "Regs", XP_T_INT, XP_U_NONE, 0);
-	k->sshm = xp_table_col(t, "static_shmem_bytes", "Static shm", XP_T_BYTES, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	k->dshm = xp_table_col(t, "dynamic_shmem_bytes", "Dynamic shm", XP_T_BYTES, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	k->shm = xp_table_col(t, "shmem_bytes", "Shm", XP_T_BYTES, XP_U_NONE, 0);
-	k->grid = xp_table_col(t, "grid_dim", "Grid", XP_T_STR, XP_U_NONE, XP_COL_TEXT_RIGHT);
-	k->block = xp_table_col(t, "block_dim", "Block", XP_T_STR, XP_U_NONE, XP_COL_TEXT_RIGHT);
+	xp_table_cols(t, XP_COLS(kernel_cols));
+	xp_col_hide(t, KC_HOST, one_host);
 	/* Kineto records CUPTI's estimated achieved occupancy, not the theoretical one. */
-	k->occ = xp_table_col(t, "occupancy_pct", achieved ? "Est. achieved occ" : "Occ", XP_T_PCT, XP_U_NONE, 0);
-	k->elig = xp_table_col(t, "is_op_tensor_core_eligible", "TC elig", XP_T_BOOL, XP_U_NONE, 0);
-	k->tc = xp_table_col(t, "is_kernel_using_tensor_core", "TC", XP_T_BOOL, XP_U_NONE, 0);
-	k->module = xp_table_col(t, "hlo_module", "Module", XP_T_STR, XP_U_NONE, any_module ? 0 : XP_COL_TEXT_HIDDEN);
-	k->op = xp_table_col(t, "op_name", "Op", XP_T_STR, XP_U_NONE, 0);
-	k->kernel = xp_table_col(t, "kernel_name", "Kernel", XP_T_STR, XP_U_NONE, 0);
+	if (achieved)
+		xp_col_header(t, KC_OCC, "Est. achieved occ");
+	xp_col_hide(t, KC_MODULE, !any_module);
 }
 
 static void dim_text(const uint32_t d[3], char *buf, size_t n)
@@ -190,36 +198,36 @@ static void dim_text(const uint32_t d[3], char *buf, size_t n)
 	snprintf(buf, n, "%" PRIu32 ",%" PRIu32 ",%" PRIu32, d[0], d[1], d[2]);
 }
 
-static void add_row(struct xp_table *t, const struct kcols *k, const struct xp_capture *c,
+static void add_row(struct xp_table *t, const struct xp_capture *c,
 		    const struct xp_kernel_report *r, int64_t all_ps)
 {
 	size_t row = xp_table_row(t);
 	char dim[48];
-	xp_set_int(t, row, k->rank, (int64_t)row + 1);
-	xp_set_str_pooled(t, row, k->host, r->host < c->n_hosts ? c->hosts[r->host].name : "");
-	xp_set_dur(t, row, k->total, r->v.total_ps);
-	xp_set_pct(t, row, k->share, pct(r->v.total_ps, all_ps));
-	xp_set_int(t, row, k->count, (int64_t)r->v.occurrences);
-	xp_set_dur(t, row, k->avg, xp_kernel_avg_ps(&r->v));
-	xp_set_dur(t, row, k->min, r->v.min_ps);
-	xp_set_dur(t, row, k->max, r->v.max_ps);
+	xp_set_int(t, row, KC_RANK, (int64_t)row + 1);
+	xp_set_str_pooled(t, row, KC_HOST, r->host < c->n_hosts ? c->hosts[r->host].name : "");
+	xp_set_dur(t, row, KC_TOTAL, r->v.total_ps);
+	xp_set_pct(t, row, KC_SHARE, pct(r->v.total_ps, all_ps));
+	xp_set_int(t, row, KC_COUNT, (int64_t)r->v.occurrences);
+	xp_set_dur(t, row, KC_AVG, xp_kernel_avg_ps(&r->v));
+	xp_set_dur(t, row, KC_MIN, r->v.min_ps);
+	xp_set_dur(t, row, KC_MAX, r->v.max_ps);
 	if (r->details.fields & XP_KD_F_REGS)   /* AMD's form has no register count: unknown, not 0 */
-		xp_set_int(t, row, k->regs, r->details.regs);
-	xp_set_bytes(t, row, k->sshm, r->details.static_shmem);
-	xp_set_bytes(t, row, k->dshm, r->details.dynamic_shmem);
-	xp_set_bytes(t, row, k->shm, (int64_t)r->details.static_shmem + r->details.dynamic_shmem);
+		xp_set_int(t, row, KC_REGS, r->details.regs);
+	xp_set_bytes(t, row, KC_SSHM, r->details.static_shmem);
+	xp_set_bytes(t, row, KC_DSHM, r->details.dynamic_shmem);
+	xp_set_bytes(t, row, KC_SHM, (int64_t)r->details.static_shmem + r->details.dynamic_shmem);
 	dim_text(r->details.grid, dim, sizeof dim);
-	xp_set_str_pooled(t, row, k->grid, dim);
+	xp_set_str_pooled(t, row, KC_GRID, dim);
 	dim_text(r->details.block, dim, sizeof dim);
-	xp_set_str_pooled(t, row, k->block, dim);
+	xp_set_str_pooled(t, row, KC_BLOCK, dim);
 	if (r->has_occupancy)
-		xp_set_pct(t, row, k->occ, r->occupancy_pct);
-	xp_set_bool(t, row, k->elig, r->tc_eligible);
-	xp_set_bool(t, row, k->tc, r->uses_tc);
+		xp_set_pct(t, row, KC_OCC, r->occupancy_pct);
+	xp_set_bool(t, row, KC_ELIG, r->tc_eligible);
+	xp_set_bool(t, row, KC_TC, r->uses_tc);
 	if (r->module)
-		xp_set_str_pooled(t, row, k->module, r->module);
-	xp_set_str_pooled(t, row, k->op, r->op_name);
-	xp_set_str_pooled(t, row, k->kernel, r->name);
+		xp_set_str_pooled(t, row, KC_MODULE, r->module);
+	xp_set_str_pooled(t, row, KC_OP, r->op_name);
+	xp_set_str_pooled(t, row, KC_KERNEL, r->name);
 }
 
 static bool filtering(const struct xp_kernel_stats_opts *o)
@@ -318,12 +326,11 @@ static void fill_table(struct xp_result *r, const struct xp_capture *c, const st
 	bool pytorch = xp_capture_semantics(c) != NULL;
 	struct xp_table *tab = xp_result_add_table(r, "kernels", pytorch ? "Kernels (per kernel and op; occupancy is "
 						   "the estimated achieved occupancy Kineto records)" : "Kernels (per kernel and op)");
-	struct kcols k;
-	columns(tab, &k, c->n_hosts <= 1, t->any_module, pytorch);
+	columns(tab, c->n_hosts <= 1, t->any_module, pytorch);
 	size_t limit = o->top ? o->top : SIZE_MAX;
 	for (size_t i = 0; i < db->n && tab->n_rows < limit; i++)
 		if (kept[i])
-			add_row(tab, &k, c, &db->rows[i], db->total_ps);
+			add_row(tab, c, &db->rows[i], db->total_ps);
 	tab->text_limit = o->top ? o->top : 25;
 	if (tab->n_rows < t->rows) {
 		char note[96];
@@ -333,10 +340,10 @@ static void fill_table(struct xp_result *r, const struct xp_capture *c, const st
 }
 
 struct xp_result *xp_analyze_kernel_stats(const struct xp_capture *c, const struct xp_kernel_stats_opts *o,
-					  char *errmsg, size_t errlen)
+					  struct xp_err *e)
 {
 	struct filters f;
-	if (!filters_init(&f, o, errmsg, errlen))
+	if (!filters_init(&f, o, e))
 		return NULL;
 	struct xp_kernel_db_opts dbo = {.xprof_compat = o->xprof_compat};
 	struct xp_kernel_db *db = xp_kernel_db_build(c, &dbo);
@@ -370,8 +377,7 @@ static struct xp_result *run(const struct xp_run_in *in)
 	if (in->opts)
 		o = *(const struct xp_kernel_stats_opts *)in->opts;
 	o.xprof_compat = in->xprof_compat;
-	char err[128];
-	return xp_analyze_kernel_stats(in->c, &o, in->errmsg ? in->errmsg : err, in->errmsg ? in->errlen : sizeof err);
+	return xp_analyze_kernel_stats(in->c, &o, in->err);
 }
 
 static const char *const reads[] = {XP_KERNEL_DETAIL_STATS, NULL};
@@ -380,5 +386,6 @@ const struct xp_analysis xp_analysis_kernel_stats = {
 	.name = "kernel-stats",
 	.needs = XP_NEEDS_CAPTURE,
 	.reads = reads,
+	.opts_size = sizeof(struct xp_kernel_stats_opts),
 	.run = run,
 };

@@ -14,9 +14,9 @@ struct xp_kernel_stats_opts {
 	bool xprof_compat;          /* op names as the reference gives them */
 };
 /* GPU Kernel Stats: one row per kernel-op pair per host, and the Tensor Core
- * summary. NULL with *errmsg set for a bad regular expression (a usage error). */
+ * summary. NULL with *E set (XP_EXIT_USAGE) for a bad regular expression. */
 struct xp_result *xp_analyze_kernel_stats(const struct xp_capture *c, const struct xp_kernel_stats_opts *o,
-					  char *errmsg, size_t errlen);
+					  struct xp_err *e);
 
 /* The analysis as report and cmd/ run it (registry.c). */
 extern const struct xp_analysis xp_analysis_kernel_stats;

@@ -203,39 +203,39 @@ static const enum xp_step_cat summary_order[] = {
 	XP_SC_DEVICE_COLLECTIVES, XP_SC_DEVICE_TO_DEVICE, XP_SC_DEVICE_COMPUTE,
 };
 
-struct time_cols {
-	size_t key, label, avg, sdv, min, max, share;
+/* The step_time table's columns. */
+enum { TIME_KEY, TIME_LABEL, TIME_AVG, TIME_SDV, TIME_MIN, TIME_MAX, TIME_SHARE };
+static const struct xp_col_def time_cols[] = {
+	[TIME_KEY] = {"category", "Key", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[TIME_LABEL] = {"label", "Category", XP_T_STR},
+	[TIME_AVG] = {"avg_ms", "Average", XP_T_DUR, XP_U_MS},
+	[TIME_SDV] = {"sdv_ms", "Std dev", XP_T_DUR, XP_U_MS},
+	[TIME_MIN] = {"min_ms", "Min", XP_T_DUR, XP_U_MS},
+	[TIME_MAX] = {"max_ms", "Max", XP_T_DUR, XP_U_MS},
+	[TIME_SHARE] = {"step_time_pct", "Share", XP_T_PCT},
 };
 
-static void time_row(struct xp_table *t, const struct time_cols *tc, const char *key, const char *label,
+static void time_row(struct xp_table *t, const char *key, const char *label,
 		     const struct xp_dur_stat *st, double share)
 {
 	size_t row = xp_table_row(t);
-	xp_set_str(t, row, tc->key, key);
-	xp_set_str(t, row, tc->label, label);
-	xp_set_dur(t, row, tc->avg, st->avg_ps);
-	xp_set_dur(t, row, tc->sdv, st->sdv_ps);
-	xp_set_dur(t, row, tc->min, st->min_ps);
-	xp_set_dur(t, row, tc->max, st->max_ps);
-	xp_set_pct(t, row, tc->share, share);
+	xp_set_str(t, row, TIME_KEY, key);
+	xp_set_str(t, row, TIME_LABEL, label);
+	xp_set_dur(t, row, TIME_AVG, st->avg_ps);
+	xp_set_dur(t, row, TIME_SDV, st->sdv_ps);
+	xp_set_dur(t, row, TIME_MIN, st->min_ps);
+	xp_set_dur(t, row, TIME_MAX, st->max_ps);
+	xp_set_pct(t, row, TIME_SHARE, share);
 }
 
 static void step_time_table(struct xp_result *r, const struct overview *ov)
 {
 	struct xp_table *t = xp_result_add_table(r, "step_time", "Step-time breakdown (per step)");
-	struct time_cols tc = {
-		.key = xp_table_col(t, "category", "Key", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN),
-		.label = xp_table_col(t, "label", "Category", XP_T_STR, XP_U_NONE, 0),
-		.avg = xp_table_col(t, "avg_ms", "Average", XP_T_DUR, XP_U_MS, 0),
-		.sdv = xp_table_col(t, "sdv_ms", "Std dev", XP_T_DUR, XP_U_MS, 0),
-		.min = xp_table_col(t, "min_ms", "Min", XP_T_DUR, XP_U_MS, 0),
-		.max = xp_table_col(t, "max_ms", "Max", XP_T_DUR, XP_U_MS, 0),
-		.share = xp_table_col(t, "step_time_pct", "Share", XP_T_PCT, XP_U_NONE, 0),
-	};
+	xp_table_cols(t, XP_COLS(time_cols));
 	if (!ov->p->n_hosts || !ov->tot.n)
 		return;
 	struct xp_dur_stat st;
-	time_row(t, &tc, "step_time", "Step time", &ov->step, ov->tot.step_ps > 0 ? 100 : 0);
+	time_row(t, "step_time", "Step time", &ov->step, ov->tot.step_ps > 0 ? 100 : 0);
 	bool pytorch = ov->view.pytorch;
 	size_t n = sizeof summary_order / sizeof *summary_order;
 	/* PyTorch: the order of the PyTorch profiler's overview. */
@@ -243,7 +243,7 @@ static void step_time_table(struct xp_result *r, const struct overview *ov)
 	for (size_t i = 0; i < n; i++) {
 		enum xp_step_cat c = order[i];
 		xp_step_stat(&ov->view, c, &st);
-		time_row(t, &tc, xp_step_cat_key(c), xp_step_cat_label_for(c, pytorch), &st,
+		time_row(t, xp_step_cat_key(c), xp_step_cat_label_for(c, pytorch), &st,
 			 pct_of(ov->tot.cat_ps[c], ov->tot.step_ps));
 	}
 }
@@ -290,6 +290,21 @@ static void top_ops_note(struct xp_table *t, const struct xp_op_db *db, size_t s
 		t->text_note = strdup(note);
 }
 
+enum {
+	TOP_RANK, TOP_SELF, TOP_CUM, TOP_CAT, TOP_NAME, TOP_MOD, TOP_OCC, TOP_ST, TOP_EAGER
+};
+static const struct xp_col_def top_op_cols[] = {
+	[TOP_RANK] = {"rank", "#", XP_T_INT},
+	[TOP_SELF] = {"self_time_pct", "Time", XP_T_PCT},
+	[TOP_CUM] = {"cumulative_time_pct", "Cumulative", XP_T_PCT},
+	[TOP_CAT] = {"category", "Category", XP_T_STR},
+	[TOP_NAME] = {"operation", "Operation", XP_T_STR},
+	[TOP_MOD] = {"hlo_module", "HLO module", XP_T_STR},
+	[TOP_OCC] = {"occurrences", "Occurrences", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[TOP_ST] = {"self_time_us", "Self time", XP_T_DUR, XP_U_US},
+	[TOP_EAGER] = {"is_eager", "Eager", XP_T_BOOL, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+};
+
 static void top_ops_table(struct xp_result *r, const struct overview *ov)
 {
 	struct xp_op_db *db = device_tf_db(ov);
@@ -297,31 +312,23 @@ static void top_ops_table(struct xp_result *r, const struct overview *ov)
 	if (n > db->n)
 		n = db->n;
 	struct xp_table *t = xp_result_add_table(r, "top_ops", "Top device operations (self time)");
-	size_t c_rank = xp_table_col(t, "rank", "#", XP_T_INT, XP_U_NONE, 0);
-	size_t c_self = xp_table_col(t, "self_time_pct", "Time", XP_T_PCT, XP_U_NONE, 0);
-	size_t c_cum = xp_table_col(t, "cumulative_time_pct", "Cumulative", XP_T_PCT, XP_U_NONE, 0);
-	size_t c_cat = xp_table_col(t, "category", "Category", XP_T_STR, XP_U_NONE, 0);
-	size_t c_name = xp_table_col(t, "operation", "Operation", XP_T_STR, XP_U_NONE, 0);
-	size_t c_mod = xp_table_col(t, "hlo_module", "HLO module", XP_T_STR, XP_U_NONE,
-				    any_module(db, n) ? 0 : XP_COL_TEXT_HIDDEN);
-	size_t c_occ = xp_table_col(t, "occurrences", "Occurrences", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	size_t c_st = xp_table_col(t, "self_time_us", "Self time", XP_T_DUR, XP_U_US, 0);
-	size_t c_eager = xp_table_col(t, "is_eager", "Eager", XP_T_BOOL, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	xp_table_cols(t, XP_COLS(top_op_cols));
+	xp_col_hide(t, TOP_MOD, !any_module(db, n));
 	int64_t cum = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct xp_op_row *op = &db->rows[i];
 		size_t row = xp_table_row(t);
 		cum += op->self_ps;
-		xp_set_int(t, row, c_rank, (int64_t)i + 1);
-		xp_set_pct(t, row, c_self, pct_of(op->self_ps, db->total_op_time_ps));
-		xp_set_pct(t, row, c_cum, pct_of(cum, db->total_op_time_ps));
-		xp_set_str(t, row, c_cat, op->category ? op->category : "");
-		xp_set_str(t, row, c_name, op->name);
+		xp_set_int(t, row, TOP_RANK, (int64_t)i + 1);
+		xp_set_pct(t, row, TOP_SELF, pct_of(op->self_ps, db->total_op_time_ps));
+		xp_set_pct(t, row, TOP_CUM, pct_of(cum, db->total_op_time_ps));
+		xp_set_str(t, row, TOP_CAT, op->category ? op->category : "");
+		xp_set_str(t, row, TOP_NAME, op->name);
 		if (op->module)
-			xp_set_str(t, row, c_mod, op->module);
-		xp_set_int(t, row, c_occ, (int64_t)op->occurrences);
-		xp_set_dur(t, row, c_st, op->self_ps);
-		xp_set_bool(t, row, c_eager, op->is_eager);
+			xp_set_str(t, row, TOP_MOD, op->module);
+		xp_set_int(t, row, TOP_OCC, (int64_t)op->occurrences);
+		xp_set_dur(t, row, TOP_ST, op->self_ps);
+		xp_set_bool(t, row, TOP_EAGER, op->is_eager);
 	}
 	top_ops_note(t, db, n);
 	xp_op_db_free(db);
@@ -329,26 +336,33 @@ static void top_ops_table(struct xp_result *r, const struct overview *ov)
 
 /* --- run environment ------------------------------------------------------------------------------ */
 
+enum {
+	ENV_HOST, ENV_TYPE, ENV_CORES, ENV_ACT, ENV_STEPS, ENV_SRC
+};
+static const struct xp_col_def env_cols[] = {
+	[ENV_HOST] = {"host", "Host", XP_T_STR},
+	[ENV_TYPE] = {"device_type", "Device type", XP_T_STR},
+	[ENV_CORES] = {"device_core_count", "Device cores", XP_T_INT},
+	[ENV_ACT] = {"devices_with_events", "With events", XP_T_INT},
+	[ENV_STEPS] = {"steps", "Steps", XP_T_INT},
+	[ENV_SRC] = {"step_source", "Step markers", XP_T_STR},
+};
+
 static void environment_table(struct xp_result *r, const struct overview *ov)
 {
 	struct xp_table *t = xp_result_add_table(r, "run_environment", "Run environment");
-	size_t c_host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, 0);
-	size_t c_type = xp_table_col(t, "device_type", "Device type", XP_T_STR, XP_U_NONE, 0);
-	size_t c_cores = xp_table_col(t, "device_core_count", "Device cores", XP_T_INT, XP_U_NONE, 0);
-	size_t c_act = xp_table_col(t, "devices_with_events", "With events", XP_T_INT, XP_U_NONE, 0);
-	size_t c_steps = xp_table_col(t, "steps", "Steps", XP_T_INT, XP_U_NONE, 0);
-	size_t c_src = xp_table_col(t, "step_source", "Step markers", XP_T_STR, XP_U_NONE, 0);
+	xp_table_cols(t, XP_COLS(env_cols));
 	for (uint32_t h = 0; h < ov->p->n_hosts; h++) {
 		const struct xp_prep_host *ph = &ov->p->hosts[h];
 		struct xp_run_env e;
 		xp_run_env_host(ov->p->cap, ph->host, &e);
 		size_t row = xp_table_row(t);
-		xp_set_str(t, row, c_host, ph->host->name);
-		xp_set_str(t, row, c_type, e.device_type);
-		xp_set_int(t, row, c_cores, e.device_cores);
-		xp_set_int(t, row, c_act, e.devices_with_events);
-		xp_set_int(t, row, c_steps, (int64_t)ph->steps.n);
-		xp_set_str(t, row, c_src, xp_step_source_name(ph->steps.source));
+		xp_set_str(t, row, ENV_HOST, ph->host->name);
+		xp_set_str(t, row, ENV_TYPE, e.device_type);
+		xp_set_int(t, row, ENV_CORES, e.device_cores);
+		xp_set_int(t, row, ENV_ACT, e.devices_with_events);
+		xp_set_int(t, row, ENV_STEPS, (int64_t)ph->steps.n);
+		xp_set_str(t, row, ENV_SRC, xp_step_source_name(ph->steps.source));
 	}
 }
 
@@ -356,7 +370,13 @@ static void environment_table(struct xp_result *r, const struct overview *ov)
 
 struct reco_cols {
 	struct xp_table *t;
-	size_t topic, level, message;
+};
+
+enum { RECO_TOPIC, RECO_LEVEL, RECO_MESSAGE };
+static const struct xp_col_def reco_cols[] = {
+	[RECO_TOPIC] = {"topic", "Topic", XP_T_STR},
+	[RECO_LEVEL] = {"level", "Level", XP_T_STR},
+	[RECO_MESSAGE] = {"message", "Recommendation", XP_T_STR},
 };
 
 static void reco_row(const struct reco_cols *rc, const char *topic, const char *level, const char *fmt, ...)
@@ -370,10 +390,10 @@ static void reco_row(const struct reco_cols *rc, const char *topic, const char *
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
 	size_t row = xp_table_row(rc->t);
-	xp_set_str(rc->t, row, rc->topic, topic);
+	xp_set_str(rc->t, row, RECO_TOPIC, topic);
 	if (level)
-		xp_set_str(rc->t, row, rc->level, level);
-	xp_set_str(rc->t, row, rc->message, buf);
+		xp_set_str(rc->t, row, RECO_LEVEL, level);
+	xp_set_str(rc->t, row, RECO_MESSAGE, buf);
 }
 
 static const char *level_of(double pct)
@@ -516,9 +536,7 @@ static void recommendation_table(struct xp_result *r, const struct overview *ov)
 {
 	struct reco_cols rc;
 	rc.t = xp_result_add_table(r, "recommendation", "Recommendation");
-	rc.topic = xp_table_col(rc.t, "topic", "Topic", XP_T_STR, XP_U_NONE, 0);
-	rc.level = xp_table_col(rc.t, "level", "Level", XP_T_STR, XP_U_NONE, 0);
-	rc.message = xp_table_col(rc.t, "message", "Recommendation", XP_T_STR, XP_U_NONE, 0);
+	xp_table_cols(rc.t, XP_COLS(reco_cols));
 	if (ov->view.pytorch) {
 		struct xp_reco_rows rows;
 		xp_pytorch_advice(&ov->tot, pt_amp_pct(ov->p->cap), &rows);
@@ -639,5 +657,6 @@ const struct xp_analysis xp_analysis_overview = {
 	.name = "overview",
 	.needs = XP_NEEDS_PREP,
 	.reads = NULL,
+	.opts_size = sizeof(struct xp_overview_opts),
 	.run = run,
 };

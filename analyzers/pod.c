@@ -115,11 +115,33 @@ static void add_summary(struct xp_result *r, const struct pod *pd)
 	xp_sum_str(r, "compat", "Compatibility", p->opts.xprof_compat ? "xprof" : "xpstat");
 }
 
+/* The hosts table: fixed columns, one per step-time category the capture has, fixed columns again. */
 struct host_cols {
-	size_t host, steps, aligned, compared, first, avg, sdv, min, max, cat[XP_N_STEP_CATS], input_pct, bottleneck,
-		slowest, vs_fastest;
+	size_t cat[XP_N_STEP_CATS], input_pct, bottleneck, slowest, vs_fastest;
 	size_t n_cats;
 	enum xp_step_cat which[XP_N_STEP_CATS];
+};
+
+enum {
+	HC_HOST, HC_STEPS, HC_ALIGNED, HC_COMPARED, HC_FIRST, HC_AVG, HC_SDV, HC_MIN, HC_MAX
+};
+static const struct xp_col_def pod_host_cols[] = {
+	[HC_HOST] = {"host", "Host", XP_T_STR},
+	[HC_STEPS] = {"steps", "Steps", XP_T_INT},
+	[HC_ALIGNED] = {"aligned", "Aligned", XP_T_BOOL, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[HC_COMPARED] = {"compared_steps", "Compared", XP_T_INT},
+	[HC_FIRST] = {"first_step", "From step", XP_T_STR},
+	[HC_AVG] = {"step_time_avg_ms", "Step time", XP_T_DUR, XP_U_MS},
+	[HC_SDV] = {"step_time_sdv_ms", "Std dev", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN},
+	[HC_MIN] = {"step_time_min_ms", "Min", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN},
+	[HC_MAX] = {"step_time_max_ms", "Max", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN},
+};
+
+static const struct xp_col_def pod_host_tail_cols[] = {
+	{"input_pct", "Input %", XP_T_PCT},
+	{"bottleneck", "Bottleneck", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	{"slowest", "Slowest", XP_T_BOOL},
+	{"vs_fastest_pct", "vs fastest", XP_T_PCT},
 };
 
 static void host_columns(struct xp_table *t, struct host_cols *hc, const struct pod *pd)
@@ -129,15 +151,7 @@ static void host_columns(struct xp_table *t, struct host_cols *hc, const struct 
 	for (uint32_t h = 0; h < pd->p->n_hosts; h++)
 		for (int c = 0; c < XP_N_STEP_CATS; c++)
 			total[c] += pd->hs[h].tot.cat_ps[c];
-	hc->host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, 0);
-	hc->steps = xp_table_col(t, "steps", "Steps", XP_T_INT, XP_U_NONE, 0);
-	hc->aligned = xp_table_col(t, "aligned", "Aligned", XP_T_BOOL, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	hc->compared = xp_table_col(t, "compared_steps", "Compared", XP_T_INT, XP_U_NONE, 0);
-	hc->first = xp_table_col(t, "first_step", "From step", XP_T_STR, XP_U_NONE, 0);
-	hc->avg = xp_table_col(t, "step_time_avg_ms", "Step time", XP_T_DUR, XP_U_MS, 0);
-	hc->sdv = xp_table_col(t, "step_time_sdv_ms", "Std dev", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN);
-	hc->min = xp_table_col(t, "step_time_min_ms", "Min", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN);
-	hc->max = xp_table_col(t, "step_time_max_ms", "Max", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN);
+	xp_table_cols(t, XP_COLS(pod_host_cols));
 	bool pytorch = xp_prep_pytorch(pd->p), hidden[XP_N_STEP_CATS];
 	hc->n_cats = xp_step_cat_columns(pytorch, hc->which, hidden);
 	for (size_t k = 0; k < hc->n_cats; k++) {
@@ -147,30 +161,31 @@ static void host_columns(struct xp_table *t, struct host_cols *hc, const struct 
 		hc->cat[k] = xp_table_col(t, key, xp_step_cat_short(c, pytorch), XP_T_DUR, XP_U_MS,
 					  total[c] && !hidden[k] ? 0 : XP_COL_TEXT_HIDDEN);
 	}
-	hc->input_pct = xp_table_col(t, "input_pct", "Input %", XP_T_PCT, XP_U_NONE, 0);
-	hc->bottleneck = xp_table_col(t, "bottleneck", "Bottleneck", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	hc->slowest = xp_table_col(t, "slowest", "Slowest", XP_T_BOOL, XP_U_NONE, 0);
-	hc->vs_fastest = xp_table_col(t, "vs_fastest_pct", "vs fastest", XP_T_PCT, XP_U_NONE, 0);
+	size_t first = xp_table_cols(t, XP_COLS(pod_host_tail_cols));
+	hc->input_pct = first + 0;
+	hc->bottleneck = first + 1;
+	hc->slowest = first + 2;
+	hc->vs_fastest = first + 3;
 }
 
 static void host_row(struct xp_table *t, const struct host_cols *hc, const struct pod *pd, uint32_t h)
 {
 	const struct host_stat *s = &pd->hs[h];
 	size_t row = xp_table_row(t);
-	xp_set_str(t, row, hc->host, pd->p->hosts[h].host->name);
-	xp_set_int(t, row, hc->steps, (int64_t)pd->p->hosts[h].steps.n);
-	xp_set_bool(t, row, hc->aligned, s->aligned);
-	xp_set_int(t, row, hc->compared, (int64_t)s->step.n);
+	xp_set_str(t, row, HC_HOST, pd->p->hosts[h].host->name);
+	xp_set_int(t, row, HC_STEPS, (int64_t)pd->p->hosts[h].steps.n);
+	xp_set_bool(t, row, HC_ALIGNED, s->aligned);
+	xp_set_int(t, row, HC_COMPARED, (int64_t)s->step.n);
 	if (!s->step.n)
 		return;     /* no steps: the averages stay empty, not zero */
 	const struct xp_step *first = &s->view.steps[0];
 	char num[32];
 	snprintf(num, sizeof num, "%" PRId64, first->id);
-	xp_set_str(t, row, hc->first, first->name && *first->name ? first->name : num);
-	xp_set_dur(t, row, hc->avg, s->step.avg_ps);
-	xp_set_dur(t, row, hc->sdv, s->step.sdv_ps);
-	xp_set_dur(t, row, hc->min, s->step.min_ps);
-	xp_set_dur(t, row, hc->max, s->step.max_ps);
+	xp_set_str(t, row, HC_FIRST, first->name && *first->name ? first->name : num);
+	xp_set_dur(t, row, HC_AVG, s->step.avg_ps);
+	xp_set_dur(t, row, HC_SDV, s->step.sdv_ps);
+	xp_set_dur(t, row, HC_MIN, s->step.min_ps);
+	xp_set_dur(t, row, HC_MAX, s->step.max_ps);
 	for (size_t k = 0; k < hc->n_cats; k++)
 		xp_set_dur(t, row, hc->cat[k], s->cat[hc->which[k]].avg_ps);
 	double input, others;

@@ -29,6 +29,14 @@ _Static_assert(sizeof xp_analyses / sizeof *xp_analyses == XP_N_ANALYSES + 1, "X
 /* Every optional stat, in the order the drop lists give them. */
 static const char *const optional_stats[] = {XP_ALLOCATOR_STATS, XP_KERNEL_DETAIL_STATS, XP_NEVER_READ_STATS, NULL};
 
+size_t xp_analysis_index(const struct xp_analysis *a)
+{
+	size_t i = 0;
+	while (xp_analyses[i] && xp_analyses[i] != a)
+		i++;
+	return i;
+}
+
 const struct xp_analysis *xp_analysis_find(const char *name)
 {
 	for (size_t i = 0; xp_analyses[i]; i++)

@@ -8,6 +8,8 @@
 enum { XP_N_ANALYSES = 9 };
 extern const struct xp_analysis *const xp_analyses[];
 
+/* A's place in xp_analyses (report order); XP_N_ANALYSES when it is not there. */
+size_t xp_analysis_index(const struct xp_analysis *a);
 /* The analysis named NAME ("kernel-stats"), or NULL. */
 const struct xp_analysis *xp_analysis_find(const char *name);
 

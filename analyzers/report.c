@@ -1,7 +1,6 @@
 /* report.c - every analysis of one capture from one preparation, in a fixed order (`xpstat report`). */
 #include "report.h"
 #include "registry.h"
-#include "memory/memory.h"
 #include "analyzers/db/shared.h"
 #include "analyzers/prepare/prepare.h"
 #include "formats/core/xalloc.h"
@@ -121,9 +120,8 @@ static void *worker(void *arg)
 			xp_shared_input_host_db(pl->s);
 			xp_shared_tfdata(pl->s);
 		} else if (sections[i]->needs == XP_NEEDS_CAPTURE || p) {
-			struct xp_run_in in = {.c = pl->c, .p = p, .s = pl->s, .xprof_compat = pl->o->xprof_compat};
-			if (sections[i] == &xp_analysis_memory)
-				in.opts = pl->o->memory;
+			struct xp_run_in in = {.c = pl->c, .p = p, .s = pl->s, .opts = pl->o->opts[i],
+					       .xprof_compat = pl->o->xprof_compat};
 			pl->r[i] = sections[i]->run(&in);
 		}
 	}
@@ -142,7 +140,7 @@ static void groups_ready(const struct xp_prep *p, void *arg)
 }
 
 struct xp_report *xp_report_run(const struct xp_capture *c, const struct xp_prep_opts *po,
-				const struct xp_report_opts *o, const char *const *only, char *errmsg, size_t errlen)
+				const struct xp_report_opts *o, const char *const *only, struct xp_err *e)
 {
 	struct pool pl = {.c = c, .o = o, .s = xp_shared_new(c)};
 	size_t n = 0;
@@ -169,7 +167,7 @@ struct xp_report *xp_report_run(const struct xp_capture *c, const struct xp_prep
 	struct xp_prep_opts with_hook = *po;
 	with_hook.groups_ready = groups_ready;
 	with_hook.groups_arg = &pl;
-	struct xp_prep *p = need_prep ? xp_prepare(c, &with_hook, errmsg, errlen) : NULL;
+	struct xp_prep *p = need_prep ? xp_prepare(c, &with_hook, e) : NULL;
 	if (p)
 		p->shared = pl.s;
 	pthread_mutex_lock(&pl.lock);

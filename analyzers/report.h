@@ -4,12 +4,13 @@
 
 #include "formats/model/report.h"
 #include "analyzers/prepare/prepare.h"
-
-struct xp_memory_opts;
+#include "analyzers/registry.h"
 
 struct xp_report_opts {
 	bool xprof_compat;      /* --compat xprof */
-	const struct xp_memory_opts *memory; /* memory's options (the HTML page's sampled timeline); NULL: the default */
+	/* Each analysis's options (its struct xp_<name>_opts), by its place in xp_analyses (xp_analysis_index);
+	 * NULL: as report runs it (complete tables). The HTML page passes memory's sampled timeline. */
+	const void *opts[XP_N_ANALYSES];
 	int threads;            /* analyses run side by side on this many threads (0, 1: one) */
 };
 
@@ -18,9 +19,9 @@ const char *xp_report_command(size_t i);
 
 /* Prepare C once (PO) and run every analysis on the capture and that
  * preparation. ONLY (may be NULL = all) is a NULL-terminated list of
- * command names to run. NULL with ERRMSG set when the preparation fails (a
- * bad --step-marker: the caller's usage error). */
+ * command names to run. NULL with *E set when the preparation fails (a
+ * bad --step-marker: XP_EXIT_USAGE). */
 struct xp_report *xp_report_run(const struct xp_capture *c, const struct xp_prep_opts *po,
-				const struct xp_report_opts *o, const char *const *only, char *errmsg, size_t errlen);
+				const struct xp_report_opts *o, const char *const *only, struct xp_err *e);
 
 #endif

@@ -5,19 +5,31 @@
 
 #include <string.h>
 
+static const struct xp_col_def run_cols[] = {
+	{"logdir", "Logdir", XP_T_STR},
+	{"run", "Run", XP_T_STR},
+	{"newest", "Newest", XP_T_BOOL},
+	{"hosts", "Hosts", XP_T_INT},
+	{"directory", "Directory", XP_T_STR},
+};
+
 static struct xp_table *runs_table(struct xp_result *r)
 {
 	struct xp_table *t = xp_result_table(r, "runs");
 	if (t)
 		return t;
 	t = xp_result_add_table(r, "runs", "Runs");
-	xp_table_col(t, "logdir", "Logdir", XP_T_STR, XP_U_NONE, 0);
-	xp_table_col(t, "run", "Run", XP_T_STR, XP_U_NONE, 0);
-	xp_table_col(t, "newest", "Newest", XP_T_BOOL, XP_U_NONE, 0);
-	xp_table_col(t, "hosts", "Hosts", XP_T_INT, XP_U_NONE, 0);
-	xp_table_col(t, "directory", "Directory", XP_T_STR, XP_U_NONE, 0);
+	xp_table_cols(t, XP_COLS(run_cols));
 	return t;
 }
+
+static const struct xp_col_def run_host_cols[] = {
+	{"logdir", "Logdir", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	{"run", "Run", XP_T_STR},
+	{"host", "Host", XP_T_STR},
+	{"format", "Format", XP_T_STR},
+	{"file", "File", XP_T_STR},
+};
 
 static struct xp_table *hosts_table(struct xp_result *r)
 {
@@ -25,11 +37,7 @@ static struct xp_table *hosts_table(struct xp_result *r)
 	if (t)
 		return t;
 	t = xp_result_add_table(r, "run_hosts", "Hosts");
-	xp_table_col(t, "logdir", "Logdir", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	xp_table_col(t, "run", "Run", XP_T_STR, XP_U_NONE, 0);
-	xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, 0);
-	xp_table_col(t, "format", "Format", XP_T_STR, XP_U_NONE, 0);
-	xp_table_col(t, "file", "File", XP_T_STR, XP_U_NONE, 0);
+	xp_table_cols(t, XP_COLS(run_host_cols));
 	return t;
 }
 

@@ -97,93 +97,118 @@ static void add_summary(struct xp_result *r, const struct xp_tfdata *t)
 	xp_sum_str(r, "suggestion", "Suggestion", b ? xp_tfdata_suggestion(b->type) : "");
 }
 
+enum {
+	BOT_HOST, BOT_PIPE, BOT_ID, BOT_MAX, BOT_IT, BOT_LONG, BOT_LAT, BOT_TYPE, BOT_SUG
+};
+static const struct xp_col_def bottleneck_cols[] = {
+	[BOT_HOST] = {"host", "Host", XP_T_STR},
+	[BOT_PIPE] = {"input_pipeline", "Pipeline", XP_T_STR},
+	[BOT_ID] = {"pipeline_id", "Id", XP_T_ID, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[BOT_MAX] = {"max_latency_us", "Max latency", XP_T_DUR, XP_U_US},
+	[BOT_IT] = {"iterator", "Bottleneck", XP_T_STR},
+	[BOT_LONG] = {"iterator_long_name", "Long name", XP_T_STR},
+	[BOT_LAT] = {"iterator_latency_us", "Self time", XP_T_DUR, XP_U_US},
+	[BOT_TYPE] = {"bottleneck_type", "Type", XP_T_STR},
+	[BOT_SUG] = {"suggestion", "Suggestion", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+};
+
 static void bottleneck_table(struct xp_result *r, const struct xp_tfdata *t)
 {
 	struct xp_table *tb = xp_result_add_table(r, "bottleneck_analysis", "Bottleneck analysis (host input pipelines, "
 						  "slowest first)");
-	size_t c_host = xp_table_col(tb, "host", "Host", XP_T_STR, XP_U_NONE, 0);
-	size_t c_pipe = xp_table_col(tb, "input_pipeline", "Pipeline", XP_T_STR, XP_U_NONE, 0);
-	size_t c_id = xp_table_col(tb, "pipeline_id", "Id", XP_T_ID, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	size_t c_max = xp_table_col(tb, "max_latency_us", "Max latency", XP_T_DUR, XP_U_US, 0);
-	size_t c_it = xp_table_col(tb, "iterator", "Bottleneck", XP_T_STR, XP_U_NONE, 0);
-	size_t c_long = xp_table_col(tb, "iterator_long_name", "Long name", XP_T_STR, XP_U_NONE, 0);
-	size_t c_lat = xp_table_col(tb, "iterator_latency_us", "Self time", XP_T_DUR, XP_U_US, 0);
-	size_t c_type = xp_table_col(tb, "bottleneck_type", "Type", XP_T_STR, XP_U_NONE, 0);
-	size_t c_sug = xp_table_col(tb, "suggestion", "Suggestion", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	xp_table_cols(tb, XP_COLS(bottleneck_cols));
 	for (size_t i = 0; i < t->n_bottlenecks; i++) {
 		const struct xp_tfdata_bottleneck_row *b = &t->bottlenecks[i];
 		const struct xp_tfdata_pipeline *p = xp_tfdata_row_pipeline(t, b);
 		size_t row = xp_table_row(tb);
-		xp_set_str(tb, row, c_host, t->hosts[b->host].host);
-		xp_set_str(tb, row, c_pipe, p->name);
-		xp_set_id(tb, row, c_id, p->id);
-		xp_set_dur(tb, row, c_max, b->max_latency_ps);
-		xp_set_str(tb, row, c_it, b->iterator_name);
-		xp_set_str(tb, row, c_long, b->iterator_long_name);
-		xp_set_dur(tb, row, c_lat, b->iterator_latency_ps);
-		xp_set_str(tb, row, c_type, xp_tfdata_bottleneck_key(b->type));
-		xp_set_str(tb, row, c_sug, xp_tfdata_suggestion(b->type));
+		xp_set_str(tb, row, BOT_HOST, t->hosts[b->host].host);
+		xp_set_str(tb, row, BOT_PIPE, p->name);
+		xp_set_id(tb, row, BOT_ID, p->id);
+		xp_set_dur(tb, row, BOT_MAX, b->max_latency_ps);
+		xp_set_str(tb, row, BOT_IT, b->iterator_name);
+		xp_set_str(tb, row, BOT_LONG, b->iterator_long_name);
+		xp_set_dur(tb, row, BOT_LAT, b->iterator_latency_ps);
+		xp_set_str(tb, row, BOT_TYPE, xp_tfdata_bottleneck_key(b->type));
+		xp_set_str(tb, row, BOT_SUG, xp_tfdata_suggestion(b->type));
 	}
 	if (t->n_bottlenecks > 1)
 		tb->text_note = strdup("Suggestions for each row: --format csv or json.");
 }
 
+enum {
+	PIPE_HOST, PIPE_PIPE, PIPE_ID, PIPE_TYPE, PIPE_ROOT, PIPE_CALLS, PIPE_AVG, PIPE_MIN, PIPE_MAX, PIPE_SLOW,
+	PIPE_IT, PIPE_LONG, PIPE_LAT
+};
+static const struct xp_col_def pipeline_cols[] = {
+	[PIPE_HOST] = {"host", "Host", XP_T_STR},
+	[PIPE_PIPE] = {"input_pipeline", "Pipeline", XP_T_STR},
+	[PIPE_ID] = {"pipeline_id", "Id", XP_T_ID, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[PIPE_TYPE] = {"type", "Type", XP_T_STR},
+	[PIPE_ROOT] = {"root_iterator", "Root iterator", XP_T_STR},
+	[PIPE_CALLS] = {"calls", "Calls", XP_T_INT},
+	[PIPE_AVG] = {"avg_latency_us", "Average", XP_T_DUR, XP_U_US},
+	[PIPE_MIN] = {"min_latency_us", "Min", XP_T_DUR, XP_U_US},
+	[PIPE_MAX] = {"max_latency_us", "Max", XP_T_DUR, XP_U_US},
+	[PIPE_SLOW] = {"slow_calls", "Slow calls", XP_T_INT},
+	[PIPE_IT] = {"bottleneck_iterator", "Bottleneck", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[PIPE_LONG] = {"bottleneck_long_name", "Bottleneck (slowest call)", XP_T_STR},
+	[PIPE_LAT] = {"bottleneck_latency_us", "Self time", XP_T_DUR, XP_U_US},
+};
+
 static void pipelines_table(struct xp_result *r, const struct xp_tfdata *t)
 {
 	struct xp_table *tb = xp_result_add_table(r, "input_pipelines", "Input pipelines");
-	size_t c_host = xp_table_col(tb, "host", "Host", XP_T_STR, XP_U_NONE, t->n_hosts > 1 ? 0 : XP_COL_TEXT_HIDDEN);
-	size_t c_pipe = xp_table_col(tb, "input_pipeline", "Pipeline", XP_T_STR, XP_U_NONE, 0);
-	size_t c_id = xp_table_col(tb, "pipeline_id", "Id", XP_T_ID, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	size_t c_type = xp_table_col(tb, "type", "Type", XP_T_STR, XP_U_NONE, 0);
-	size_t c_root = xp_table_col(tb, "root_iterator", "Root iterator", XP_T_STR, XP_U_NONE, 0);
-	size_t c_calls = xp_table_col(tb, "calls", "Calls", XP_T_INT, XP_U_NONE, 0);
-	size_t c_avg = xp_table_col(tb, "avg_latency_us", "Average", XP_T_DUR, XP_U_US, 0);
-	size_t c_min = xp_table_col(tb, "min_latency_us", "Min", XP_T_DUR, XP_U_US, 0);
-	size_t c_max = xp_table_col(tb, "max_latency_us", "Max", XP_T_DUR, XP_U_US, 0);
-	size_t c_slow = xp_table_col(tb, "slow_calls", "Slow calls", XP_T_INT, XP_U_NONE, 0);
-	size_t c_it = xp_table_col(tb, "bottleneck_iterator", "Bottleneck", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	size_t c_long = xp_table_col(tb, "bottleneck_long_name", "Bottleneck (slowest call)", XP_T_STR, XP_U_NONE, 0);
-	size_t c_lat = xp_table_col(tb, "bottleneck_latency_us", "Self time", XP_T_DUR, XP_U_US, 0);
+	xp_table_cols(tb, XP_COLS(pipeline_cols));
+	xp_col_hide(tb, PIPE_HOST, t->n_hosts <= 1);
 	for (uint32_t h = 0; h < t->n_hosts; h++)
 		for (size_t k = 0; k < t->hosts[h].n_pipelines; k++) {
 			const struct xp_tfdata_pipeline *p = &t->hosts[h].pipelines[k];
 			const struct xp_tfdata_call *s = p->n_calls ? &p->calls[0] : NULL;
 			size_t row = xp_table_row(tb);
-			xp_set_str(tb, row, c_host, t->hosts[h].host);
-			xp_set_str(tb, row, c_pipe, p->name);
-			xp_set_id(tb, row, c_id, p->id);
-			xp_set_str(tb, row, c_type, p->device ? "device" : "host");
-			xp_set_str(tb, row, c_root, p->root_name);
-			xp_set_int(tb, row, c_calls, (int64_t)p->n_calls);
-			xp_set_dur(tb, row, c_avg, p->avg_latency_ps);
-			xp_set_dur(tb, row, c_min, p->min_latency_ps);
-			xp_set_dur(tb, row, c_max, p->max_latency_ps);
-			xp_set_int(tb, row, c_slow, (int64_t)p->num_slow_calls);
-			xp_set_str(tb, row, c_it, s && s->has_bottleneck ? s->bottleneck_name : "");
-			xp_set_str(tb, row, c_long, s && s->has_bottleneck ? s->bottleneck_long_name : "");
-			xp_set_dur(tb, row, c_lat, s ? s->bottleneck_self_ps : 0);
+			xp_set_str(tb, row, PIPE_HOST, t->hosts[h].host);
+			xp_set_str(tb, row, PIPE_PIPE, p->name);
+			xp_set_id(tb, row, PIPE_ID, p->id);
+			xp_set_str(tb, row, PIPE_TYPE, p->device ? "device" : "host");
+			xp_set_str(tb, row, PIPE_ROOT, p->root_name);
+			xp_set_int(tb, row, PIPE_CALLS, (int64_t)p->n_calls);
+			xp_set_dur(tb, row, PIPE_AVG, p->avg_latency_ps);
+			xp_set_dur(tb, row, PIPE_MIN, p->min_latency_ps);
+			xp_set_dur(tb, row, PIPE_MAX, p->max_latency_ps);
+			xp_set_int(tb, row, PIPE_SLOW, (int64_t)p->num_slow_calls);
+			xp_set_str(tb, row, PIPE_IT, s && s->has_bottleneck ? s->bottleneck_name : "");
+			xp_set_str(tb, row, PIPE_LONG, s && s->has_bottleneck ? s->bottleneck_long_name : "");
+			xp_set_dur(tb, row, PIPE_LAT, s ? s->bottleneck_self_ps : 0);
 		}
 }
+
+enum {
+	SLOW_HOST, SLOW_PIPE, SLOW_DEPTH, SLOW_ID, SLOW_PAR, SLOW_NAME, SLOW_LONG, SLOW_ASYNC, SLOW_BLOCK, SLOW_BN,
+	SLOW_CALLS, SLOW_START, SLOW_DUR, SLOW_SELF
+};
+static const struct xp_col_def slowest_call_cols[] = {
+	[SLOW_HOST] = {"host", "Host", XP_T_STR},
+	[SLOW_PIPE] = {"input_pipeline", "Pipeline", XP_T_STR},
+	[SLOW_DEPTH] = {"depth", "Depth", XP_T_INT},
+	[SLOW_ID] = {"iterator_id", "Id", XP_T_ID, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[SLOW_PAR] = {"parent_id", "Parent id", XP_T_ID, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[SLOW_NAME] = {"iterator", "Iterator", XP_T_STR},
+	[SLOW_LONG] = {"iterator_long_name", "Long name", XP_T_STR},
+	[SLOW_ASYNC] = {"is_async", "Async", XP_T_BOOL},
+	[SLOW_BLOCK] = {"is_blocking", "Blocking", XP_T_BOOL},
+	[SLOW_BN] = {"is_bottleneck", "Bottleneck", XP_T_BOOL},
+	[SLOW_CALLS] = {"calls", "Calls", XP_T_INT},
+	[SLOW_START] = {"start_ms", "Start", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN},
+	[SLOW_DUR] = {"duration_us", "Duration", XP_T_DUR, XP_U_US},
+	[SLOW_SELF] = {"self_time_us", "Self time", XP_T_DUR, XP_U_US},
+};
 
 /* Every pipeline's slowest call, iterator by iterator: the blocking ones are its critical path. */
 static void slowest_call_table(struct xp_result *r, const struct xp_tfdata *t)
 {
 	struct xp_table *tb = xp_result_add_table(r, "slowest_call", "Slowest call of each pipeline (critical path: "
 						  "blocking iterators)");
-	size_t c_host = xp_table_col(tb, "host", "Host", XP_T_STR, XP_U_NONE, t->n_hosts > 1 ? 0 : XP_COL_TEXT_HIDDEN);
-	size_t c_pipe = xp_table_col(tb, "input_pipeline", "Pipeline", XP_T_STR, XP_U_NONE, 0);
-	size_t c_depth = xp_table_col(tb, "depth", "Depth", XP_T_INT, XP_U_NONE, 0);
-	size_t c_id = xp_table_col(tb, "iterator_id", "Id", XP_T_ID, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	size_t c_par = xp_table_col(tb, "parent_id", "Parent id", XP_T_ID, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	size_t c_name = xp_table_col(tb, "iterator", "Iterator", XP_T_STR, XP_U_NONE, 0);
-	size_t c_long = xp_table_col(tb, "iterator_long_name", "Long name", XP_T_STR, XP_U_NONE, 0);
-	size_t c_async = xp_table_col(tb, "is_async", "Async", XP_T_BOOL, XP_U_NONE, 0);
-	size_t c_block = xp_table_col(tb, "is_blocking", "Blocking", XP_T_BOOL, XP_U_NONE, 0);
-	size_t c_bn = xp_table_col(tb, "is_bottleneck", "Bottleneck", XP_T_BOOL, XP_U_NONE, 0);
-	size_t c_calls = xp_table_col(tb, "calls", "Calls", XP_T_INT, XP_U_NONE, 0);
-	size_t c_start = xp_table_col(tb, "start_ms", "Start", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN);
-	size_t c_dur = xp_table_col(tb, "duration_us", "Duration", XP_T_DUR, XP_U_US, 0);
-	size_t c_self = xp_table_col(tb, "self_time_us", "Self time", XP_T_DUR, XP_U_US, 0);
+	xp_table_cols(tb, XP_COLS(slowest_call_cols));
+	xp_col_hide(tb, SLOW_HOST, t->n_hosts <= 1);
 	for (uint32_t h = 0; h < t->n_hosts; h++)
 		for (size_t k = 0; k < t->hosts[h].n_pipelines; k++) {
 			const struct xp_tfdata_pipeline *p = &t->hosts[h].pipelines[k];
@@ -191,55 +216,63 @@ static void slowest_call_table(struct xp_result *r, const struct xp_tfdata *t)
 			for (size_t i = 0; i < p->n_iters; i++) {
 				const struct xp_tfdata_iter *it = &p->iters[i];
 				size_t row = xp_table_row(tb);
-				xp_set_str(tb, row, c_host, t->hosts[h].host);
-				xp_set_str(tb, row, c_pipe, p->name);
-				xp_set_int(tb, row, c_depth, it->depth);
-				xp_set_id(tb, row, c_id, it->id);
+				xp_set_str(tb, row, SLOW_HOST, t->hosts[h].host);
+				xp_set_str(tb, row, SLOW_PIPE, p->name);
+				xp_set_int(tb, row, SLOW_DEPTH, it->depth);
+				xp_set_id(tb, row, SLOW_ID, it->id);
 				if (it->has_parent)
-					xp_set_id(tb, row, c_par, it->parent_id);
-				xp_set_str(tb, row, c_name, it->name);
-				xp_set_str(tb, row, c_long, it->long_name);
-				xp_set_bool(tb, row, c_async, it->is_async);
-				xp_set_bool(tb, row, c_block, it->is_blocking);
-				xp_set_bool(tb, row, c_bn, s && s->has_bottleneck && s->bottleneck_id == it->id);
-				xp_set_int(tb, row, c_calls, (int64_t)it->num_calls);
-				xp_set_dur(tb, row, c_start, it->start_ps);
-				xp_set_dur(tb, row, c_dur, it->duration_ps);
-				xp_set_dur(tb, row, c_self, it->self_ps);
+					xp_set_id(tb, row, SLOW_PAR, it->parent_id);
+				xp_set_str(tb, row, SLOW_NAME, it->name);
+				xp_set_str(tb, row, SLOW_LONG, it->long_name);
+				xp_set_bool(tb, row, SLOW_ASYNC, it->is_async);
+				xp_set_bool(tb, row, SLOW_BLOCK, it->is_blocking);
+				xp_set_bool(tb, row, SLOW_BN, s && s->has_bottleneck && s->bottleneck_id == it->id);
+				xp_set_int(tb, row, SLOW_CALLS, (int64_t)it->num_calls);
+				xp_set_dur(tb, row, SLOW_START, it->start_ps);
+				xp_set_dur(tb, row, SLOW_DUR, it->duration_ps);
+				xp_set_dur(tb, row, SLOW_SELF, it->self_ps);
 			}
 		}
 }
 
+enum {
+	CALL_HOST, CALL_PIPE, CALL_RANK, CALL_START, CALL_LAT, CALL_SLOW, CALL_IT, CALL_LONG, CALL_ID, CALL_SELF
+};
+static const struct xp_col_def call_cols[] = {
+	[CALL_HOST] = {"host", "Host", XP_T_STR},
+	[CALL_PIPE] = {"input_pipeline", "Pipeline", XP_T_STR},
+	[CALL_RANK] = {"rank", "#", XP_T_INT},
+	[CALL_START] = {"start_ms", "Start", XP_T_DUR, XP_U_MS},
+	[CALL_LAT] = {"latency_us", "Latency", XP_T_DUR, XP_U_US},
+	[CALL_SLOW] = {"is_slow", "Slow", XP_T_BOOL},
+	[CALL_IT] = {"bottleneck_iterator", "Bottleneck", XP_T_STR},
+	[CALL_LONG] = {"bottleneck_long_name", "Long name", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[CALL_ID] = {"bottleneck_id", "Id", XP_T_ID, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[CALL_SELF] = {"bottleneck_latency_us", "Self time", XP_T_DUR, XP_U_US},
+};
+
 static void calls_table(struct xp_result *r, const struct xp_tfdata *t)
 {
 	struct xp_table *tb = xp_result_add_table(r, "calls", "Calls (slowest first)");
-	size_t c_host = xp_table_col(tb, "host", "Host", XP_T_STR, XP_U_NONE, t->n_hosts > 1 ? 0 : XP_COL_TEXT_HIDDEN);
-	size_t c_pipe = xp_table_col(tb, "input_pipeline", "Pipeline", XP_T_STR, XP_U_NONE, 0);
-	size_t c_rank = xp_table_col(tb, "rank", "#", XP_T_INT, XP_U_NONE, 0);
-	size_t c_start = xp_table_col(tb, "start_ms", "Start", XP_T_DUR, XP_U_MS, 0);
-	size_t c_lat = xp_table_col(tb, "latency_us", "Latency", XP_T_DUR, XP_U_US, 0);
-	size_t c_slow = xp_table_col(tb, "is_slow", "Slow", XP_T_BOOL, XP_U_NONE, 0);
-	size_t c_it = xp_table_col(tb, "bottleneck_iterator", "Bottleneck", XP_T_STR, XP_U_NONE, 0);
-	size_t c_long = xp_table_col(tb, "bottleneck_long_name", "Long name", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	size_t c_id = xp_table_col(tb, "bottleneck_id", "Id", XP_T_ID, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	size_t c_self = xp_table_col(tb, "bottleneck_latency_us", "Self time", XP_T_DUR, XP_U_US, 0);
+	xp_table_cols(tb, XP_COLS(call_cols));
+	xp_col_hide(tb, CALL_HOST, t->n_hosts <= 1);
 	for (uint32_t h = 0; h < t->n_hosts; h++)
 		for (size_t k = 0; k < t->hosts[h].n_pipelines; k++) {
 			const struct xp_tfdata_pipeline *p = &t->hosts[h].pipelines[k];
 			for (size_t i = 0; i < p->n_calls; i++) {
 				const struct xp_tfdata_call *cl = &p->calls[i];
 				size_t row = xp_table_row(tb);
-				xp_set_str(tb, row, c_host, t->hosts[h].host);
-				xp_set_str(tb, row, c_pipe, p->name);
-				xp_set_int(tb, row, c_rank, (int64_t)i + 1);
-				xp_set_dur(tb, row, c_start, cl->start_ps);
-				xp_set_dur(tb, row, c_lat, cl->latency_ps);
-				xp_set_bool(tb, row, c_slow, cl->latency_ps > XP_TFDATA_SLOW_CALL_PS);
-				xp_set_str(tb, row, c_it, cl->has_bottleneck ? cl->bottleneck_name : "");
-				xp_set_str(tb, row, c_long, cl->has_bottleneck ? cl->bottleneck_long_name : "");
+				xp_set_str(tb, row, CALL_HOST, t->hosts[h].host);
+				xp_set_str(tb, row, CALL_PIPE, p->name);
+				xp_set_int(tb, row, CALL_RANK, (int64_t)i + 1);
+				xp_set_dur(tb, row, CALL_START, cl->start_ps);
+				xp_set_dur(tb, row, CALL_LAT, cl->latency_ps);
+				xp_set_bool(tb, row, CALL_SLOW, cl->latency_ps > XP_TFDATA_SLOW_CALL_PS);
+				xp_set_str(tb, row, CALL_IT, cl->has_bottleneck ? cl->bottleneck_name : "");
+				xp_set_str(tb, row, CALL_LONG, cl->has_bottleneck ? cl->bottleneck_long_name : "");
 				if (cl->has_bottleneck)
-					xp_set_id(tb, row, c_id, cl->bottleneck_id);
-				xp_set_dur(tb, row, c_self, cl->bottleneck_self_ps);
+					xp_set_id(tb, row, CALL_ID, cl->bottleneck_id);
+				xp_set_dur(tb, row, CALL_SELF, cl->bottleneck_self_ps);
 			}
 		}
 	tb->text_limit = CALLS_TEXT_ROWS;

@@ -345,29 +345,46 @@ struct cols {
 		host_cum, flop_rate, mem_bw, intensity, bound, tc, mode;
 };
 
+enum {
+	TFS_RANK, TFS_SIDE, TFS_TYPE, TFS_NAME, TFS_MODULE, TFS_STAGE, TFS_OCC, TFS_TOTAL, TFS_AVG, TFS_SELF,
+	TFS_AVG_SELF, TFS_DEV_PCT, TFS_DEV_CUM, TFS_HOST_PCT, TFS_HOST_CUM, TFS_FLOP_RATE, TFS_MEM_BW, TFS_INTENSITY,
+	TFS_BOUND, TFS_TC, TFS_MODE
+};
+static const struct xp_col_def tf_stats_cols[] = {
+	[TFS_RANK] = {"rank", "#", XP_T_INT},
+	[TFS_SIDE] = {"host_or_device", "Host/device", XP_T_STR},
+	[TFS_TYPE] = {"op_type", "Type", XP_T_STR},
+	[TFS_NAME] = {"op_name", "Operation", XP_T_STR},
+	[TFS_MODULE] = {"hlo_module", "HLO module", XP_T_STR},
+	[TFS_STAGE] = {"stage_id", "Stage", XP_T_INT},
+	[TFS_OCC] = {"occurrences", "Count", XP_T_INT},
+	[TFS_TOTAL] = {"total_time_us", "Total time", XP_T_DUR, XP_U_US},
+	[TFS_AVG] = {"avg_time_us", "Avg time", XP_T_DUR, XP_U_US, XP_COL_TEXT_HIDDEN},
+	[TFS_SELF] = {"total_self_time_us", "Self time", XP_T_DUR, XP_U_US},
+	[TFS_AVG_SELF] = {"avg_self_time_us", "Avg self", XP_T_DUR, XP_U_US},
+	[TFS_DEV_PCT] = {"device_self_time_pct", "Device %", XP_T_PCT},
+	[TFS_DEV_CUM] = {"device_cumulative_self_time_pct", "Device cum", XP_T_PCT},
+	[TFS_HOST_PCT] = {"host_self_time_pct", "Host %", XP_T_PCT},
+	[TFS_HOST_CUM] = {"host_cumulative_self_time_pct", "Host cum", XP_T_PCT},
+	[TFS_FLOP_RATE] = {"flop_rate_gflop_per_s", "GFLOP/s", XP_T_F64},
+	[TFS_MEM_BW] = {"memory_bandwidth_gib_per_s", "GiB/s", XP_T_F64},
+	[TFS_INTENSITY] = {"operational_intensity_flop_per_byte", "FLOP/B", XP_T_F64},
+	[TFS_BOUND] = {"bound_by", "Bound by", XP_T_STR},
+	[TFS_TC] = {"tensor_core_utilization_pct", "TC util", XP_T_PCT},
+	[TFS_MODE] = {"execution_mode", "Mode", XP_T_STR},
+};
+static const struct cols tf_stats_cols_idx = {
+	.rank = TFS_RANK, .side = TFS_SIDE, .type = TFS_TYPE, .name = TFS_NAME, .module = TFS_MODULE,
+	.stage = TFS_STAGE, .occ = TFS_OCC, .total = TFS_TOTAL, .avg = TFS_AVG, .self = TFS_SELF,
+	.avg_self = TFS_AVG_SELF, .dev_pct = TFS_DEV_PCT, .dev_cum = TFS_DEV_CUM, .host_pct = TFS_HOST_PCT,
+	.host_cum = TFS_HOST_CUM, .flop_rate = TFS_FLOP_RATE, .mem_bw = TFS_MEM_BW,
+	.intensity = TFS_INTENSITY, .bound = TFS_BOUND, .tc = TFS_TC, .mode = TFS_MODE
+};
+
 static void add_columns(struct xp_table *t, struct cols *k)
 {
-	k->rank = xp_table_col(t, "rank", "#", XP_T_INT, XP_U_NONE, 0);
-	k->side = xp_table_col(t, "host_or_device", "Host/device", XP_T_STR, XP_U_NONE, 0);
-	k->type = xp_table_col(t, "op_type", "Type", XP_T_STR, XP_U_NONE, 0);
-	k->name = xp_table_col(t, "op_name", "Operation", XP_T_STR, XP_U_NONE, 0);
-	k->module = xp_table_col(t, "hlo_module", "HLO module", XP_T_STR, XP_U_NONE, 0);
-	k->stage = xp_table_col(t, "stage_id", "Stage", XP_T_INT, XP_U_NONE, 0);
-	k->occ = xp_table_col(t, "occurrences", "Count", XP_T_INT, XP_U_NONE, 0);
-	k->total = xp_table_col(t, "total_time_us", "Total time", XP_T_DUR, XP_U_US, 0);
-	k->avg = xp_table_col(t, "avg_time_us", "Avg time", XP_T_DUR, XP_U_US, XP_COL_TEXT_HIDDEN);
-	k->self = xp_table_col(t, "total_self_time_us", "Self time", XP_T_DUR, XP_U_US, 0);
-	k->avg_self = xp_table_col(t, "avg_self_time_us", "Avg self", XP_T_DUR, XP_U_US, 0);
-	k->dev_pct = xp_table_col(t, "device_self_time_pct", "Device %", XP_T_PCT, XP_U_NONE, 0);
-	k->dev_cum = xp_table_col(t, "device_cumulative_self_time_pct", "Device cum", XP_T_PCT, XP_U_NONE, 0);
-	k->host_pct = xp_table_col(t, "host_self_time_pct", "Host %", XP_T_PCT, XP_U_NONE, 0);
-	k->host_cum = xp_table_col(t, "host_cumulative_self_time_pct", "Host cum", XP_T_PCT, XP_U_NONE, 0);
-	k->flop_rate = xp_table_col(t, "flop_rate_gflop_per_s", "GFLOP/s", XP_T_F64, XP_U_NONE, 0);
-	k->mem_bw = xp_table_col(t, "memory_bandwidth_gib_per_s", "GiB/s", XP_T_F64, XP_U_NONE, 0);
-	k->intensity = xp_table_col(t, "operational_intensity_flop_per_byte", "FLOP/B", XP_T_F64, XP_U_NONE, 0);
-	k->bound = xp_table_col(t, "bound_by", "Bound by", XP_T_STR, XP_U_NONE, 0);
-	k->tc = xp_table_col(t, "tensor_core_utilization_pct", "TC util", XP_T_PCT, XP_U_NONE, 0);
-	k->mode = xp_table_col(t, "execution_mode", "Mode", XP_T_STR, XP_U_NONE, 0);
+	xp_table_cols(t, XP_COLS(tf_stats_cols));
+	*k = tf_stats_cols_idx;
 }
 
 /* Rounded to the nearest picosecond. */
@@ -506,25 +523,40 @@ struct hlo_cols {
 		mem_bw, intensity, bound;
 };
 
+enum {
+	HLO_RANK, HLO_PROGRAM, HLO_MODULE, HLO_NAME, HLO_CATEGORY, HLO_FRAMEWORK, HLO_OCC, HLO_EXEC, HLO_TOTAL,
+	HLO_SELF, HLO_PCT, HLO_FLOPS, HLO_BYTES, HLO_FLOP_RATE, HLO_MEM_BW, HLO_INTENSITY, HLO_BOUND
+};
+static const struct xp_col_def hlo_op_cols[] = {
+	[HLO_RANK] = {"rank", "#", XP_T_INT},
+	[HLO_PROGRAM] = {"program_id", "Program", XP_T_INT},
+	[HLO_MODULE] = {"hlo_module", "HLO module", XP_T_STR},
+	[HLO_NAME] = {"hlo_op", "HLO op", XP_T_STR},
+	[HLO_CATEGORY] = {"category", "Category", XP_T_STR},
+	[HLO_FRAMEWORK] = {"framework_op", "Framework op", XP_T_STR},
+	[HLO_OCC] = {"occurrences", "Count", XP_T_INT},
+	[HLO_EXEC] = {"executions", "Runs", XP_T_INT},
+	[HLO_TOTAL] = {"total_time_us", "Total time", XP_T_DUR, XP_U_US, XP_COL_TEXT_HIDDEN},
+	[HLO_SELF] = {"total_self_time_us", "Self time", XP_T_DUR, XP_U_US},
+	[HLO_PCT] = {"device_self_time_pct", "Device %", XP_T_PCT},
+	[HLO_FLOPS] = {"flops", "FLOPs", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[HLO_BYTES] = {"bytes_accessed", "Bytes", XP_T_BYTES, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[HLO_FLOP_RATE] = {"flop_rate_gflop_per_s", "GFLOP/s", XP_T_F64},
+	[HLO_MEM_BW] = {"memory_bandwidth_gib_per_s", "GiB/s", XP_T_F64},
+	[HLO_INTENSITY] = {"operational_intensity_flop_per_byte", "FLOP/B", XP_T_F64},
+	[HLO_BOUND] = {"bound_by", "Bound by", XP_T_STR},
+};
+static const struct hlo_cols hlo_op_cols_idx = {
+	.rank = HLO_RANK, .program = HLO_PROGRAM, .module = HLO_MODULE, .name = HLO_NAME,
+	.category = HLO_CATEGORY, .framework = HLO_FRAMEWORK, .occ = HLO_OCC, .exec = HLO_EXEC,
+	.total = HLO_TOTAL, .self = HLO_SELF, .pct = HLO_PCT, .flops = HLO_FLOPS, .bytes = HLO_BYTES,
+	.flop_rate = HLO_FLOP_RATE, .mem_bw = HLO_MEM_BW, .intensity = HLO_INTENSITY, .bound = HLO_BOUND
+};
+
 static void hlo_columns(struct xp_table *t, struct hlo_cols *k)
 {
-	k->rank = xp_table_col(t, "rank", "#", XP_T_INT, XP_U_NONE, 0);
-	k->program = xp_table_col(t, "program_id", "Program", XP_T_INT, XP_U_NONE, 0);
-	k->module = xp_table_col(t, "hlo_module", "HLO module", XP_T_STR, XP_U_NONE, 0);
-	k->name = xp_table_col(t, "hlo_op", "HLO op", XP_T_STR, XP_U_NONE, 0);
-	k->category = xp_table_col(t, "category", "Category", XP_T_STR, XP_U_NONE, 0);
-	k->framework = xp_table_col(t, "framework_op", "Framework op", XP_T_STR, XP_U_NONE, 0);
-	k->occ = xp_table_col(t, "occurrences", "Count", XP_T_INT, XP_U_NONE, 0);
-	k->exec = xp_table_col(t, "executions", "Runs", XP_T_INT, XP_U_NONE, 0);
-	k->total = xp_table_col(t, "total_time_us", "Total time", XP_T_DUR, XP_U_US, XP_COL_TEXT_HIDDEN);
-	k->self = xp_table_col(t, "total_self_time_us", "Self time", XP_T_DUR, XP_U_US, 0);
-	k->pct = xp_table_col(t, "device_self_time_pct", "Device %", XP_T_PCT, XP_U_NONE, 0);
-	k->flops = xp_table_col(t, "flops", "FLOPs", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	k->bytes = xp_table_col(t, "bytes_accessed", "Bytes", XP_T_BYTES, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	k->flop_rate = xp_table_col(t, "flop_rate_gflop_per_s", "GFLOP/s", XP_T_F64, XP_U_NONE, 0);
-	k->mem_bw = xp_table_col(t, "memory_bandwidth_gib_per_s", "GiB/s", XP_T_F64, XP_U_NONE, 0);
-	k->intensity = xp_table_col(t, "operational_intensity_flop_per_byte", "FLOP/B", XP_T_F64, XP_U_NONE, 0);
-	k->bound = xp_table_col(t, "bound_by", "Bound by", XP_T_STR, XP_U_NONE, 0);
+	xp_table_cols(t, XP_COLS(hlo_op_cols));
+	*k = hlo_op_cols_idx;
 }
 
 static void hlo_row(struct xp_table *t, const struct hlo_cols *k, const struct tfs *s, const struct xp_op_row *r,
@@ -605,20 +637,27 @@ static int cmp_pt_rows(const void *pa, const void *pb, void *arg)
 	return strcmp(xp_str(s->c, a->name), xp_str(s->c, b->name));
 }
 
+enum {
+	PTO_RANK, PTO_NAME, PTO_CALLS, PTO_DSELF, PTO_DTOT, PTO_DPCT, PTO_HSELF, PTO_HTOT, PTO_HPCT, PTO_TC
+};
+static const struct xp_col_def pt_operator_cols[] = {
+	[PTO_RANK] = {"rank", "#", XP_T_INT},
+	[PTO_NAME] = {"op_name", "Operator", XP_T_STR},
+	[PTO_CALLS] = {"calls", "Calls", XP_T_INT},
+	[PTO_DSELF] = {"device_self_time_us", "Device self", XP_T_DUR, XP_U_US},
+	[PTO_DTOT] = {"device_total_time_us", "Device total", XP_T_DUR, XP_U_US},
+	[PTO_DPCT] = {"device_self_time_pct", "Device %", XP_T_PCT},
+	[PTO_HSELF] = {"host_self_time_us", "Host self", XP_T_DUR, XP_U_US},
+	[PTO_HTOT] = {"host_total_time_us", "Host total", XP_T_DUR, XP_U_US},
+	[PTO_HPCT] = {"host_self_time_pct", "Host %", XP_T_PCT},
+	[PTO_TC] = {"tensor_core_eligible", "TC eligible", XP_T_BOOL},
+};
+
 /* PyTorch captures: one row per operator as the PyTorch profiler shows it (device and host, self and total). */
 static void add_pt_table(struct xp_result *r, struct tfs *s)
 {
 	struct xp_table *t = xp_result_add_table(r, "operators", "PyTorch operators by device self time");
-	size_t c_rank = xp_table_col(t, "rank", "#", XP_T_INT, XP_U_NONE, 0),
-	       c_name = xp_table_col(t, "op_name", "Operator", XP_T_STR, XP_U_NONE, 0),
-	       c_calls = xp_table_col(t, "calls", "Calls", XP_T_INT, XP_U_NONE, 0),
-	       c_dself = xp_table_col(t, "device_self_time_us", "Device self", XP_T_DUR, XP_U_US, 0),
-	       c_dtot = xp_table_col(t, "device_total_time_us", "Device total", XP_T_DUR, XP_U_US, 0),
-	       c_dpct = xp_table_col(t, "device_self_time_pct", "Device %", XP_T_PCT, XP_U_NONE, 0),
-	       c_hself = xp_table_col(t, "host_self_time_us", "Host self", XP_T_DUR, XP_U_US, 0),
-	       c_htot = xp_table_col(t, "host_total_time_us", "Host total", XP_T_DUR, XP_U_US, 0),
-	       c_hpct = xp_table_col(t, "host_self_time_pct", "Host %", XP_T_PCT, XP_U_NONE, 0),
-	       c_tc = xp_table_col(t, "tensor_core_eligible", "TC eligible", XP_T_BOOL, XP_U_NONE, 0);
+	xp_table_cols(t, XP_COLS(pt_operator_cols));
 	const struct xp_pt_op **rows = xcalloc(s->n_pt ? s->n_pt : 1, sizeof *rows);
 	size_t n = 0;
 	int64_t dev = 0, host = 0;
@@ -634,16 +673,16 @@ static void add_pt_table(struct xp_result *r, struct tfs *s)
 	for (size_t i = 0; i < shown; i++) {
 		const struct xp_pt_op *o = rows[i];
 		size_t row = xp_table_row(t);
-		xp_set_int(t, row, c_rank, (int64_t)i + 1);
-		xp_set_str(t, row, c_name, xp_str(s->c, o->name));
-		xp_set_int(t, row, c_calls, (int64_t)o->calls);
-		xp_set_dur(t, row, c_dself, o->dev_self_ps);
-		xp_set_dur(t, row, c_dtot, o->dev_total_ps);
-		xp_set_pct(t, row, c_dpct, pct(o->dev_self_ps, dev));
-		xp_set_dur(t, row, c_hself, o->host_self_ps);
-		xp_set_dur(t, row, c_htot, o->host_total_ps);
-		xp_set_pct(t, row, c_hpct, pct(o->host_self_ps, host));
-		xp_set_bool(t, row, c_tc, o->tc_eligible);
+		xp_set_int(t, row, PTO_RANK, (int64_t)i + 1);
+		xp_set_str(t, row, PTO_NAME, xp_str(s->c, o->name));
+		xp_set_int(t, row, PTO_CALLS, (int64_t)o->calls);
+		xp_set_dur(t, row, PTO_DSELF, o->dev_self_ps);
+		xp_set_dur(t, row, PTO_DTOT, o->dev_total_ps);
+		xp_set_pct(t, row, PTO_DPCT, pct(o->dev_self_ps, dev));
+		xp_set_dur(t, row, PTO_HSELF, o->host_self_ps);
+		xp_set_dur(t, row, PTO_HTOT, o->host_total_ps);
+		xp_set_pct(t, row, PTO_HPCT, pct(o->host_self_ps, host));
+		xp_set_bool(t, row, PTO_TC, o->tc_eligible);
 	}
 	t->text_limit = s->o->top ? 0 : 25;
 	free(rows);
@@ -762,14 +801,14 @@ static void diagnostics(struct xp_result *r, const struct tfs *s)
 
 /* --- entry point ----------------------------------------------------------------------------- */
 
-static bool compile(regex_t *re, const char *expr, const char *opt, char *errmsg, size_t errlen)
+static bool compile(regex_t *re, const char *expr, const char *opt, struct xp_err *e)
 {
 	int rc = regcomp(re, expr, REG_EXTENDED | REG_NOSUB);
 	if (!rc)
 		return true;
 	char why[128];
 	regerror(rc, re, why, sizeof why);
-	snprintf(errmsg, errlen, "invalid %s regular expression '%s': %s", opt, expr, why);
+	xp_err_set(e, XP_EXIT_USAGE, NULL, "invalid %s regular expression '%s': %s", opt, expr, why);
 	return false;
 }
 
@@ -789,8 +828,7 @@ static void tfs_free(struct tfs *s)
 	free(s->pt);
 }
 
-struct xp_result *xp_analyze_tf_stats(const struct xp_capture *c, const struct xp_tf_stats_opts *o, char *errmsg,
-				      size_t errlen)
+struct xp_result *xp_analyze_tf_stats(const struct xp_capture *c, const struct xp_tf_stats_opts *o, struct xp_err *e)
 {
 	static const struct xp_tf_stats_opts defaults;
 	struct tfs s = {.c = c, .o = o ? o : &defaults};
@@ -798,12 +836,12 @@ struct xp_result *xp_analyze_tf_stats(const struct xp_capture *c, const struct x
 	s.dev.device = true;
 	s.host.label = "Host";
 	if (s.o->op_regex) {
-		if (!compile(&s.op_re, s.o->op_regex, "--op", errmsg, errlen))
+		if (!compile(&s.op_re, s.o->op_regex, "--op", e))
 			return NULL;
 		s.has_op_re = true;
 	}
 	if (s.o->type_regex) {
-		if (!compile(&s.type_re, s.o->type_regex, "--type", errmsg, errlen)) {
+		if (!compile(&s.type_re, s.o->type_regex, "--type", e)) {
 			tfs_free(&s);
 			return NULL;
 		}
@@ -839,8 +877,7 @@ static struct xp_result *run(const struct xp_run_in *in)
 	if (in->opts)
 		o = *(const struct xp_tf_stats_opts *)in->opts;
 	o.xprof_compat = in->xprof_compat;
-	char err[128];
-	return xp_analyze_tf_stats(in->c, &o, in->errmsg ? in->errmsg : err, in->errmsg ? in->errlen : sizeof err);
+	return xp_analyze_tf_stats(in->c, &o, in->err);
 }
 
 static const char *const reads[] = {XP_KERNEL_DETAIL_STATS, NULL};
@@ -849,5 +886,6 @@ const struct xp_analysis xp_analysis_tf_stats = {
 	.name = "tf-stats",
 	.needs = XP_NEEDS_CAPTURE,
 	.reads = reads,
+	.opts_size = sizeof(struct xp_tf_stats_opts),
 	.run = run,
 };

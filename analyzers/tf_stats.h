@@ -25,9 +25,8 @@ struct xp_tf_stats_opts {
 };
 
 /* TensorFlow Stats: one table "tf_stats", device rows then host rows.
- * Returns NULL with ERRMSG set for an invalid regular expression. */
-struct xp_result *xp_analyze_tf_stats(const struct xp_capture *c, const struct xp_tf_stats_opts *o, char *errmsg,
-				      size_t errlen);
+ * Returns NULL with *E set (XP_EXIT_USAGE) for an invalid regular expression. */
+struct xp_result *xp_analyze_tf_stats(const struct xp_capture *c, const struct xp_tf_stats_opts *o, struct xp_err *e);
 
 /* The analysis as report and cmd/ run it (registry.c). */
 extern const struct xp_analysis xp_analysis_tf_stats;

@@ -674,31 +674,43 @@ static int walk(struct walk *k, const struct xp_capture *c, const struct xp_prep
 	return 0;
 }
 
+/* Nothing selected: a usage error that lists what a selection can name. */
+static void none_selected(const struct walk *k, struct xp_err *e)
+{
+	char why[2048] = "";
+	if (k)
+		list_what_exists(k, why, sizeof why);
+	xp_err_set(e, XP_EXIT_USAGE, NULL, "the selection matches no event; %s", why);
+}
+
 bool xp_trace_selects_any(const struct xp_capture *c, const struct xp_prep *p, const struct xp_trace_opts *o,
-			  char *why, size_t whylen)
+			  struct xp_err *e)
 {
 	struct walk k = {0};
 	struct xp_trace_counts n = {0};
 	k.n = &n;
-	if (walk(&k, c, p, o))
+	if (walk(&k, c, p, o)) {
+		none_selected(NULL, e);
 		return false;
+	}
 	if (!k.found)
-		list_what_exists(&k, why, whylen);
+		none_selected(&k, e);
 	return k.found;
 }
 
 int xp_trace_export(const struct xp_capture *c, const struct xp_prep *p, const struct xp_trace_opts *o,
-		    struct xp_tw *w, struct xp_trace_counts *n, char *why, size_t whylen)
+		    struct xp_tw *w, struct xp_trace_counts *n, struct xp_err *e)
 {
 	struct walk k = {0};
 	memset(n, 0, sizeof *n);
 	k.w = w;
 	k.n = n;
 	if (walk(&k, c, p, o))
-		return -1;
+		return xp_err_set(e, XP_EXIT_INTERNAL, NULL, "trace: a selection's regular expression did not compile"),
+		       XP_EXIT_INTERNAL;
 	if (!k.found) {
-		list_what_exists(&k, why, whylen);
-		return 2;
+		none_selected(&k, e);
+		return XP_EXIT_USAGE;
 	}
 	return 0;
 }

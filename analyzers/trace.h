@@ -8,6 +8,7 @@
 
 #include "analyzers/prepare/prep.h"
 #include "formats/out/out_trace.h"
+#include "formats/core/xperr.h"
 
 struct xp_trace_opts {
 	bool has_steps;
@@ -39,12 +40,14 @@ int64_t xp_trace_start_ns(const struct xp_capture *c);
 /*
  * Write the selection of C (steps from P, which may be NULL when no --steps is asked and no
  * step track is wanted) to W, which has been begun and whose traceEvents are open. Returns 0,
- * or 2 (XP_EXIT_NO_DATA style: nothing selected) with what exists in WHY.
+ * or an exit status with *E set: XP_EXIT_USAGE when nothing is selected (the message lists
+ * what exists).
  */
 int xp_trace_export(const struct xp_capture *c, const struct xp_prep *p, const struct xp_trace_opts *o,
-		    struct xp_tw *w, struct xp_trace_counts *n, char *why, size_t whylen);
-/* Does the selection match any event at all? The same rule as the export, without writing. */
+		    struct xp_tw *w, struct xp_trace_counts *n, struct xp_err *e);
+/* Does the selection match any event at all? The same rule as the export, without writing;
+ * false with *E set as the export sets it. */
 bool xp_trace_selects_any(const struct xp_capture *c, const struct xp_prep *p, const struct xp_trace_opts *o,
-			  char *why, size_t whylen);
+			  struct xp_err *e);
 
 #endif

@@ -61,7 +61,8 @@ struct xp_cmd {
 	 * loaded (NULL: load all). */
 	const struct xp_analysis *const *analyses;
 	/* Its options, one struct per invocation in ctx->cmd_opts: OPTS_SIZE bytes copied from OPTS_INIT
-	 * (zeroes when NULL) before the first option is parsed; OPTS_FREE (may be NULL) releases what
+	 * (zeroes when NULL) before the first option is parsed -- when OPTS_SIZE is 0, those its one
+	 * analysis declares (xp_analysis.opts_size, opts_init); OPTS_FREE (may be NULL) releases what
 	 * set_opt allocated in it, whichever way the invocation ends. */
 	size_t opts_size;
 	const void *opts_init;

@@ -11,8 +11,6 @@ static const struct xp_opt info_opts[] = {
 	{NULL, 0, 0, NULL, NULL},
 };
 
-static const struct xp_info_opts opts_init;
-
 static int info_set(struct xp_ctx *ctx, int key, const char *arg)
 {
 	struct xp_info_opts *o = ctx->cmd_opts;
@@ -48,7 +46,5 @@ const struct xp_cmd xp_cmd_info = {
 	.opts = info_opts,
 	.set_opt = info_set,
 	.run = info_run,
-	.opts_size = sizeof(struct xp_info_opts),
-	.opts_init = &opts_init,
 	.analyses = analyses,
 };

@@ -55,14 +55,6 @@ static int memory_set(struct xp_ctx *ctx, int key, const char *arg)
 }
 
 /* An unknown --allocator is the user's mistake: a usage error naming the allocators there are. */
-static int check_allocator(struct xp_ctx *ctx, const struct xp_result *r)
-{
-	for (size_t i = 0; i < r->n_diags; i++)
-		if (!strcmp(r->diags[i].code, "unknown_allocator"))
-			return xp_usage_error(ctx, "%s", r->diags[i].message);
-	return 0;
-}
-
 static int memory_run(struct xp_ctx *ctx)
 {
 	struct memory_cmd *m = ctx->cmd_opts;
@@ -70,21 +62,19 @@ static int memory_run(struct xp_ctx *ctx)
 	int rc = xp_load(ctx, &c);
 	if (rc)
 		return rc;
-	char err[256] = "";
+	struct xp_err e = {0};
 	/* Memory steps are group ids (spec §5.1); --step-marker steps have none, so it does not apply, and
 	 * the step database is not needed. */
 	struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat, .groups_only = true};
-	struct xp_prep *p = xp_prepare(c, &po, err, sizeof err);
+	struct xp_prep *p = xp_prepare(c, &po, &e);
 	if (!p) {
 		xp_capture_free(c);
-		return xp_usage_error(ctx, "%s", err);
+		return xp_usage_error(ctx, "%s", e.msg);
 	}
 	if (!m->points_set)
 		m->o.points = !strcmp(ctx->format, "text") ? TEXT_POINTS : 0;
-	struct xp_result *r = xp_analyze_memory(p, &m->o);
-	rc = check_allocator(ctx, r);
-	if (!rc)
-		rc = xp_emit(ctx, r);
+	struct xp_result *r = xp_analyze_memory(p, &m->o, &e);
+	rc = r ? xp_emit(ctx, r) : xp_usage_error(ctx, "%s", e.msg);
 	xp_result_free(r);
 	xp_prep_free(p);
 	xp_capture_free(c);

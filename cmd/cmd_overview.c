@@ -11,8 +11,6 @@ static const struct xp_opt overview_opts[] = {
 	{NULL, 0, 0, NULL, NULL},
 };
 
-static const struct xp_overview_opts opts_init;
-
 static int overview_set(struct xp_ctx *ctx, int key, const char *arg)
 {
 	struct xp_overview_opts *o = ctx->cmd_opts;
@@ -41,7 +39,5 @@ const struct xp_cmd xp_cmd_overview = {
 	.opts = overview_opts,
 	.set_opt = overview_set,
 	.run = overview_run,
-	.opts_size = sizeof(struct xp_overview_opts),
-	.opts_init = &opts_init,
 	.analyses = analyses,
 };

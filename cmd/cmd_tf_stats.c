@@ -22,8 +22,6 @@ static const struct xp_opt tf_stats_opts[] = {
 	{NULL, 0, 0, NULL, NULL},
 };
 
-static const struct xp_tf_stats_opts opts_init;
-
 static int parse_sort(struct xp_ctx *ctx, const char *arg)
 {
 	struct xp_tf_stats_opts *o = ctx->cmd_opts;
@@ -77,12 +75,12 @@ static int tf_stats_run(struct xp_ctx *ctx)
 	int rc = xp_load(ctx, &c);
 	if (rc)
 		return rc;
-	char err[256] = "";
+	struct xp_err e = {0};
 	o->xprof_compat = ctx->xprof_compat;
-	struct xp_result *r = xp_analyze_tf_stats(c, o, err, sizeof err);
+	struct xp_result *r = xp_analyze_tf_stats(c, o, &e);
 	if (!r) {
 		xp_capture_free(c);
-		return xp_usage_error(ctx, "%s", err);
+		return xp_usage_error(ctx, "%s", e.msg);
 	}
 	rc = xp_emit(ctx, r);
 	xp_result_free(r);
@@ -100,7 +98,5 @@ const struct xp_cmd xp_cmd_tf_stats = {
 	.opts = tf_stats_opts,
 	.set_opt = tf_stats_set,
 	.run = tf_stats_run,
-	.opts_size = sizeof(struct xp_tf_stats_opts),
-	.opts_init = &opts_init,
 	.analyses = analyses,
 };

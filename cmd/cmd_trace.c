@@ -21,29 +21,28 @@ static const struct xp_opt trace_opts[] = {
 	{NULL, 0, 0, NULL, NULL},
 };
 
-static struct xp_trace_opts opts;
-
 static int trace_set(struct xp_ctx *ctx, int key, const char *arg)
 {
+	struct xp_trace_opts *o = ctx->cmd_opts;
 	switch (key) {
 	case OPT_STEPS:
-		opts.has_steps = true;
-		if (!xp_trace_parse_steps(arg, &opts.step_first, &opts.step_last))
+		o->has_steps = true;
+		if (!xp_trace_parse_steps(arg, &o->step_first, &o->step_last))
 			return xp_usage_error(ctx, "--steps takes A or A:B (step numbers, A <= B), not '%s'", arg);
 		return 0;
 	case OPT_WINDOW:
-		opts.has_window = true;
-		if (!xp_trace_parse_window(arg, &opts.window_t0_ps, &opts.window_t1_ps))
+		o->has_window = true;
+		if (!xp_trace_parse_window(arg, &o->window_t0_ps, &o->window_t1_ps))
 			return xp_usage_error(ctx, "--window takes T0:T1 (T0 < T1, e.g. 1.5ms:2ms), not '%s'", arg);
 		return 0;
 	case OPT_PLANE:
-		opts.plane_regex = arg;
+		o->plane_regex = arg;
 		return xp_check_regex(ctx, "--plane", arg);
 	case OPT_LINE:
-		opts.line_regex = arg;
+		o->line_regex = arg;
 		return xp_check_regex(ctx, "--line", arg);
 	case OPT_MIN_DURATION:
-		if (!xp_trace_parse_duration(arg, &opts.min_duration_ps))
+		if (!xp_trace_parse_duration(arg, &o->min_duration_ps))
 			return xp_usage_error(ctx, "--min-duration takes a duration such as 10us, not '%s'", arg);
 		return 0;
 	}
@@ -53,6 +52,7 @@ static int trace_set(struct xp_ctx *ctx, int key, const char *arg)
 struct job {
 	const struct xp_capture *c;
 	const struct xp_prep *p;
+	const struct xp_trace_opts *o;
 	const char *name;           /* the output's name: its compression */
 	struct xp_trace_counts n;
 };
@@ -86,14 +86,13 @@ static int write_trace(FILE *raw, const struct xp_out_opts *oo, void *arg, struc
 	 * plain here, never compressed twice. */
 	FILE *f = raw;
 	struct xp_tw w;
-	char why[2048];
 	xp_tw_begin(&w, f);
 	put_other(&w, j);
 	xp_tw_events(&w);
-	int rc = xp_trace_export(j->c, j->p, &opts, &w, &j->n, why, sizeof why);
+	int rc = xp_trace_export(j->c, j->p, j->o, &w, &j->n, e);
 	int wrc = xp_tw_end(&w);
 	if (rc)
-		return rc < 0 ? XP_EXIT_INTERNAL : XP_EXIT_USAGE;
+		return rc;
 	if (wrc)
 		return xp_err_set(e, XP_EXIT_INTERNAL, NULL, "trace: cannot write: %s", strerror(errno)), XP_EXIT_INTERNAL;
 	return 0;
@@ -105,17 +104,18 @@ static int trace_run(struct xp_ctx *ctx)
 	int rc = xp_load(ctx, &c);
 	if (rc)
 		return rc;
-	char err[2048] = "";
+	const struct xp_trace_opts *o = ctx->cmd_opts;
+	struct xp_err e = {0};
 	struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat, .step_marker = ctx->step_marker};
-	struct xp_prep *p = xp_prepare(c, &po, err, sizeof err);
+	struct xp_prep *p = xp_prepare(c, &po, &e);
 	if (!p) {
 		xp_capture_free(c);
-		return xp_usage_error(ctx, "%s", err);
+		return xp_usage_error(ctx, "%s", e.msg);
 	}
-	if (!xp_trace_selects_any(c, p, &opts, err, sizeof err)) {
-		rc = xp_usage_error(ctx, "the selection matches no event; %s", err);
+	if (!xp_trace_selects_any(c, p, o, &e)) {
+		rc = xp_usage_error(ctx, "%s", e.msg);
 	} else {
-		struct job j = {c, p, ctx->output, {0}};
+		struct job j = {c, p, o, ctx->output, {0}};
 		rc = xp_emit_fn(ctx, write_trace, &j);
 		if (!rc && !ctx->quiet && ctx->output)
 			xp_eprintf("xpstat: trace: %s: %" PRIu64 " events, %" PRIu64 " flows, %" PRIu64
@@ -136,4 +136,5 @@ const struct xp_cmd xp_cmd_trace = {
 	.set_opt = trace_set,
 	.run = trace_run,
 	.analyses = NULL,
+	.opts_size = sizeof(struct xp_trace_opts),
 };

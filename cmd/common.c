@@ -375,14 +375,14 @@ int xp_run_analysis(struct xp_ctx *ctx, const struct xp_analysis *a, const void 
 	int rc = xp_load(ctx, &c);
 	if (rc)
 		return rc;
-	char err[256] = "";
+	struct xp_err e = {0};
 	struct xp_prep *p = NULL;
 	if (a->needs != XP_NEEDS_CAPTURE) {
 		struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat, .step_marker = ctx->step_marker};
-		p = xp_prepare(c, &po, err, sizeof err);
+		p = xp_prepare(c, &po, &e);
 		if (!p) {
 			xp_capture_free(c);
-			return xp_usage_error(ctx, "%s", err);
+			return xp_usage_error(ctx, "%s", e.msg);
 		}
 	}
 	struct xp_run_in in = {.c = c, .p = p, .opts = opts, .xprof_compat = ctx->xprof_compat};

@@ -7,6 +7,7 @@
 #include "formats/out/out.h"
 #include "formats/in/report_read.h"
 #include "formats/core/xalloc.h"
+#include "analyzers/memory/memory.h"
 #include "analyzers/memory/profile.h"
 
 #include <ctype.h>
@@ -113,17 +114,18 @@ static int run_captures(struct xp_ctx *ctx, char **paths, size_t n, const char *
 	ctx->n_paths = saved_n;
 	if (rc)
 		return rc;
-	char err[256] = "";
+	struct xp_err e = {0};
 	struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat, .step_marker = ctx->step_marker};
 	/* The HTML page draws the memory timeline: sampled, each window's lowest and highest point, so its size
 	 * does not grow with the events and the peak survives. */
 	struct xp_memory_opts mo = {.breakdown = true, .timeline = true, .points = XP_HTML_MEMORY_POINTS, .minmax = true};
-	struct xp_report_opts ro = {.xprof_compat = ctx->xprof_compat, .threads = ctx->threads,
-				    .memory = ctx->memory_timeline ? &mo : NULL};
-	struct xp_report *rep = xp_report_run(c, &po, &ro, only, err, sizeof err);
+	struct xp_report_opts ro = {.xprof_compat = ctx->xprof_compat, .threads = ctx->threads};
+	if (ctx->memory_timeline)
+		ro.opts[xp_analysis_index(&xp_analysis_memory)] = &mo;
+	struct xp_report *rep = xp_report_run(c, &po, &ro, only, &e);
 	if (!rep) {
 		xp_capture_free(c);
-		return xp_usage_error(ctx, "%s", err);
+		return xp_usage_error(ctx, "%s", e.msg);
 	}
 	free(rep->source);
 	rep->source = join_paths(paths, n);

@@ -458,16 +458,23 @@ static void work_report(void)
 			(unsigned long long)xp_work_count((enum xp_work)w));
 }
 
-/* The command's option struct for this invocation, in BUF (SIZE bytes), from its initial values. */
+/* The command's option struct for this invocation, in BUF (SIZE bytes), from its initial values: the
+ * command's own, else those its one analysis declares (analysis.h). */
 static void init_cmd_opts(struct xp_ctx *ctx, void *buf, size_t size)
 {
 	const struct xp_cmd *c = ctx->cmd;
-	if (c->opts_size > size)
-		xp_die("internal error: the options of %s take %zu bytes, more than %zu", c->name, c->opts_size, size);
-	if (c->opts_init)
-		memcpy(buf, c->opts_init, c->opts_size);
+	size_t n = c->opts_size;
+	const void *init = c->opts_init;
+	if (!n && c->analyses && c->analyses[0] && !c->analyses[1]) {
+		n = c->analyses[0]->opts_size;
+		init = c->analyses[0]->opts_init;
+	}
+	if (n > size)
+		xp_die("internal error: the options of %s take %zu bytes, more than %zu", c->name, n, size);
+	if (init)
+		memcpy(buf, init, n);
 	else
-		memset(buf, 0, c->opts_size);
+		memset(buf, 0, n);
 	ctx->cmd_opts = buf;
 }
 

@@ -26,7 +26,7 @@ static void note_bad(struct xp_hlo_db *db, const char *name, int64_t id, const c
 	db->bad_ids = xrealloc(db->bad_ids, (db->n_bad + 1) * sizeof *db->bad_ids);
 	db->bad_ids[db->n_bad] = id;
 	if (!db->n_bad++)
-		snprintf(db->first_bad, sizeof db->first_bad, "program %" PRId64 " (%.80s): %s", id, name, why);
+		snprintf(db->first_bad, sizeof db->first_bad, "program %" PRId64 " (%.80s): %.159s", id, name, why);
 }
 
 /* Every event metadata entry of a /host:metadata plane that carries a Hlo Proto stat. */
@@ -44,10 +44,10 @@ static void read_plane(const struct xp_capture *c, const struct xp_plane *p, str
 			note_bad(db, name, p->emeta[e].id, "the Hlo Proto stat is not bytes");
 			continue;
 		}
-		char why[160];
-		struct xp_hlo_module *m = xp_hlo_decode((const uint8_t *)v.s, v.len, p->emeta[e].id, why, sizeof why);
+		struct xp_err why = {0};
+		struct xp_hlo_module *m = xp_hlo_decode((const uint8_t *)v.s, v.len, p->emeta[e].id, &why);
 		if (!m) {
-			note_bad(db, name, p->emeta[e].id, why);
+			note_bad(db, name, p->emeta[e].id, why.msg);
 			continue;
 		}
 		db->mods = xrealloc(db->mods, (db->n + 1) * sizeof *db->mods);

@@ -195,10 +195,29 @@ void xp_align_diags(struct xp_result *r, const struct xp_prep *p, const struct x
 
 /* --- the steps table ------------------------------------------------------------------ */
 
+/* The steps table: fixed columns, one per step-time category the capture has, fixed columns again. */
 struct step_cols {
-	size_t host, combined, step, name, start, time, cat[XP_N_STEP_CATS], wait_input, h2d, input_pct;
+	size_t cat[XP_N_STEP_CATS], wait_input, h2d, input_pct;
 	size_t n_cats;
 	enum xp_step_cat which[XP_N_STEP_CATS];
+};
+
+static const struct xp_col_def step_tail_cols[] = {
+	{"host_wait_input_ms", "Wait input", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN},
+	{"host_to_device_ms", "Host to device", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN},
+	{"input_pct", "Input %", XP_T_PCT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+};
+
+enum {
+	SC_HOST, SC_COMBINED, SC_STEP, SC_NAME, SC_START, SC_TIME
+};
+static const struct xp_col_def step_cols[] = {
+	[SC_HOST] = {"host", "Host", XP_T_STR},
+	[SC_COMBINED] = {"combined_step", "Aligned", XP_T_INT},
+	[SC_STEP] = {"step", "Id", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[SC_NAME] = {"step_name", "Step", XP_T_STR},
+	[SC_START] = {"start_ms", "Start", XP_T_DUR, XP_U_MS},
+	[SC_TIME] = {"step_time_ms", "Step time", XP_T_DUR, XP_U_MS},
 };
 
 static void step_columns(struct xp_table *t, struct step_cols *sc, bool one_host, const int64_t *cat_total,
@@ -206,12 +225,9 @@ static void step_columns(struct xp_table *t, struct step_cols *sc, bool one_host
 {
 	bool hidden[XP_N_STEP_CATS];
 	char key[64];
-	sc->host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, one_host ? XP_COL_TEXT_HIDDEN : 0);
-	sc->combined = xp_table_col(t, "combined_step", "Aligned", XP_T_INT, XP_U_NONE, one_host ? XP_COL_TEXT_HIDDEN : 0);
-	sc->step = xp_table_col(t, "step", "Id", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	sc->name = xp_table_col(t, "step_name", "Step", XP_T_STR, XP_U_NONE, 0);
-	sc->start = xp_table_col(t, "start_ms", "Start", XP_T_DUR, XP_U_MS, 0);
-	sc->time = xp_table_col(t, "step_time_ms", "Step time", XP_T_DUR, XP_U_MS, 0);
+	xp_table_cols(t, XP_COLS(step_cols));
+	xp_col_hide(t, SC_HOST, one_host);
+	xp_col_hide(t, SC_COMBINED, one_host);
 	sc->n_cats = xp_step_cat_columns(pytorch, sc->which, hidden);
 	for (size_t k = 0; k < sc->n_cats; k++) {
 		enum xp_step_cat c = sc->which[k];
@@ -220,9 +236,10 @@ static void step_columns(struct xp_table *t, struct step_cols *sc, bool one_host
 		sc->cat[k] = xp_table_col(t, key, xp_step_cat_short(c, pytorch), XP_T_DUR, XP_U_MS,
 					  cat_total[c] && !hidden[k] ? 0 : XP_COL_TEXT_HIDDEN);
 	}
-	sc->wait_input = xp_table_col(t, "host_wait_input_ms", "Wait input", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN);
-	sc->h2d = xp_table_col(t, "host_to_device_ms", "Host to device", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN);
-	sc->input_pct = xp_table_col(t, "input_pct", "Input %", XP_T_PCT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	size_t first = xp_table_cols(t, XP_COLS(step_tail_cols));
+	sc->wait_input = first + 0;
+	sc->h2d = first + 1;
+	sc->input_pct = first + 2;
 }
 
 /* COMBINED: the step's index among the steps common to all hosts, -1 when it is not one of them. */
@@ -231,14 +248,14 @@ static void step_row(struct xp_table *t, const struct step_cols *sc, const char 
 {
 	size_t row = xp_table_row(t);
 	char num[32];
-	xp_set_str(t, row, sc->host, host);
+	xp_set_str(t, row, SC_HOST, host);
 	if (combined >= 0)
-		xp_set_int(t, row, sc->combined, combined);
-	xp_set_int(t, row, sc->step, s->id);
+		xp_set_int(t, row, SC_COMBINED, combined);
+	xp_set_int(t, row, SC_STEP, s->id);
 	snprintf(num, sizeof num, "%" PRId64, s->id);
-	xp_set_str(t, row, sc->name, s->name && *s->name ? s->name : num);
-	xp_set_dur(t, row, sc->start, s->begin_ps);
-	xp_set_dur(t, row, sc->time, s->duration_ps);
+	xp_set_str(t, row, SC_NAME, s->name && *s->name ? s->name : num);
+	xp_set_dur(t, row, SC_START, s->begin_ps);
+	xp_set_dur(t, row, SC_TIME, s->duration_ps);
 	for (size_t k = 0; k < sc->n_cats; k++)
 		xp_set_dur(t, row, sc->cat[k], xp_step_cat_ps(s->type_ps, sc->which[k]));
 	xp_set_dur(t, row, sc->wait_input, s->type_ps[XP_ET_HOST_WAIT_INPUT]);

@@ -70,29 +70,45 @@ struct acols {
 		frag, first, last, unmatched, unfreed, missing;
 };
 
+enum {
+	AC_HOST, AC_ID, AC_NAME, AC_ALLOC, AC_DEALLOC, AC_EVENTS, AC_CAP, AC_LIFE, AC_PEAK, AC_PEAK_PCT, AC_PEAK_T,
+	AC_STEP, AC_STACK, AC_HEAP, AC_FREE_B, AC_FRAG, AC_FIRST, AC_LAST, AC_UNMATCHED, AC_UNFREED, AC_MISSING
+};
+static const struct xp_col_def allocator_cols[] = {
+	[AC_HOST] = {"host", "Host", XP_T_STR},
+	[AC_ID] = {"allocator", "Allocator", XP_T_STR},
+	[AC_NAME] = {"allocator_name", "Name", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[AC_ALLOC] = {"allocations", "Allocs", XP_T_INT},
+	[AC_DEALLOC] = {"deallocations", "Deallocs", XP_T_INT},
+	[AC_EVENTS] = {"memory_events", "Events", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[AC_CAP] = {"memory_capacity_bytes", "Capacity", XP_T_BYTES},
+	[AC_LIFE] = {"peak_heap_lifetime_bytes", "Lifetime peak", XP_T_BYTES},
+	[AC_PEAK] = {"peak_usage_bytes", "Peak usage", XP_T_BYTES},
+	[AC_PEAK_PCT] = {"peak_usage_pct", "of cap.", XP_T_PCT},
+	[AC_PEAK_T] = {"peak_time_ms", "At", XP_T_DUR, XP_U_MS},
+	[AC_STEP] = {"peak_step", "Step", XP_T_INT},
+	[AC_STACK] = {"stack_bytes", "Stack", XP_T_BYTES},
+	[AC_HEAP] = {"heap_bytes", "Heap", XP_T_BYTES},
+	[AC_FREE_B] = {"free_bytes", "Free", XP_T_BYTES},
+	[AC_FRAG] = {"fragmentation_pct", "Frag.", XP_T_PCT},
+	[AC_FIRST] = {"first_event_ms", "First", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN},
+	[AC_LAST] = {"last_event_ms", "Last", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN},
+	[AC_UNMATCHED] = {"unmatched_deallocations", "Unmatched", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[AC_UNFREED] = {"unfreed_allocations", "Unfreed", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[AC_MISSING] = {"events_missing_stats", "Missing", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+};
+static const struct acols allocator_cols_idx = {
+	.host = AC_HOST, .id = AC_ID, .name = AC_NAME, .alloc = AC_ALLOC, .dealloc = AC_DEALLOC,
+	.events = AC_EVENTS, .cap = AC_CAP, .life = AC_LIFE, .peak = AC_PEAK, .peak_pct = AC_PEAK_PCT,
+	.peak_t = AC_PEAK_T, .step = AC_STEP, .stack = AC_STACK, .heap = AC_HEAP, .free_b = AC_FREE_B,
+	.frag = AC_FRAG, .first = AC_FIRST, .last = AC_LAST, .unmatched = AC_UNMATCHED,
+	.unfreed = AC_UNFREED, .missing = AC_MISSING
+};
+
 static void allocator_columns(struct xp_table *t, struct acols *c)
 {
-	c->host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, 0);
-	c->id = xp_table_col(t, "allocator", "Allocator", XP_T_STR, XP_U_NONE, 0);
-	c->name = xp_table_col(t, "allocator_name", "Name", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	c->alloc = xp_table_col(t, "allocations", "Allocs", XP_T_INT, XP_U_NONE, 0);
-	c->dealloc = xp_table_col(t, "deallocations", "Deallocs", XP_T_INT, XP_U_NONE, 0);
-	c->events = xp_table_col(t, "memory_events", "Events", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	c->cap = xp_table_col(t, "memory_capacity_bytes", "Capacity", XP_T_BYTES, XP_U_NONE, 0);
-	c->life = xp_table_col(t, "peak_heap_lifetime_bytes", "Lifetime peak", XP_T_BYTES, XP_U_NONE, 0);
-	c->peak = xp_table_col(t, "peak_usage_bytes", "Peak usage", XP_T_BYTES, XP_U_NONE, 0);
-	c->peak_pct = xp_table_col(t, "peak_usage_pct", "of cap.", XP_T_PCT, XP_U_NONE, 0);
-	c->peak_t = xp_table_col(t, "peak_time_ms", "At", XP_T_DUR, XP_U_MS, 0);
-	c->step = xp_table_col(t, "peak_step", "Step", XP_T_INT, XP_U_NONE, 0);
-	c->stack = xp_table_col(t, "stack_bytes", "Stack", XP_T_BYTES, XP_U_NONE, 0);
-	c->heap = xp_table_col(t, "heap_bytes", "Heap", XP_T_BYTES, XP_U_NONE, 0);
-	c->free_b = xp_table_col(t, "free_bytes", "Free", XP_T_BYTES, XP_U_NONE, 0);
-	c->frag = xp_table_col(t, "fragmentation_pct", "Frag.", XP_T_PCT, XP_U_NONE, 0);
-	c->first = xp_table_col(t, "first_event_ms", "First", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN);
-	c->last = xp_table_col(t, "last_event_ms", "Last", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN);
-	c->unmatched = xp_table_col(t, "unmatched_deallocations", "Unmatched", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	c->unfreed = xp_table_col(t, "unfreed_allocations", "Unfreed", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	c->missing = xp_table_col(t, "events_missing_stats", "Missing", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	xp_table_cols(t, XP_COLS(allocator_cols));
+	*c = allocator_cols_idx;
 }
 
 static void allocator_row(struct xp_table *t, const struct acols *c, const struct mem *m, const struct mem_alc *a)
@@ -134,18 +150,30 @@ struct bcols {
 	size_t host, id, op, bytes, req, occ, region, dtype, shape, step;
 };
 
+enum {
+	BD_HOST, BD_ID, BD_OP, BD_BYTES, BD_REQ, BD_OCC, BD_REGION, BD_DTYPE, BD_SHAPE, BD_STEP
+};
+static const struct xp_col_def breakdown_cols[] = {
+	[BD_HOST] = {"host", "Host", XP_T_STR},
+	[BD_ID] = {"allocator", "Allocator", XP_T_STR},
+	[BD_OP] = {"op_name", "Op name", XP_T_STR},
+	[BD_BYTES] = {"allocation_bytes", "Allocation", XP_T_BYTES},
+	[BD_REQ] = {"requested_bytes", "Requested", XP_T_BYTES},
+	[BD_OCC] = {"occurrences", "Occurrences", XP_T_INT},
+	[BD_REGION] = {"region_type", "Region", XP_T_STR},
+	[BD_DTYPE] = {"data_type", "Data type", XP_T_STR},
+	[BD_SHAPE] = {"shape", "Shape", XP_T_STR},
+	[BD_STEP] = {"step", "Step", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+};
+static const struct bcols breakdown_cols_idx = {
+	.host = BD_HOST, .id = BD_ID, .op = BD_OP, .bytes = BD_BYTES, .req = BD_REQ, .occ = BD_OCC,
+	.region = BD_REGION, .dtype = BD_DTYPE, .shape = BD_SHAPE, .step = BD_STEP
+};
+
 static void breakdown_columns(struct xp_table *t, struct bcols *c)
 {
-	c->host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, 0);
-	c->id = xp_table_col(t, "allocator", "Allocator", XP_T_STR, XP_U_NONE, 0);
-	c->op = xp_table_col(t, "op_name", "Op name", XP_T_STR, XP_U_NONE, 0);
-	c->bytes = xp_table_col(t, "allocation_bytes", "Allocation", XP_T_BYTES, XP_U_NONE, 0);
-	c->req = xp_table_col(t, "requested_bytes", "Requested", XP_T_BYTES, XP_U_NONE, 0);
-	c->occ = xp_table_col(t, "occurrences", "Occurrences", XP_T_INT, XP_U_NONE, 0);
-	c->region = xp_table_col(t, "region_type", "Region", XP_T_STR, XP_U_NONE, 0);
-	c->dtype = xp_table_col(t, "data_type", "Data type", XP_T_STR, XP_U_NONE, 0);
-	c->shape = xp_table_col(t, "shape", "Shape", XP_T_STR, XP_U_NONE, 0);
-	c->step = xp_table_col(t, "step", "Step", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	xp_table_cols(t, XP_COLS(breakdown_cols));
+	*c = breakdown_cols_idx;
 }
 
 static void breakdown_add(struct xp_table *t, const struct bcols *c, const struct mem *m, const struct mem_alc *a)
@@ -178,26 +206,41 @@ struct tcols {
 		addr;
 };
 
+enum {
+	TL_HOST, TL_ID, TL_INDEX, TL_TIME, TL_ACT, TL_USE, TL_STACK, TL_HEAP, TL_FREE_B, TL_FRAG, TL_REQ, TL_BYTES,
+	TL_OP, TL_STEP, TL_REGION, TL_DTYPE, TL_SHAPE, TL_ADDR
+};
+static const struct xp_col_def timeline_cols[] = {
+	[TL_HOST] = {"host", "Host", XP_T_STR},
+	[TL_ID] = {"allocator", "Allocator", XP_T_STR},
+	[TL_INDEX] = {"event_index", "Event", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[TL_TIME] = {"time_ms", "Time", XP_T_DUR, XP_U_MS},
+	[TL_ACT] = {"activity", "Activity", XP_T_STR},
+	[TL_USE] = {"in_use_bytes", "In use", XP_T_BYTES},
+	[TL_STACK] = {"stack_bytes", "Stack", XP_T_BYTES},
+	[TL_HEAP] = {"heap_bytes", "Heap", XP_T_BYTES},
+	[TL_FREE_B] = {"free_bytes", "Free", XP_T_BYTES},
+	[TL_FRAG] = {"fragmentation_pct", "Frag.", XP_T_PCT},
+	[TL_REQ] = {"requested_bytes", "Requested", XP_T_BYTES, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[TL_BYTES] = {"allocation_bytes", "Size", XP_T_BYTES},
+	[TL_OP] = {"op_name", "Op name", XP_T_STR},
+	[TL_STEP] = {"step", "Step", XP_T_INT},
+	[TL_REGION] = {"region_type", "Region", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[TL_DTYPE] = {"data_type", "Data type", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[TL_SHAPE] = {"shape", "Shape", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[TL_ADDR] = {"address", "Address", XP_T_ID, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+};
+static const struct tcols timeline_cols_idx = {
+	.host = TL_HOST, .id = TL_ID, .index = TL_INDEX, .time = TL_TIME, .act = TL_ACT, .use = TL_USE,
+	.stack = TL_STACK, .heap = TL_HEAP, .free_b = TL_FREE_B, .frag = TL_FRAG, .req = TL_REQ,
+	.bytes = TL_BYTES, .op = TL_OP, .step = TL_STEP, .region = TL_REGION, .dtype = TL_DTYPE,
+	.shape = TL_SHAPE, .addr = TL_ADDR
+};
+
 static void timeline_columns(struct xp_table *t, struct tcols *c)
 {
-	c->host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, 0);
-	c->id = xp_table_col(t, "allocator", "Allocator", XP_T_STR, XP_U_NONE, 0);
-	c->index = xp_table_col(t, "event_index", "Event", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	c->time = xp_table_col(t, "time_ms", "Time", XP_T_DUR, XP_U_MS, 0);
-	c->act = xp_table_col(t, "activity", "Activity", XP_T_STR, XP_U_NONE, 0);
-	c->use = xp_table_col(t, "in_use_bytes", "In use", XP_T_BYTES, XP_U_NONE, 0);
-	c->stack = xp_table_col(t, "stack_bytes", "Stack", XP_T_BYTES, XP_U_NONE, 0);
-	c->heap = xp_table_col(t, "heap_bytes", "Heap", XP_T_BYTES, XP_U_NONE, 0);
-	c->free_b = xp_table_col(t, "free_bytes", "Free", XP_T_BYTES, XP_U_NONE, 0);
-	c->frag = xp_table_col(t, "fragmentation_pct", "Frag.", XP_T_PCT, XP_U_NONE, 0);
-	c->req = xp_table_col(t, "requested_bytes", "Requested", XP_T_BYTES, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	c->bytes = xp_table_col(t, "allocation_bytes", "Size", XP_T_BYTES, XP_U_NONE, 0);
-	c->op = xp_table_col(t, "op_name", "Op name", XP_T_STR, XP_U_NONE, 0);
-	c->step = xp_table_col(t, "step", "Step", XP_T_INT, XP_U_NONE, 0);
-	c->region = xp_table_col(t, "region_type", "Region", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	c->dtype = xp_table_col(t, "data_type", "Data type", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	c->shape = xp_table_col(t, "shape", "Shape", XP_T_STR, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	c->addr = xp_table_col(t, "address", "Address", XP_T_ID, XP_U_NONE, XP_COL_TEXT_HIDDEN);
+	xp_table_cols(t, XP_COLS(timeline_cols));
+	*c = timeline_cols_idx;
 }
 
 static void timeline_row(struct xp_table *t, const struct tcols *c, const struct mem *m, const struct mem_alc *a,
@@ -357,8 +400,8 @@ static void add_diags(struct xp_result *r, const struct mem *m)
 			alc_diags(r, m, m->sorted[i]);
 }
 
-/* An unknown --allocator: an error diagnostic that the command turns into a usage error. */
-static void unknown_allocator(struct xp_result *r, const struct mem *m)
+/* An unknown --allocator: a usage error that names the allocators there are. */
+static void unknown_allocator(const struct mem *m, struct xp_err *e)
 {
 	size_t len = 0, cap = 256;
 	char *list = malloc(cap);
@@ -378,18 +421,14 @@ static void unknown_allocator(struct xp_result *r, const struct mem *m)
 			len += (size_t)snprintf(list + len, cap - len, " (%s)", a->name);
 	}
 	if (m->n_alcs)
-		xp_result_diag(r, XP_SEV_ERROR, "unknown_allocator", NULL, NULL, "no allocator '%s'; allocators: %s",
-			       m->o.allocator, list);
+		xp_err_set(e, XP_EXIT_USAGE, NULL, "no allocator '%s'; allocators: %s", m->o.allocator, list);
 	else
-		xp_result_diag(r, XP_SEV_ERROR, "unknown_allocator", NULL, NULL,
-			       "no allocator '%s': the capture has no memory events", m->o.allocator);
+		xp_err_set(e, XP_EXIT_USAGE, NULL, "no allocator '%s': the capture has no memory events", m->o.allocator);
 	free(list);
 }
 
 static void mem_result(struct xp_result *r, const struct mem *m)
 {
-	if (m->o.allocator && !m->n_selected)
-		unknown_allocator(r, m);
 	set_verdict(r, m);
 	add_summary(r, m);
 	struct xp_table *at = xp_result_add_table(r, "allocators", "Allocators (at each allocator's peak)");
@@ -426,11 +465,16 @@ static void mem_result(struct xp_result *r, const struct mem *m)
 	add_diags(r, m);
 }
 
-struct xp_result *xp_analyze_memory(const struct xp_prep *p, const struct xp_memory_opts *o)
+struct xp_result *xp_analyze_memory(const struct xp_prep *p, const struct xp_memory_opts *o, struct xp_err *e)
 {
-	struct xp_result *r = xp_result_new("memory");
 	struct mem m;
 	xp_mem_profile(&m, p, o);
+	if (m.o.allocator && !m.n_selected) {
+		unknown_allocator(&m, e);
+		xp_mem_profile_free(&m);
+		return NULL;
+	}
+	struct xp_result *r = xp_result_new("memory");
 	for (size_t i = 0; i < m.n_alcs; i++) {
 		struct mem_alc *a = m.alcs[i];
 		/* The reference's walk counts such events as 0 bytes at address 0: made-up figures, left out */
@@ -451,7 +495,7 @@ static struct xp_result *run(const struct xp_run_in *in)
 	struct xp_memory_opts o = {.breakdown = true};
 	if (in->opts)
 		o = *(const struct xp_memory_opts *)in->opts;
-	struct xp_result *r = xp_analyze_memory(in->p, &o);
+	struct xp_result *r = xp_analyze_memory(in->p, &o, in->err);
 	if (!in->opts)
 		xp_text_top(r, "breakdown", XP_REPORT_TEXT_TOP);
 	return r;
@@ -463,5 +507,6 @@ const struct xp_analysis xp_analysis_memory = {
 	.name = "memory",
 	.needs = XP_NEEDS_GROUPS,
 	.reads = reads,
+	.opts_size = sizeof(struct xp_memory_opts),
 	.run = run,
 };

@@ -7,9 +7,9 @@
 #include "formats/model/result.h"
 
 /* The Memory Profile (spec analyzers §5) of every allocator of every host, in
- * absolute time order (DESIGN §8). An unknown opts->allocator gives an error
- * diagnostic with code "unknown_allocator" and no rows. */
-struct xp_result *xp_analyze_memory(const struct xp_prep *p, const struct xp_memory_opts *o);
+ * absolute time order (DESIGN §8). NULL with *E set (XP_EXIT_USAGE, the
+ * allocators there are) for an unknown opts->allocator. */
+struct xp_result *xp_analyze_memory(const struct xp_prep *p, const struct xp_memory_opts *o, struct xp_err *e);
 
 /* The analysis as report and cmd/ run it (registry.c). */
 extern const struct xp_analysis xp_analysis_memory;

@@ -150,25 +150,25 @@ static void peak_raise(struct peak *p, int64_t v, int64_t t)
 		*p = (struct peak){true, v, t};
 }
 
-struct dcols {
-	size_t host, dev, events, alloc, dealloc, a_peak, a_t, a_step, a_from, r_peak, r_t, r_step;
+/* The devices table's columns. */
+enum {
+	DC_HOST, DC_DEV, DC_EVENTS, DC_ALLOC, DC_DEALLOC, DC_A_PEAK, DC_A_T, DC_A_STEP, DC_A_FROM, DC_R_PEAK, DC_R_T,
+	DC_R_STEP
 };
-
-static void columns(struct xp_table *t, struct dcols *k)
-{
-	k->host = xp_table_col(t, "host", "Host", XP_T_STR, XP_U_NONE, 0);
-	k->dev = xp_table_col(t, "allocator", "Device", XP_T_STR, XP_U_NONE, 0);
-	k->events = xp_table_col(t, "memory_events", "Events", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	k->alloc = xp_table_col(t, "allocations", "Allocs", XP_T_INT, XP_U_NONE, 0);
-	k->dealloc = xp_table_col(t, "deallocations", "Frees", XP_T_INT, XP_U_NONE, 0);
-	k->a_peak = xp_table_col(t, "allocated_peak_bytes", "Allocated peak", XP_T_BYTES, XP_U_NONE, 0);
-	k->a_t = xp_table_col(t, "allocated_peak_time_ms", "At", XP_T_DUR, XP_U_MS, 0);
-	k->a_step = xp_table_col(t, "allocated_peak_step", "Step", XP_T_INT, XP_U_NONE, 0);
-	k->a_from = xp_table_col(t, "allocated_from", "From", XP_T_STR, XP_U_NONE, 0);
-	k->r_peak = xp_table_col(t, "reserved_peak_bytes", "Reserved peak", XP_T_BYTES, XP_U_NONE, 0);
-	k->r_t = xp_table_col(t, "reserved_peak_time_ms", "At", XP_T_DUR, XP_U_MS, 0);
-	k->r_step = xp_table_col(t, "reserved_peak_step", "Step", XP_T_INT, XP_U_NONE, 0);
-}
+static const struct xp_col_def pt_device_cols[] = {
+	[DC_HOST] = {"host", "Host", XP_T_STR},
+	[DC_DEV] = {"allocator", "Device", XP_T_STR},
+	[DC_EVENTS] = {"memory_events", "Events", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
+	[DC_ALLOC] = {"allocations", "Allocs", XP_T_INT},
+	[DC_DEALLOC] = {"deallocations", "Frees", XP_T_INT},
+	[DC_A_PEAK] = {"allocated_peak_bytes", "Allocated peak", XP_T_BYTES},
+	[DC_A_T] = {"allocated_peak_time_ms", "At", XP_T_DUR, XP_U_MS},
+	[DC_A_STEP] = {"allocated_peak_step", "Step", XP_T_INT},
+	[DC_A_FROM] = {"allocated_from", "From", XP_T_STR},
+	[DC_R_PEAK] = {"reserved_peak_bytes", "Reserved peak", XP_T_BYTES},
+	[DC_R_T] = {"reserved_peak_time_ms", "At", XP_T_DUR, XP_U_MS},
+	[DC_R_STEP] = {"reserved_peak_step", "Step", XP_T_INT},
+};
 
 static void set_peak(struct xp_table *t, size_t row, size_t c_v, size_t c_t, size_t c_s, const struct pm *m,
 		     const struct peak *p)
@@ -183,7 +183,7 @@ static void set_peak(struct xp_table *t, size_t row, size_t c_v, size_t c_t, siz
 }
 
 /* One row per allocator of host H: events [i, j) of one allocator, in time order. */
-static void device_row(struct xp_table *t, const struct dcols *k, const struct pm *m, const struct xp_host *h,
+static void device_row(struct xp_table *t, const struct pm *m, const struct xp_host *h,
 		       size_t i, size_t j)
 {
 	struct peak a = {0}, res = {0};
@@ -199,21 +199,20 @@ static void device_row(struct xp_table *t, const struct dcols *k, const struct p
 			peak_raise(&res, e->reserved, e->t);
 	}
 	size_t row = xp_table_row(t);
-	xp_set_str(t, row, k->host, h->name);
-	xp_set_str(t, row, k->dev, xp_str(m->c, m->ev[i].alloc));
-	xp_set_int(t, row, k->events, (int64_t)(j - i));
-	xp_set_int(t, row, k->alloc, (int64_t)n_alloc);
-	xp_set_int(t, row, k->dealloc, (int64_t)(j - i - n_alloc));
-	set_peak(t, row, k->a_peak, k->a_t, k->a_step, m, &a);
-	xp_set_str(t, row, k->a_from, n_total == j - i ? "total_allocated" : n_total ? "mixed" : "running_sum");
-	set_peak(t, row, k->r_peak, k->r_t, k->r_step, m, &res);
+	xp_set_str(t, row, DC_HOST, h->name);
+	xp_set_str(t, row, DC_DEV, xp_str(m->c, m->ev[i].alloc));
+	xp_set_int(t, row, DC_EVENTS, (int64_t)(j - i));
+	xp_set_int(t, row, DC_ALLOC, (int64_t)n_alloc);
+	xp_set_int(t, row, DC_DEALLOC, (int64_t)(j - i - n_alloc));
+	set_peak(t, row, DC_A_PEAK, DC_A_T, DC_A_STEP, m, &a);
+	xp_set_str(t, row, DC_A_FROM, n_total == j - i ? "total_allocated" : n_total ? "mixed" : "running_sum");
+	set_peak(t, row, DC_R_PEAK, DC_R_T, DC_R_STEP, m, &res);
 }
 
 void xp_pt_memory_table(struct xp_result *r, const struct xp_capture *c, const char *allocator)
 {
 	struct xp_table *t = xp_result_add_table(r, "devices", "PyTorch memory per device (allocated and reserved peaks)");
-	struct dcols k;
-	columns(t, &k);
+	xp_table_cols(t, XP_COLS(pt_device_cols));
 	for (uint32_t h = 0; h < c->n_hosts; h++) {
 		if (!xp_host_is_pytorch(&c->hosts[h]))
 			continue;
@@ -225,7 +224,7 @@ void xp_pt_memory_table(struct xp_result *r, const struct xp_capture *c, const c
 			for (j = i; j < m.n && m.ev[j].alloc == m.ev[i].alloc; j++)
 				;
 			if (!allocator || !strcmp(allocator, xp_str(c, m.ev[i].alloc)))
-				device_row(t, &k, &m, &c->hosts[h], i, j);
+				device_row(t, &m, &c->hosts[h], i, j);
 		}
 		free(m.ev);
 		free(m.st);

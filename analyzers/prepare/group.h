@@ -3,6 +3,7 @@
 #define XPSTAT_GROUP_H
 
 #include "prep.h"
+#include "formats/core/xperr.h"
 
 /* What grouping hands on: a group id per node (every event of every
  * non-derived line, numbered line by line) and the line index. */
@@ -30,7 +31,7 @@ void xp_group_host(const struct xp_capture *c, struct xp_prep_host *ph, bool ind
 void xp_stepdb_from_groups(const struct xp_capture *c, struct xp_prep_host *ph, const struct xp_prep_opts *o,
 			   const struct xp_group_out *g);
 int xp_stepdb_from_marker(const struct xp_capture *c, struct xp_prep_host *ph, const struct xp_prep_opts *o,
-			  const struct xp_group_out *g, char *errmsg, size_t errlen);
+			  const struct xp_group_out *g, struct xp_err *e);
 /* PyTorch (Kineto) traces: the step database by the PyTorch profiler's rules (pt_steps.c). */
 void xp_stepdb_pytorch(const struct xp_capture *c, struct xp_prep_host *ph);
 void xp_group_out_free(struct xp_group_out *g);

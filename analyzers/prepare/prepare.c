@@ -30,11 +30,11 @@ static void group_out_free(struct xp_group_out *g)
 }
 
 static int step_db(const struct xp_capture *c, struct xp_prep_host *ph, const struct xp_prep_opts *o,
-		   struct xp_group_out *g, char *errmsg, size_t errlen)
+		   struct xp_group_out *g, struct xp_err *e)
 {
 	int rc = 0;
 	if (o->step_marker)
-		rc = xp_stepdb_from_marker(c, ph, o, g, errmsg, errlen);
+		rc = xp_stepdb_from_marker(c, ph, o, g, e);
 	else if (xp_host_is_pytorch(ph->host) && !o->groups_only)
 		xp_stepdb_pytorch(c, ph);
 	else
@@ -43,7 +43,7 @@ static int step_db(const struct xp_capture *c, struct xp_prep_host *ph, const st
 	return rc;
 }
 
-struct xp_prep *xp_prepare(const struct xp_capture *c, const struct xp_prep_opts *o, char *errmsg, size_t errlen)
+struct xp_prep *xp_prepare(const struct xp_capture *c, const struct xp_prep_opts *o, struct xp_err *e)
 {
 	struct xp_prep *p = xcalloc(1, sizeof *p);
 	p->cap = c;
@@ -65,7 +65,7 @@ struct xp_prep *xp_prepare(const struct xp_capture *c, const struct xp_prep_opts
 		if (rc)
 			group_out_free(&g[h]);
 		else
-			rc = step_db(c, &p->hosts[h], &p->opts, &g[h], errmsg, errlen);
+			rc = step_db(c, &p->hosts[h], &p->opts, &g[h], e);
 	free(g);
 	if (rc) {
 		xp_prep_free(p);

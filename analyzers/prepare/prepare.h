@@ -3,10 +3,11 @@
 #define XPSTAT_PREPARE_H
 
 #include "prep.h"
+#include "formats/core/xperr.h"
 
-/* Prepare every host of c. Returns NULL with *errmsg set for a bad
- * --step-marker regex (the caller's usage error). */
-struct xp_prep *xp_prepare(const struct xp_capture *c, const struct xp_prep_opts *o, char *errmsg, size_t errlen);
+/* Prepare every host of c. Returns NULL with *E set (XP_EXIT_USAGE) for a bad
+ * --step-marker regex. */
+struct xp_prep *xp_prepare(const struct xp_capture *c, const struct xp_prep_opts *o, struct xp_err *e);
 void xp_prep_free(struct xp_prep *p);
 /* Does a host of the capture have PyTorch semantics? (Tables then show PyTorch's categories.) */
 bool xp_prep_pytorch(const struct xp_prep *p);

@@ -697,7 +697,7 @@ static void marker_events(struct builder *b, const struct xp_group_out *g, const
 }
 
 int xp_stepdb_from_marker(const struct xp_capture *c, struct xp_prep_host *ph, const struct xp_prep_opts *o,
-			  const struct xp_group_out *g, char *errmsg, size_t errlen)
+			  const struct xp_group_out *g, struct xp_err *e)
 {
 	struct xp_step_db *db = &ph->steps;
 	regex_t re;
@@ -705,8 +705,7 @@ int xp_stepdb_from_marker(const struct xp_capture *c, struct xp_prep_host *ph, c
 	if (rc) {
 		char buf[256];
 		regerror(rc, &re, buf, sizeof buf);
-		snprintf(errmsg, errlen, "--step-marker '%s': %s", o->step_marker, buf);
-		return -1;
+		return xp_err_set(e, XP_EXIT_USAGE, NULL, "--step-marker '%s': %s", o->step_marker, buf);
 	}
 	detect_devices(ph->host, db);
 	db->source = XP_STEPS_MARKER_REGEX;

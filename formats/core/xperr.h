@@ -21,7 +21,7 @@ struct xp_err {
 	bool has_offset;
 	uint64_t offset;        /* byte offset in the (decompressed) input */
 	char path[512];
-	char msg[2048];         /* room for a list of names (report: every table) */
+	char msg[2048 + 64];    /* room for a list of names (report: every table; trace: what a selection can name) */
 };
 
 /* Record an error; the first one recorded wins. Returns -1 for convenience. */

@@ -570,19 +570,19 @@ static struct xp_hlo_module *assemble(const Xphlo__Module *pm, int64_t program_i
 	return m;
 }
 
-struct xp_hlo_module *xp_hlo_decode(const uint8_t *data, size_t len, int64_t program_id, char *why, size_t whylen)
+struct xp_hlo_module *xp_hlo_decode(const uint8_t *data, size_t len, int64_t program_id, struct xp_err *e)
 {
 	if (!walk(data, data + len, W_HLO, 0)) {
-		snprintf(why, whylen, "the HLO proto is truncated or malformed (%zu bytes)", len);
+		xp_err_set(e, XP_EXIT_BAD_INPUT, NULL, "the HLO proto is truncated or malformed (%zu bytes)", len);
 		return NULL;
 	}
 	Xphlo__Hlo *h = xphlo__hlo__unpack(NULL, len, data);
 	if (!h) {
-		snprintf(why, whylen, "the HLO proto does not decode (%zu bytes)", len);
+		xp_err_set(e, XP_EXIT_BAD_INPUT, NULL, "the HLO proto does not decode (%zu bytes)", len);
 		return NULL;
 	}
 	if (!h->module || !h->module->n_computations) {
-		snprintf(why, whylen, "the HLO proto holds no module");
+		xp_err_set(e, XP_EXIT_BAD_INPUT, NULL, "the HLO proto holds no module");
 		xphlo__hlo__free_unpacked(h, NULL);
 		return NULL;
 	}

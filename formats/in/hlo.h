@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "formats/core/xperr.h"
+
 /* Element types read from the instruction's shape (XLA's PrimitiveType numbers). */
 enum xp_hlo_type {
 	XP_HLO_PRED = 1, XP_HLO_S8 = 2, XP_HLO_S16 = 3, XP_HLO_S32 = 4, XP_HLO_S64 = 5,
@@ -45,9 +47,9 @@ struct xp_hlo_module {
 	uint32_t *by_name;      /* instruction indices sorted by name (first of equal names first) */
 };
 
-/* Decode one serialized HloProto. Returns NULL with a one-line reason in why[] when it does not
- * decode (truncated, malformed) or holds nothing; never aborts on hostile values. */
-struct xp_hlo_module *xp_hlo_decode(const uint8_t *data, size_t len, int64_t program_id, char *why, size_t whylen);
+/* Decode one serialized HloProto. Returns NULL with *E set (a one-line reason, XP_EXIT_BAD_INPUT) when
+ * it does not decode (truncated, malformed) or holds nothing; never aborts on hostile values. */
+struct xp_hlo_module *xp_hlo_decode(const uint8_t *data, size_t len, int64_t program_id, struct xp_err *e);
 void xp_hlo_module_free(struct xp_hlo_module *m);
 /* The instruction called NAME (the first one in module order), or NULL. */
 const struct xp_hlo_instr *xp_hlo_find(const struct xp_hlo_module *m, const char *name, size_t len);

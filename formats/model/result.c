@@ -282,6 +282,32 @@ size_t xp_table_col(struct xp_table *t, const char *key, const char *header, enu
 	return t->n_cols++;
 }
 
+size_t xp_table_cols(struct xp_table *t, const struct xp_col_def *defs, size_t n)
+{
+	size_t first = t->n_cols;
+	for (size_t i = 0; i < n; i++)
+		xp_table_col(t, defs[i].key, defs[i].header, defs[i].type, defs[i].unit, defs[i].flags);
+	return first;
+}
+
+void xp_col_hide(struct xp_table *t, size_t col, bool hidden)
+{
+	if (col >= t->n_cols)
+		xp_die("internal error: column %zu of table %s, which has %zu", col, t->name, t->n_cols);
+	if (hidden)
+		t->cols[col].flags |= XP_COL_TEXT_HIDDEN;
+	else
+		t->cols[col].flags &= ~(unsigned)XP_COL_TEXT_HIDDEN;
+}
+
+void xp_col_header(struct xp_table *t, size_t col, const char *header)
+{
+	if (col >= t->n_cols)
+		xp_die("internal error: column %zu of table %s, which has %zu", col, t->name, t->n_cols);
+	free(t->cols[col].header);
+	t->cols[col].header = xstrdup(header);
+}
+
 size_t xp_table_row(struct xp_table *t)
 {
 	/* cap_rows counts rows: the cell array holds cap_rows * n_cols cells. */

@@ -57,6 +57,16 @@ struct xp_col {
 	unsigned flags;
 };
 
+/* A column as its table declares it: an analysis keeps one static const array per table (indexed by
+ * an enum of the table's columns) and installs it with xp_table_cols. */
+struct xp_col_def {
+	const char *key;
+	const char *header;     /* NULL: the key */
+	enum xp_type type;
+	enum xp_unit unit;
+	unsigned flags;
+};
+
 struct xp_cell {
 	enum xp_type type;
 	bool pooled;    /* v.s is the table's pooled copy (xp_set_str_pooled), freed with the table */
@@ -135,6 +145,12 @@ void xp_sum_bytes(struct xp_result *r, const char *key, const char *label, int64
 struct xp_table *xp_result_add_table(struct xp_result *r, const char *name, const char *title);
 size_t xp_table_col(struct xp_table *t, const char *key, const char *header, enum xp_type type,
 		    enum xp_unit unit, unsigned flags);
+/* Append the N columns of DEFS to T, in order; returns the index of the first. */
+size_t xp_table_cols(struct xp_table *t, const struct xp_col_def *defs, size_t n);
+#define XP_COLS(defs) (defs), (sizeof(defs) / sizeof((defs)[0]))
+/* What of a declared column depends on the capture: hidden from text (or shown), another text header. */
+void xp_col_hide(struct xp_table *t, size_t col, bool hidden);
+void xp_col_header(struct xp_table *t, size_t col, const char *header);
 /* Append a row of NULL cells and return its index. */
 size_t xp_table_row(struct xp_table *t);
 struct xp_cell *xp_table_cell(const struct xp_table *t, size_t row, size_t col);

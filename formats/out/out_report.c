@@ -81,18 +81,24 @@ int xp_report_write_json(const struct xp_report *rep, const char *verdict, char 
 	return 0;
 }
 
+/* The verdicts table: one row per analysis. */
+enum { VC_A, VC_V };
+static const struct xp_col_def verdict_cols[] = {
+	[VC_A] = {"analysis", "Analysis", XP_T_STR},
+	[VC_V] = {"verdict", "Verdict", XP_T_STR},
+};
+
 int xp_report_write_text(const struct xp_report *rep, const char *verdict, FILE *f, const struct xp_out_opts *o,
 			 struct xp_err *e)
 {
 	struct xp_result *head = xp_result_new("report");
 	xp_result_set_verdict(head, "%s", verdict);
 	struct xp_table *t = xp_result_add_table(head, "verdicts", "Verdicts");
-	size_t c_a = xp_table_col(t, "analysis", "Analysis", XP_T_STR, XP_U_NONE, 0);
-	size_t c_v = xp_table_col(t, "verdict", "Verdict", XP_T_STR, XP_U_NONE, 0);
+	xp_table_cols(t, XP_COLS(verdict_cols));
 	for (size_t i = 0; i < rep->n; i++) {
 		size_t row = xp_table_row(t);
-		xp_set_str(t, row, c_a, rep->sec[i].command);
-		xp_set_str(t, row, c_v, rep->sec[i].r->verdict ? rep->sec[i].r->verdict : "-");
+		xp_set_str(t, row, VC_A, rep->sec[i].command);
+		xp_set_str(t, row, VC_V, rep->sec[i].r->verdict ? rep->sec[i].r->verdict : "-");
 	}
 	int rc = xp_writer_text.write(head, f, o, e);
 	xp_result_free(head);

@@ -95,10 +95,10 @@ void fuzz_analyze_saved(const struct xp_report *base, const struct xp_report *ca
 
 static struct xp_report *run(const struct xp_capture *c, int threads)
 {
-	char err[256] = "";
+	struct xp_err err = {0};
 	struct xp_prep_opts po = {0};
 	struct xp_report_opts ro = {.threads = threads};
-	struct xp_report *rep = xp_report_run(c, &po, &ro, NULL, err, sizeof err);
+	struct xp_report *rep = xp_report_run(c, &po, &ro, NULL, &err);
 	ASSERT(rep);
 	return rep;
 }

@@ -32,10 +32,10 @@ static void check_module(const struct xp_hlo_module *m)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char why[256] = "";
-	struct xp_hlo_module *m = xp_hlo_decode(data, size, 1, why, sizeof why);
+	struct xp_err why = {0};
+	struct xp_hlo_module *m = xp_hlo_decode(data, size, 1, &why);
 	if (!m) {
-		ASSERT(why[0] && strlen(why) < sizeof why);
+		ASSERT(why.status == XP_EXIT_BAD_INPUT && why.msg[0]);
 		return 0;
 	}
 	/* A module decoded only where protobuf-c reads the same bytes. */

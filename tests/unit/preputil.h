@@ -22,10 +22,10 @@ static inline struct prepared prep_run(struct xsb *b, bool compat, const char *m
 {
 	struct prepared r = {b, xsb_read(b), NULL, NULL, check_failed_now};
 	struct xp_prep_opts o = {.xprof_compat = compat, .step_marker = marker};
-	char err[256] = "";
-	r.p = xp_prepare(r.c, &o, err, sizeof err);
+	struct xp_err err = {0};
+	r.p = xp_prepare(r.c, &o, &err);
 	if (!r.p)
-		fprintf(stderr, "xp_prepare failed: %s\n", err);
+		fprintf(stderr, "xp_prepare failed: %s\n", err.msg);
 	else if (r.p->n_hosts > 0)
 		r.db = &r.p->hosts[0].steps;
 	return r;

@@ -26,8 +26,8 @@ static struct xp_prep *prepare_hosts(struct xsb **b, size_t n, struct xp_capture
 {
 	*c = xsb_read_hosts(b, n);
 	struct xp_prep_opts o = {0};
-	char err[256];
-	return xp_prepare(*c, &o, err, sizeof err);
+	struct xp_err err = {0};
+	return xp_prepare(*c, &o, &err);
 }
 
 static void free_all(struct xsb **b, size_t n, struct xp_capture *c, struct xp_prep *p)

@@ -95,12 +95,12 @@ static struct xp_capture *build(size_t n, const int64_t *marker_ps, const struct
 static struct xp_report *report_of(const struct xp_capture *c)
 {
 	struct xp_prep_opts po = {0};
-	char err[128];
+	struct xp_err err = {0};
 	/* Three threads: the capture-only analyses run while the preparation is made. */
 	struct xp_report_opts ro = {.threads = 3};
-	struct xp_report *rep = xp_report_run(c, &po, &ro, NULL, err, sizeof err);
+	struct xp_report *rep = xp_report_run(c, &po, &ro, NULL, &err);
 	if (!rep) {
-		fprintf(stderr, "xp_report_run: %s\n", err);
+		fprintf(stderr, "xp_report_run: %s\n", err.msg);
 		abort();
 	}
 	return rep;

@@ -71,10 +71,10 @@ static struct xp_hlo_module *mb_decode(struct mb *b)
 	size_t len = xphlo__hlo__get_packed_size(&b->hlo);
 	uint8_t *buf = malloc(len + 1);
 	xphlo__hlo__pack(&b->hlo, buf);
-	char why[128] = "";
-	struct xp_hlo_module *m = xp_hlo_decode(buf, len, 42, why, sizeof why);
+	struct xp_err why = {0};
+	struct xp_hlo_module *m = xp_hlo_decode(buf, len, 42, &why);
 	if (!m)
-		fprintf(stderr, "decode: %s\n", why);
+		fprintf(stderr, "decode: %s\n", why.msg);
 	free(buf);
 	return m;
 }
@@ -290,15 +290,16 @@ static void truncated_and_deep(void)
 	size_t len = xphlo__hlo__get_packed_size(&b.hlo);
 	uint8_t *buf = malloc(len);
 	xphlo__hlo__pack(&b.hlo, buf);
-	char why[128];
+	struct xp_err why = {0};
 	for (size_t cut = 0; cut < len; cut++) {
-		struct xp_hlo_module *m = xp_hlo_decode(buf, cut, 1, why, sizeof why);
+		struct xp_hlo_module *m = xp_hlo_decode(buf, cut, 1, &why);
 		if (m) /* a cut at a field boundary may still decode; it must hold what it says */
 			CHECK(m->n_instrs <= 1);
 		xp_hlo_module_free(m);
 	}
-	CHECK(!xp_hlo_decode(buf, len / 2, 1, why, sizeof why));
-	CHECK(strstr(why, "truncated") != NULL);
+	why = (struct xp_err){0};
+	CHECK(!xp_hlo_decode(buf, len / 2, 1, &why));
+	CHECK(why.status == XP_EXIT_BAD_INPUT && strstr(why.msg, "truncated") != NULL);
 	free(buf);
 	/* Hlo{module{computations{instructions{shape{tuple_shapes{tuple_shapes{...}}}}}}}, 10,000 deep */
 	size_t depth = 10000, n = 0;
@@ -336,7 +337,7 @@ static void truncated_and_deep(void)
 		*--p = tags[t];
 		inner = (size_t)(end - p);
 	}
-	CHECK(!xp_hlo_decode(p, inner, 1, why, sizeof why));
+	CHECK(!xp_hlo_decode(p, inner, 1, &why));
 	free(deep);
 }
 

@@ -384,9 +384,9 @@ static void test_two_hosts(void)
 	struct xsb *bs[2] = {ipb_cpu_run(slow_map_input, 3, true), ipb_cpu_run(slow_map_input, 3, true)};
 	xsb_hostname(bs[1], "worker2");
 	struct xp_capture *c = xsb_read_hosts(bs, 2);
-	char err[64];
+	struct xp_err err = {0};
 	struct xp_prep_opts po = {0};
-	struct xp_prep *p = xp_prepare(c, &po, err, sizeof err);
+	struct xp_prep *p = xp_prepare(c, &po, &err);
 	REQUIRE(p);
 	struct xp_result *r = xp_analyze_input_pipeline(p, NULL);
 	CHECK_INT(res_sum_int(r, "hosts"), 2);

@@ -133,8 +133,8 @@ static void test_a6_table(void)
 {
 	struct xp_capture *c = build_a6();
 	struct xp_kernel_stats_opts o = {0};
-	char err[128] = "";
-	struct xp_result *r = xp_analyze_kernel_stats(c, &o, err, sizeof err);
+	struct xp_err err = {0};
+	struct xp_result *r = xp_analyze_kernel_stats(c, &o, &err);
 	REQUIRE(r != NULL);
 	const struct xp_table *t = xp_result_table(r, "kernels");
 	REQUIRE(t != NULL);
@@ -767,8 +767,8 @@ static void test_multi_host(void)
 	xp_kernel_db_free(one);
 
 	struct xp_kernel_stats_opts o2 = {0};
-	char err[128];
-	struct xp_result *r = xp_analyze_kernel_stats(c, &o2, err, sizeof err);
+	struct xp_err err = {0};
+	struct xp_result *r = xp_analyze_kernel_stats(c, &o2, &err);
 	REQUIRE(r != NULL);
 	const struct xp_table *t = xp_result_table(r, "kernels");
 	REQUIRE_INT(t->n_rows, 4);
@@ -790,9 +790,9 @@ static void test_filters_and_top(void)
 {
 	struct xsb *bs[1] = {host_with_kernel("h", 1000)};
 	struct xp_capture *c = xsb_read_hosts(bs, 1);
-	char err[128] = "";
+	struct xp_err err = {0};
 	struct xp_kernel_stats_opts o = {.op_regex = "Relu$"};
-	struct xp_result *r = xp_analyze_kernel_stats(c, &o, err, sizeof err);
+	struct xp_result *r = xp_analyze_kernel_stats(c, &o, &err);
 	REQUIRE(r != NULL);
 	const struct xp_table *t = xp_result_table(r, "kernels");
 	REQUIRE_INT(t->n_rows, 1);
@@ -804,14 +804,14 @@ static void test_filters_and_top(void)
 	xp_result_free(r);
 
 	o = (struct xp_kernel_stats_opts){.kernel_regex = "^nothing$"};
-	r = xp_analyze_kernel_stats(c, &o, err, sizeof err);
+	r = xp_analyze_kernel_stats(c, &o, &err);
 	REQUIRE(r != NULL);
 	CHECK_STR(r->verdict, "No kernel matches the filters (2 kernels in the capture)");
 	CHECK_INT(xp_result_table(r, "kernels")->n_rows, 0);
 	xp_result_free(r);
 
 	o = (struct xp_kernel_stats_opts){.top = 1, .sort = XP_KSORT_NAME};
-	r = xp_analyze_kernel_stats(c, &o, err, sizeof err);
+	r = xp_analyze_kernel_stats(c, &o, &err);
 	REQUIRE(r != NULL);
 	t = xp_result_table(r, "kernels");
 	REQUIRE_INT(t->n_rows, 1);
@@ -821,8 +821,8 @@ static void test_filters_and_top(void)
 	xp_result_free(r);
 
 	o = (struct xp_kernel_stats_opts){.op_regex = "("};
-	CHECK(xp_analyze_kernel_stats(c, &o, err, sizeof err) == NULL);
-	CHECK(strstr(err, "--op") != NULL);
+	CHECK(xp_analyze_kernel_stats(c, &o, &err) == NULL);
+	CHECK(strstr(err.msg, "--op") != NULL);
 	xp_capture_free(c);
 	xsb_free(bs[0]);
 }
@@ -839,9 +839,9 @@ static void test_op_filter_module(void)
 	xsb_stat_ref(b, g, e, "hlo_module", "jit_train_step");
 	kernel(b, g, l, "other", 2000, 1000, " grid:1,1,1 block:256,1,1 private_mem:0 group_mem:0 occ_pct:0", "x:X");
 	struct xp_capture *c = xsb_read(b);
-	char err[128];
+	struct xp_err err = {0};
 	struct xp_kernel_stats_opts o = {.op_regex = "^jit_train_step/"};
-	struct xp_result *r = xp_analyze_kernel_stats(c, &o, err, sizeof err);
+	struct xp_result *r = xp_analyze_kernel_stats(c, &o, &err);
 	REQUIRE(r != NULL);
 	const struct xp_table *t = xp_result_table(r, "kernels");
 	REQUIRE_INT(t->n_rows, 1);
@@ -857,9 +857,9 @@ static void test_op_filter_module(void)
 static void check_no_kernels(struct xsb *b, const char *verdict)
 {
 	struct xp_capture *c = xsb_read(b);
-	char err[128];
+	struct xp_err err = {0};
 	struct xp_kernel_stats_opts o = {0};
-	struct xp_result *r = xp_analyze_kernel_stats(c, &o, err, sizeof err);
+	struct xp_result *r = xp_analyze_kernel_stats(c, &o, &err);
 	REQUIRE(r != NULL);
 	CHECK_STR(r->verdict, verdict);
 	REQUIRE_INT(r->n_diags, 1);
@@ -895,9 +895,9 @@ static void test_implausible_registers(void)
 	kernel(b, g, l, "input_transpose_fusion", 0, 1000,
 	       "regs:2191500840 static_shared:32462 dynamic_shared:0 grid:69840,1,1 block:256,1,1 occ_pct:0", NULL);
 	struct xp_capture *c = xsb_read(b);
-	char err[128];
+	struct xp_err err = {0};
 	struct xp_kernel_stats_opts o = {0};
-	struct xp_result *r = xp_analyze_kernel_stats(c, &o, err, sizeof err);
+	struct xp_result *r = xp_analyze_kernel_stats(c, &o, &err);
 	REQUIRE(r != NULL);
 	REQUIRE_INT(r->n_diags, 1);
 	CHECK_STR(r->diags[0].code, "implausible_kernel_details");

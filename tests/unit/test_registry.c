@@ -3,9 +3,12 @@
 #include "xsbuild.h"
 #include "analyzers/registry.h"
 #include "analyzers/memory/memory.h"
+#include "analyzers/memory/profile.h"
 #include "analyzers/prepare/prepare.h"
 #include "formats/in/xplane_read.h"
 
+#include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,6 +76,55 @@ static void test_registry_order(void)
 		CHECK_STR(xp_analyses[i]->name, order[i]);
 	CHECK(!order[i] && !xp_analyses[i] && i == XP_N_ANALYSES);
 	CHECK(xp_analysis_find("no-such") == NULL);
+	for (i = 0; xp_analyses[i]; i++)
+		CHECK_INT(xp_analysis_index(xp_analyses[i]), i);
+	CHECK_INT(xp_analysis_index(NULL), XP_N_ANALYSES);
+}
+
+/* The options each analysis declares: the struct its command parses into and report may pass. */
+static void test_declared_options(void)
+{
+	static const char *const with_opts[] = {"info", "overview", "input-pipeline", "tf-stats", "kernel-stats",
+						"memory", NULL};
+	for (size_t i = 0; xp_analyses[i]; i++) {
+		bool has = false;
+		for (const char *const *w = with_opts; *w; w++)
+			has |= !strcmp(*w, xp_analyses[i]->name);
+		if (!CHECK(has == (xp_analyses[i]->opts_size > 0)))
+			fprintf(stderr, "  %s: opts_size %zu\n", xp_analyses[i]->name, xp_analyses[i]->opts_size);
+	}
+	CHECK_INT(xp_analysis_find("memory")->opts_size, sizeof(struct xp_memory_opts));
+}
+
+/* A table's columns from one declared array: order, keys, types, units, flags; then what the capture
+ * decides (hidden, another header). */
+static void test_declared_columns(void)
+{
+	enum { A, B, C };
+	static const struct xp_col_def cols[] = {
+		[A] = {"name", "Name", XP_T_STR},
+		[B] = {"time_ms", "Time", XP_T_DUR, XP_U_MS, XP_COL_TEXT_HIDDEN},
+		[C] = {"share_pct", NULL, XP_T_PCT, XP_U_NONE, XP_COL_TEXT_RIGHT},
+	};
+	struct xp_result *r = xp_result_new("t");
+	struct xp_table *t = xp_result_add_table(r, "t", "T");
+	CHECK_INT(xp_table_cols(t, XP_COLS(cols)), 0);
+	CHECK_INT(t->n_cols, 3);
+	CHECK_STR(t->cols[A].key, "name");
+	CHECK_STR(t->cols[C].header, "share_pct");
+	CHECK_INT(t->cols[B].type, XP_T_DUR);
+	CHECK_INT(t->cols[B].unit, XP_U_MS);
+	CHECK_INT(t->cols[B].flags, XP_COL_TEXT_HIDDEN);
+	CHECK_INT(t->cols[C].flags, XP_COL_TEXT_RIGHT);
+	xp_col_hide(t, B, false);
+	xp_col_hide(t, C, true);
+	CHECK_INT(t->cols[B].flags, 0);
+	CHECK_INT(t->cols[C].flags, XP_COL_TEXT_RIGHT | XP_COL_TEXT_HIDDEN);
+	xp_col_header(t, A, "Operator");
+	CHECK_STR(t->cols[A].header, "Operator");
+	CHECK_INT(xp_table_cols(t, cols, 1), 3); /* a second array goes after the first */
+	CHECK_STR(t->cols[3].key, "name");
+	xp_result_free(r);
 }
 
 /* A memory capture read with overview's drop list: running memory on it reads allocator stats that
@@ -102,8 +154,8 @@ static int run_memory_with_drops_of(const char *command)
 		struct xp_read_opts ro = {.threads = 1, .drop_stats = d.names};
 		if (xp_read_xspace(c, "mem", bytes, n, &ro, &err))
 			_exit(10);
-		char msg[64];
-		struct xp_prep *p = xp_prepare(c, &(struct xp_prep_opts){0}, msg, sizeof msg);
+		struct xp_err perr = {0};
+		struct xp_prep *p = xp_prepare(c, &(struct xp_prep_opts){0}, &perr);
 		struct xp_run_in in = {.c = c, .p = p};
 		struct xp_result *r = xp_analysis_memory.run(&in);
 		_exit(r ? 0 : 11);
@@ -126,6 +178,8 @@ int main(void)
 	static const struct test tests[] = {
 		TEST(test_derived_lists),
 		TEST(test_registry_order),
+		TEST(test_declared_options),
+		TEST(test_declared_columns),
 		TEST(test_undeclared_read_exits_4),
 	};
 	return RUN_TESTS("test_registry", tests);

@@ -255,8 +255,8 @@ static void test_a16_per_host_steps(void)
 	struct xsb *b[2] = {build_a16_host("host1"), build_a16_host("host2")};
 	struct xp_capture *c = xsb_read_hosts(b, 2);
 	struct xp_prep_opts o = {0};
-	char err[256] = "";
-	struct xp_prep *p = xp_prepare(c, &o, err, sizeof err);
+	struct xp_err err = {0};
+	struct xp_prep *p = xp_prepare(c, &o, &err);
 	if (!CHECK(p) || !CHECK_INT(p->n_hosts, 2))
 		goto out;
 	for (uint32_t i = 0; i < 2; i++) {
@@ -583,10 +583,10 @@ static void test_step_marker_bad_regex(void)
 	struct xsb *b = build_markers();
 	struct xp_capture *c = xsb_read(b);
 	struct xp_prep_opts o = {.step_marker = "(["};
-	char err[256] = "";
-	struct xp_prep *p = xp_prepare(c, &o, err, sizeof err);
+	struct xp_err err = {0};
+	struct xp_prep *p = xp_prepare(c, &o, &err);
 	CHECK(p == NULL);
-	CHECK(err[0] != 0);
+	CHECK(err.status == XP_EXIT_USAGE && err.msg[0] != 0);
 	if (p)
 		xp_prep_free(p);
 	xp_capture_free(c);

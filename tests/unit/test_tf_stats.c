@@ -34,10 +34,10 @@ static struct xp_op_db *host_db(struct xsb *b, struct xp_capture **cap, struct x
 
 static struct xp_result *analyze(const struct xp_capture *c, const struct xp_tf_stats_opts *o)
 {
-	char err[256] = "";
-	struct xp_result *r = xp_analyze_tf_stats(c, o, err, sizeof err);
+	struct xp_err err = {0};
+	struct xp_result *r = xp_analyze_tf_stats(c, o, &err);
 	if (!r)
-		fprintf(stderr, "xp_analyze_tf_stats: %s\n", err);
+		fprintf(stderr, "xp_analyze_tf_stats: %s\n", err.msg);
 	return r;
 }
 
@@ -735,10 +735,10 @@ static void test_filters_and_sort(void)
 			fprintf(stderr, "  case %zu\n", i);
 		xp_result_free(r);
 	}
-	char err[256] = "";
+	struct xp_err err = {0};
 	struct xp_tf_stats_opts bad = {.op_regex = "("};
-	CHECK(!xp_analyze_tf_stats(c, &bad, err, sizeof err));
-	CHECK(strstr(err, "--op") != NULL);
+	CHECK(!xp_analyze_tf_stats(c, &bad, &err));
+	CHECK(strstr(err.msg, "--op") != NULL);
 	xp_capture_free(c);
 	xsb_free(b);
 }
