@@ -6,10 +6,13 @@
 # the run: text charts draw Unicode blocks only in a UTF-8 locale)
 # and "after: COMMAND" lines whose output is appended to stdout (to check files the run left behind),
 # all run in a fresh temporary directory. XPSTAT_UPDATE_GOLDEN=1 rewrites the expected files instead.
+# $XPSTAT_TESTDATA (the source's testdata/) reaches the committed fixtures, e.g. testdata/saved/.
 set -u
 abspath() { case $1 in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac; }
 xpstat=$(abspath "$1") xpgen=$(abspath "$2") case_file=$(abspath "$3") expected=$(abspath "$4")
 name=$(basename "$case_file" .case)
+XPSTAT_TESTDATA=$(dirname "$expected")
+export XPSTAT_TESTDATA
 work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
