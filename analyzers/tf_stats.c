@@ -362,7 +362,7 @@ static void add_columns(struct xp_table *t, struct cols *k)
 	k->dev_cum = xp_table_col(t, "device_cumulative_self_time_pct", "Device cum", XP_T_PCT, XP_U_NONE, 0);
 	k->host_pct = xp_table_col(t, "host_self_time_pct", "Host %", XP_T_PCT, XP_U_NONE, 0);
 	k->host_cum = xp_table_col(t, "host_cumulative_self_time_pct", "Host cum", XP_T_PCT, XP_U_NONE, 0);
-	k->flop_rate = xp_table_col(t, "flop_rate_gflop_per_s", "GFLOP/s", XP_T_F64, XP_U_NONE, 0);
+	k->flop_rate = xp_table_col(t, "flop_rate_gflop_per_s", "FLOP rate", XP_T_F64, XP_U_NONE, 0);
 	k->mem_bw = xp_table_col(t, "memory_bandwidth_gib_per_s", "GiB/s", XP_T_F64, XP_U_NONE, 0);
 	k->intensity = xp_table_col(t, "operational_intensity_flop_per_byte", "FLOP/B", XP_T_F64, XP_U_NONE, 0);
 	k->bound = xp_table_col(t, "bound_by", "Bound by", XP_T_STR, XP_U_NONE, 0);
@@ -521,7 +521,7 @@ static void hlo_columns(struct xp_table *t, struct hlo_cols *k)
 	k->pct = xp_table_col(t, "device_self_time_pct", "Device %", XP_T_PCT, XP_U_NONE, 0);
 	k->flops = xp_table_col(t, "flops", "FLOPs", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN);
 	k->bytes = xp_table_col(t, "bytes_accessed", "Bytes", XP_T_BYTES, XP_U_NONE, XP_COL_TEXT_HIDDEN);
-	k->flop_rate = xp_table_col(t, "flop_rate_gflop_per_s", "GFLOP/s", XP_T_F64, XP_U_NONE, 0);
+	k->flop_rate = xp_table_col(t, "flop_rate_gflop_per_s", "FLOP rate", XP_T_F64, XP_U_NONE, 0);
 	k->mem_bw = xp_table_col(t, "memory_bandwidth_gib_per_s", "GiB/s", XP_T_F64, XP_U_NONE, 0);
 	k->intensity = xp_table_col(t, "operational_intensity_flop_per_byte", "FLOP/B", XP_T_F64, XP_U_NONE, 0);
 	k->bound = xp_table_col(t, "bound_by", "Bound by", XP_T_STR, XP_U_NONE, 0);
@@ -708,7 +708,7 @@ static void summary(struct xp_result *r, const struct tfs *s)
 	xp_sum_int(r, "device_rows", "Device rows", (int64_t)s->dev.n_rows);
 	xp_sum_int(r, "host_rows", "Host rows", (int64_t)s->host.n_rows);
 	xp_sum_bool(r, "idle_included", "IDLE rows", !s->o->no_idle);
-	xp_sum_f64(r, "device_peak_gflop_per_s", "Device peak GFLOP/s",
+	xp_sum_f64(r, "device_peak_gflop_per_s", "Device peak FLOP rate",
 		   s->env.peak_tflops > 0 ? s->env.peak_tflops * 1000 : NAN);
 	xp_sum_f64(r, "device_peak_hbm_gb_per_s", "Device peak HBM GB/s",
 		   s->env.peak_hbm_gbps > 0 ? s->env.peak_hbm_gbps : NAN);

@@ -50,6 +50,8 @@ const struct xp_writer *xp_writer_at(size_t i);
 bool xp_writer_takes(const struct xp_writer *w, const char *command);
 /* A cell as text shows it: humanized, terminal-safe (malloc'd); and any string made terminal-safe. */
 char *xp_text_cell(const struct xp_cell *c);
+/* xp_text_cell, knowing the cell's key: a FLOP rate (*_gflop_per_s) is scaled with its unit. */
+char *xp_text_value(const char *key, const struct xp_cell *c);
 char *xp_text_escape(const char *s);
 /* How many rows of T text shows (0: all). */
 size_t xp_text_rows(const struct xp_table *t, const struct xp_out_opts *o);

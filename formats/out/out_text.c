@@ -454,6 +454,35 @@ char *xp_text_cell(const struct xp_cell *c)
 	return sb_take(&b);
 }
 
+/* A FLOP rate (key *_gflop_per_s, GFLOP/s) scaled as bytes and durations are: "125.3 TFLOP/s". */
+static void human_gflops(struct sbuf *b, double g)
+{
+	static const char *const unit[] = {"GFLOP/s", "TFLOP/s", "PFLOP/s", "EFLOP/s"};
+	double v = fabs(g);
+	int u = 0;
+
+	if (put_nonfinite(b, g))
+		return;
+	while (v >= 999.95 && u < 3) {
+		v /= 1000;
+		u++;
+	}
+	if (g < 0)
+		sb_puts(b, "-");
+	put_num(b, v > 0 && v < 0.05 ? "%.2g" : "%.1f", v);
+	sb_printf(b, " %s", unit[u]);
+}
+
+char *xp_text_value(const char *key, const struct xp_cell *c)
+{
+	size_t n = key ? strlen(key) : 0, sl = sizeof "_gflop_per_s" - 1;
+	if (c->type != XP_T_F64 || n < sl || strcmp(key + n - sl, "_gflop_per_s"))
+		return xp_text_cell(c);
+	struct sbuf b = {0};
+	human_gflops(&b, c->v.d);
+	return sb_take(&b);
+}
+
 /* --- sections --- */
 
 static void put_spaces(FILE *f, size_t n)
@@ -506,7 +535,7 @@ static void write_summary(FILE *f, const struct xp_result *r, const struct xp_ou
 	}
 	for (i = 0; i < r->n_summary; i++) {
 		char *l = escaped(r->summary[i].label);
-		char *v = xp_text_cell(&r->summary[i].value);
+		char *v = xp_text_value(r->summary[i].key, &r->summary[i].value);
 
 		fprintf(f, "%s:", l);
 		if (o->width && width + 2 + text_width(v) > o->width) {
@@ -563,7 +592,7 @@ static void grid_fill(struct grid *g, const struct xp_table *t, size_t rows)
 	}
 	for (row = 0; row < rows; row++)
 		for (j = 0; j < g->n_vis; j++) {
-			char *s = xp_text_cell(xp_table_cell(t, row, g->vis[j]));
+			char *s = xp_text_value(t->cols[g->vis[j]].key, xp_table_cell(t, row, g->vis[j]));
 			size_t w = text_width(s);
 
 			g->cell[row * g->n_vis + j] = s;
