@@ -8,6 +8,7 @@
 #include "formats/in/report_read.h"
 #include "formats/core/suggest.h"
 #include "formats/core/xalloc.h"
+#include "gate.h"
 
 #include <errno.h>
 #include <langinfo.h>
@@ -352,6 +353,8 @@ int xp_emit_fn(struct xp_ctx *ctx, xp_emit_write_fn fn, void *arg)
 		.wide = ctx->wide,
 		.charts = ctx->charts == 1 || (ctx->charts < 0 && !ctx->output && isatty(STDOUT_FILENO)),
 		.utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8"),
+		.provenance = ctx->provenance,
+		.no_read_line = ctx->quiet,
 	};
 	struct xp_err e = {0};
 	if (!ctx->output) {
@@ -426,7 +429,12 @@ int xp_run_analysis(struct xp_ctx *ctx, const struct xp_analysis *a, const void 
 	struct xp_result *r = a->run(&in);
 	if (r)
 		xp_result_set_semantics(r, xp_capture_semantics(c));
+	struct xp_report *prov = xp_report_new(NULL);
+	xp_gate_provenance(prov, c, ctx->xprof_compat);
+	ctx->provenance = prov;
 	rc = xp_emit(ctx, r);
+	ctx->provenance = NULL;
+	xp_report_free(prov);
 	xp_result_free(r);
 	xp_prep_free(p);
 	xp_capture_free(c);

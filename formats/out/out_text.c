@@ -483,6 +483,35 @@ char *xp_text_value(const char *key, const struct xp_cell *c)
 	return sb_take(&b);
 }
 
+char *xp_read_line(const struct xp_report *rep)
+{
+	struct sbuf b = {0};
+	uint64_t bytes = 0;
+	bool one_run = true;
+	for (size_t i = 0; i < rep->n_captures; i++) {
+		bytes += rep->captures[i].bytes;
+		one_run &= !strcmp(rep->captures[i].run, rep->captures[0].run);
+	}
+	sb_puts(&b, "Read: ");
+	if (one_run && strcmp(rep->captures[0].run, ".")) {
+		sb_puts(&b, "run ");
+		escape_into(&b, rep->captures[0].run);
+		sb_puts(&b, ", ");
+	}
+	sb_printf(&b, "%zu file%s, ", rep->n_captures, rep->n_captures == 1 ? "" : "s");
+	human_bytes(&b, (int64_t)(bytes > INT64_MAX ? INT64_MAX : bytes));
+	sb_puts(&b, ":");
+	for (size_t i = 0; i < rep->n_captures; i++) {
+		sb_puts(&b, i ? ", " : " ");
+		if (!one_run) {
+			escape_into(&b, rep->captures[i].run);
+			sb_puts(&b, "/");
+		}
+		escape_into(&b, rep->captures[i].name);
+	}
+	return sb_take(&b);
+}
+
 /* --- sections --- */
 
 static void put_spaces(FILE *f, size_t n)
@@ -872,6 +901,25 @@ static int text_write(const struct xp_result *r, FILE *f, const struct xp_out_op
 	}
 	if (r->verdict) {
 		write_verdict(f, r, o);
+		started = true;
+	}
+	if (o->provenance && !o->no_read_line && o->provenance->n_captures) {
+		char *line = xp_read_line(o->provenance);
+		/* Too wide: the run, count and size stay whole, the file list is shortened in the middle. */
+		char *list = strstr(line + 5, ": ");
+		size_t head = list ? (size_t)(list - line) + 2 : 0;
+		char *fit = NULL;
+		if (o->width && text_width(line) > o->width && head) {
+			line[head - 1] = 0;
+			size_t hw = text_width(line) + 1;
+			fit = ellipsize(line + head, o->width > hw + 12 ? o->width - hw : 12);
+			fprintf(f, "%s %s\n", line, fit);
+		} else {
+			fputs(line, f);
+			fputc('\n', f);
+		}
+		free(fit);
+		free(line);
 		started = true;
 	}
 	if (r->n_summary) {
