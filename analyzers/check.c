@@ -567,18 +567,24 @@ static void summary(struct ck *k, const char *status)
 	xp_sum_int(r, "failed", "Failed", (int64_t)k->n[ST_FAIL]);
 	xp_sum_int(r, "skipped", "Skipped", (int64_t)k->n[ST_SKIP]);
 	xp_sum_int(r, "errors", "Not answerable", (int64_t)k->n[ST_ERROR]);
+	/* Without a baseline, or without steps, what is not known is null ("-" in text), never "" or 0. */
 	xp_sum_str(r, "candidate", "Candidate", c->source ? c->source : "");
-	xp_sum_str(r, "baseline", "Baseline", b && b->source ? b->source : "");
+	xp_sum_str(r, "baseline", "Baseline", b ? (b->source ? b->source : "") : NULL);
 	xp_sum_int(r, "steps", "Candidate steps", (int64_t)c->n_steps);
-	xp_sum_int(r, "baseline_steps", "Baseline steps", b ? (int64_t)b->n_steps : 0);
-	xp_sum_dur(r, "median_step_time_ms", "Median step time", c->median_ps, XP_U_MS);
-	xp_sum_dur(r, "baseline_median_step_time_ms", "Baseline median step time", b ? b->median_ps : 0, XP_U_MS);
-	xp_sum_dur(r, "avg_step_time_ms", "Average step time", c->avg_ps, XP_U_MS);
-	xp_sum_dur(r, "baseline_avg_step_time_ms", "Baseline average step time", b ? b->avg_ps : 0, XP_U_MS);
+	if (b)
+		xp_sum_int(r, "baseline_steps", "Baseline steps", (int64_t)b->n_steps);
+	else
+		xp_sum_null(r, "baseline_steps", "Baseline steps");
+	xp_sum_dur_if(r, "median_step_time_ms", "Median step time", c->n_steps, c->median_ps, XP_U_MS);
+	xp_sum_dur_if(r, "baseline_median_step_time_ms", "Baseline median step time", b && b->n_steps,
+		      b ? b->median_ps : 0, XP_U_MS);
+	xp_sum_dur_if(r, "avg_step_time_ms", "Average step time", c->n_steps, c->avg_ps, XP_U_MS);
+	xp_sum_dur_if(r, "baseline_avg_step_time_ms", "Baseline average step time", b && b->n_steps,
+		      b ? b->avg_ps : 0, XP_U_MS);
 	xp_sum_f64(r, "confidence", "Confidence", k->o->confidence);
 	xp_sum_int(r, "min_steps", "Minimum steps", (int64_t)k->o->min_steps);
-	xp_sum_str(r, "test", "Test", k->have_mwu ? "one-sided Mann-Whitney U" : "");
-	xp_sum_str(r, "test_method", "Test method", k->have_mwu ? xp_mwu_method(&k->mwu) : "");
+	xp_sum_str(r, "test", "Test", k->have_mwu ? "one-sided Mann-Whitney U" : NULL);
+	xp_sum_str(r, "test_method", "Test method", k->have_mwu ? xp_mwu_method(&k->mwu) : NULL);
 	xp_sum_f64(r, "u_statistic", "U", k->have_mwu ? k->mwu.u : NAN);
 	xp_sum_f64(r, "p_value", "p-value", k->have_mwu ? k->mwu.p : NAN);
 	double rel = b && k->have_mwu && b->median_ps > 0

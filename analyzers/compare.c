@@ -382,16 +382,20 @@ static void summary(struct xp_result *r, const struct xp_metrics *b, const struc
 	xp_sum_str(r, "candidate", "Candidate", c->source ? c->source : "");
 	xp_sum_int(r, "baseline_steps", "Baseline steps", (int64_t)b->n_steps);
 	xp_sum_int(r, "candidate_steps", "Candidate steps", (int64_t)c->n_steps);
-	xp_sum_dur(r, "baseline_median_step_time_ms", "Baseline median step time", b->median_ps, XP_U_MS);
-	xp_sum_dur(r, "candidate_median_step_time_ms", "Candidate median step time", c->median_ps, XP_U_MS);
-	xp_sum_dur(r, "median_delta_ms", "Median delta", xp_sat_sub(c->median_ps, b->median_ps), XP_U_MS);
-	xp_sum_pct(r, "median_delta_pct", "Median delta %", rel_pct(b->median_ps, xp_sat_sub(c->median_ps, b->median_ps)));
-	xp_sum_dur(r, "baseline_avg_step_time_ms", "Baseline average step time", b->avg_ps, XP_U_MS);
-	xp_sum_dur(r, "candidate_avg_step_time_ms", "Candidate average step time", c->avg_ps, XP_U_MS);
-	xp_sum_dur(r, "avg_delta_ms", "Average delta", xp_sat_sub(c->avg_ps, b->avg_ps), XP_U_MS);
-	xp_sum_pct(r, "avg_delta_pct", "Average delta %", rel_pct(b->avg_ps, xp_sat_sub(c->avg_ps, b->avg_ps)));
-	xp_sum_str(r, "test", "Test", oc->tested ? "two-sided Mann-Whitney U" : "");
-	xp_sum_str(r, "test_method", "Test method", oc->tested ? oc->method : "");
+	/* A side without steps has no step time: null, and so is every delta it enters. */
+	bool kb = b->n_steps, kc = c->n_steps;
+	xp_sum_dur_if(r, "baseline_median_step_time_ms", "Baseline median step time", kb, b->median_ps, XP_U_MS);
+	xp_sum_dur_if(r, "candidate_median_step_time_ms", "Candidate median step time", kc, c->median_ps, XP_U_MS);
+	xp_sum_dur_if(r, "median_delta_ms", "Median delta", kb && kc, xp_sat_sub(c->median_ps, b->median_ps), XP_U_MS);
+	xp_sum_pct(r, "median_delta_pct", "Median delta %",
+		   kb && kc ? rel_pct(b->median_ps, xp_sat_sub(c->median_ps, b->median_ps)) : NAN);
+	xp_sum_dur_if(r, "baseline_avg_step_time_ms", "Baseline average step time", kb, b->avg_ps, XP_U_MS);
+	xp_sum_dur_if(r, "candidate_avg_step_time_ms", "Candidate average step time", kc, c->avg_ps, XP_U_MS);
+	xp_sum_dur_if(r, "avg_delta_ms", "Average delta", kb && kc, xp_sat_sub(c->avg_ps, b->avg_ps), XP_U_MS);
+	xp_sum_pct(r, "avg_delta_pct", "Average delta %",
+		   kb && kc ? rel_pct(b->avg_ps, xp_sat_sub(c->avg_ps, b->avg_ps)) : NAN);
+	xp_sum_str(r, "test", "Test", oc->tested ? "two-sided Mann-Whitney U" : NULL);
+	xp_sum_str(r, "test_method", "Test method", oc->tested ? oc->method : NULL);
 	xp_sum_f64(r, "p_value", "p-value", oc->tested ? oc->p : NAN);
 	xp_sum_f64(r, "confidence", "Confidence", confidence);
 	xp_sum_bool(r, "significant", "Significant", oc->significant);

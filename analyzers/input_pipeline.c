@@ -448,21 +448,19 @@ static void add_summary(struct xp_result *r, const struct ip *ip)
 	xp_sum_str(r, "compat", "Compatibility", p->opts.xprof_compat ? "xprof" : "xpstat");
 	xp_sum_str(r, "classification", "Input-bound classification", ip->bottleneck);
 	xp_sum_str(r, "level", "Level", ip->level);
-	xp_sum_pct(r, "input_pct", "Input", ip->input_pct);
-	xp_sum_pct(r, "output_pct", "Output", out_pct);
-	xp_sum_pct(r, "device_compute_pct", "Device compute", comp_pct);
-	xp_sum_pct(r, "device_collectives_pct", "Device collectives", coll_pct);
-	xp_sum_pct(r, "idle_pct", "Idle (the rest)", t->step_ps > 0 && idle > 0 ? idle : 0);
-	xp_sum_pct(r, "all_others_pct", "All others", ip->all_others_pct);
+	xp_sum_pct(r, "input_pct", "Input", xp_pct_if_steps(ip->bs.step.n, ip->input_pct));
+	xp_sum_pct(r, "output_pct", "Output", xp_pct_if_steps(ip->bs.step.n, out_pct));
+	xp_sum_pct(r, "device_compute_pct", "Device compute", xp_pct_if_steps(ip->bs.step.n, comp_pct));
+	xp_sum_pct(r, "device_collectives_pct", "Device collectives", xp_pct_if_steps(ip->bs.step.n, coll_pct));
+	xp_sum_pct(r, "idle_pct", "Idle (the rest)", xp_pct_if_steps(ip->bs.step.n, t->step_ps > 0 && idle > 0 ? idle : 0));
+	xp_sum_pct(r, "all_others_pct", "All others", xp_pct_if_steps(ip->bs.step.n, ip->all_others_pct));
 	xp_sum_str(r, "statement", "Statement", statement);
-	xp_sum_dur(r, "step_time_avg_ms", "Average step time", ip->bs.step.avg_ps, XP_U_MS);
-	xp_sum_dur(r, "step_time_sdv_ms", "Standard deviation", ip->bs.step.sdv_ps, XP_U_MS);
-	xp_sum_dur(r, "step_time_min_ms", "Minimum step time", ip->bs.step.min_ps, XP_U_MS);
-	xp_sum_dur(r, "step_time_max_ms", "Maximum step time", ip->bs.step.max_ps, XP_U_MS);
-	xp_sum_dur(r, "input_time_avg_ms", "Average input time", in.avg_ps, XP_U_MS);
-	xp_sum_dur(r, "input_time_sdv_ms", "Input standard deviation", in.sdv_ps, XP_U_MS);
-	xp_sum_dur(r, "input_time_min_ms", "Minimum input time", in.min_ps, XP_U_MS);
-	xp_sum_dur(r, "input_time_max_ms", "Maximum input time", in.max_ps, XP_U_MS);
+	xp_sum_step_stat(r, &ip->bs.step);
+	static const char *const in_key[] = {"input_time_avg_ms", "input_time_sdv_ms", "input_time_min_ms",
+					     "input_time_max_ms"};
+	static const char *const in_label[] = {"Average input time", "Input standard deviation",
+					       "Minimum input time", "Maximum input time"};
+	xp_sum_dur_stat(r, in_key, in_label, &in);
 	xp_sum_int(r, "input_ops", "Input ops", (int64_t)ip->hi.n_ops);
 	xp_sum_dur(r, "input_op_time_us", "Input op self time", ip->hi.input_op_ps, XP_U_US);
 	static const char *const short_label[XP_N_HOST_INPUT] = {

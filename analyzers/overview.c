@@ -176,22 +176,23 @@ static void add_summary(struct xp_result *r, const struct overview *ov)
 	xp_sum_int(r, "steps", "Steps", (int64_t)st.n);
 	xp_sum_str(r, "step_source", "Step markers", db ? xp_step_source_name(db->source) : "none");
 	xp_sum_str(r, "compat", "Compatibility", p->opts.xprof_compat ? "xprof" : "xpstat");
-	xp_sum_dur(r, "step_time_avg_ms", "Average step time", st.avg_ps, XP_U_MS);
-	xp_sum_dur(r, "step_time_sdv_ms", "Standard deviation", st.sdv_ps, XP_U_MS);
-	xp_sum_dur(r, "step_time_min_ms", "Minimum step time", st.min_ps, XP_U_MS);
-	xp_sum_dur(r, "step_time_max_ms", "Maximum step time", st.max_ps, XP_U_MS);
+	xp_sum_step_stat(r, &st);
 	xp_sum_str(r, "bottleneck", "Input-bound classification", ov->bottleneck);
 	bool pt = ov->view.pytorch;
-	xp_sum_pct(r, "input_pct", pt ? "DataLoader" : "Input", ov->input_pct);
-	xp_sum_pct(r, "output_pct", "Output", pct_of(ov->tot.cat_ps[XP_SC_OUTPUT], t));
+	/* Shares of step time are unknown without steps, the 16/32-bit split without device compute: null. */
+	size_t n = st.n;
+	int64_t c = ov->c16_ps + ov->c32_ps;
+	xp_sum_pct(r, "input_pct", pt ? "DataLoader" : "Input", xp_pct_if_steps(n, ov->input_pct));
+	xp_sum_pct(r, "output_pct", "Output", xp_pct_if_steps(n, pct_of(ov->tot.cat_ps[XP_SC_OUTPUT], t)));
 	xp_sum_pct(r, "device_compute_pct", pt ? "Kernel" : "Device compute",
-		   pct_of(ov->tot.cat_ps[XP_SC_DEVICE_COMPUTE], t));
+		   xp_pct_if_steps(n, pct_of(ov->tot.cat_ps[XP_SC_DEVICE_COMPUTE], t)));
 	xp_sum_pct(r, "device_collectives_pct", pt ? "Communication" : "Device collectives",
-		   pct_of(ov->tot.cat_ps[XP_SC_DEVICE_COLLECTIVES], t));
-	xp_sum_pct(r, "kernel_launch_pct", pt ? "Runtime" : "Kernel launch", pct_of(ov->tot.cat_ps[XP_SC_KERNEL_LAUNCH], t));
-	xp_sum_pct(r, "all_others_pct", pt ? "Other" : "All others", ov->all_others_pct);
-	xp_sum_pct(r, "device_compute_16bit_pct", "16-bit device compute", pct_of(ov->c16_ps, ov->c16_ps + ov->c32_ps));
-	xp_sum_pct(r, "device_compute_32bit_pct", "32-bit device compute", pct_of(ov->c32_ps, ov->c16_ps + ov->c32_ps));
+		   xp_pct_if_steps(n, pct_of(ov->tot.cat_ps[XP_SC_DEVICE_COLLECTIVES], t)));
+	xp_sum_pct(r, "kernel_launch_pct", pt ? "Runtime" : "Kernel launch",
+		   xp_pct_if_steps(n, pct_of(ov->tot.cat_ps[XP_SC_KERNEL_LAUNCH], t)));
+	xp_sum_pct(r, "all_others_pct", pt ? "Other" : "All others", xp_pct_if_steps(n, ov->all_others_pct));
+	xp_sum_pct(r, "device_compute_16bit_pct", "16-bit device compute", c > 0 ? pct_of(ov->c16_ps, c) : NAN);
+	xp_sum_pct(r, "device_compute_32bit_pct", "32-bit device compute", c > 0 ? pct_of(ov->c32_ps, c) : NAN);
 	xp_sum_bool(r, "tf_data_in_use", "tf.data in use", ov->tf_data);
 }
 

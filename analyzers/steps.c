@@ -76,10 +76,7 @@ struct xp_result *xp_analyze_steps(const struct xp_prep *p)
 	xp_sum_int(r, "combined_steps", "Steps common to all hosts", (int64_t)a.n);
 	xp_sum_str(r, "step_source", "Step markers", steps_source(p));
 	xp_sum_str(r, "compat", "Compatibility", p->opts.xprof_compat ? "xprof" : "xpstat");
-	xp_sum_dur(r, "step_time_avg_ms", "Average step time", st.avg_ps, XP_U_MS);
-	xp_sum_dur(r, "step_time_sdv_ms", "Standard deviation", st.sdv_ps, XP_U_MS);
-	xp_sum_dur(r, "step_time_min_ms", "Minimum step time", st.min_ps, XP_U_MS);
-	xp_sum_dur(r, "step_time_max_ms", "Maximum step time", st.max_ps, XP_U_MS);
+	xp_sum_step_stat(r, &st);
 	xp_steps_add_table(r, p, &a, "steps", "Steps");
 	r->primary = 0;
 	for (uint32_t h = 0; h < p->n_hosts; h++)

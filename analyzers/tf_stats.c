@@ -366,7 +366,7 @@ static const struct xp_col_def tf_stats_cols[] = {
 	[TFS_DEV_CUM] = {"device_cumulative_self_time_pct", "Device cum", XP_T_PCT},
 	[TFS_HOST_PCT] = {"host_self_time_pct", "Host %", XP_T_PCT},
 	[TFS_HOST_CUM] = {"host_cumulative_self_time_pct", "Host cum", XP_T_PCT},
-	[TFS_FLOP_RATE] = {"flop_rate_gflop_per_s", "GFLOP/s", XP_T_F64},
+	[TFS_FLOP_RATE] = {"flop_rate_gflop_per_s", "FLOP rate", XP_T_F64},
 	[TFS_MEM_BW] = {"memory_bandwidth_gib_per_s", "GiB/s", XP_T_F64},
 	[TFS_INTENSITY] = {"operational_intensity_flop_per_byte", "FLOP/B", XP_T_F64},
 	[TFS_BOUND] = {"bound_by", "Bound by", XP_T_STR},
@@ -541,7 +541,7 @@ static const struct xp_col_def hlo_op_cols[] = {
 	[HLO_PCT] = {"device_self_time_pct", "Device %", XP_T_PCT},
 	[HLO_FLOPS] = {"flops", "FLOPs", XP_T_INT, XP_U_NONE, XP_COL_TEXT_HIDDEN},
 	[HLO_BYTES] = {"bytes_accessed", "Bytes", XP_T_BYTES, XP_U_NONE, XP_COL_TEXT_HIDDEN},
-	[HLO_FLOP_RATE] = {"flop_rate_gflop_per_s", "GFLOP/s", XP_T_F64},
+	[HLO_FLOP_RATE] = {"flop_rate_gflop_per_s", "FLOP rate", XP_T_F64},
 	[HLO_MEM_BW] = {"memory_bandwidth_gib_per_s", "GiB/s", XP_T_F64},
 	[HLO_INTENSITY] = {"operational_intensity_flop_per_byte", "FLOP/B", XP_T_F64},
 	[HLO_BOUND] = {"bound_by", "Bound by", XP_T_STR},
@@ -747,7 +747,7 @@ static void summary(struct xp_result *r, const struct tfs *s)
 	xp_sum_int(r, "device_rows", "Device rows", (int64_t)s->dev.n_rows);
 	xp_sum_int(r, "host_rows", "Host rows", (int64_t)s->host.n_rows);
 	xp_sum_bool(r, "idle_included", "IDLE rows", !s->o->no_idle);
-	xp_sum_f64(r, "device_peak_gflop_per_s", "Device peak GFLOP/s",
+	xp_sum_f64(r, "device_peak_gflop_per_s", "Device peak FLOP rate",
 		   s->env.peak_tflops > 0 ? s->env.peak_tflops * 1000 : NAN);
 	xp_sum_f64(r, "device_peak_hbm_gb_per_s", "Device peak HBM GB/s",
 		   s->env.peak_hbm_gbps > 0 ? s->env.peak_hbm_gbps : NAN);

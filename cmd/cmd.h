@@ -22,7 +22,10 @@ struct xp_opt {
 };
 
 /* Options common to all commands. */
+struct xp_report;
 struct xp_ctx {
+	/* What was read, for the line after the verdict and JSON's "provenance" (NULL: nothing to say). */
+	const struct xp_report *provenance;
 	const char *format;     /* text, csv, json */
 	const char *output;     /* -o FILE (NULL = stdout) */
 	const char *host;

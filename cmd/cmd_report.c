@@ -132,11 +132,13 @@ static int report_run(struct xp_ctx *ctx)
 		if (!rc)
 			rc = xp_emit_fn(ctx, write_json, &ro);
 	} else {
+		ctx->provenance = rep;
 		rc = xp_emit_fn(ctx, !strcmp(ctx->format, "html")     ? write_html
 				     : !strcmp(ctx->format, "markdown") ? write_markdown
 									: write_text,
 				&ro);
 	}
+	ctx->provenance = NULL;
 	free((char *)ro.verdict);
 	xp_report_free(rep);
 	return rc;

@@ -8,6 +8,7 @@
 #include "formats/in/report_read.h"
 #include "formats/core/suggest.h"
 #include "formats/core/xalloc.h"
+#include "gate.h"
 
 #include <errno.h>
 #include <langinfo.h>
@@ -94,24 +95,54 @@ static const char *const *drop_stats(struct xp_ctx *ctx)
 	return ctx->drop.names;
 }
 
-static bool show_progress(const struct xp_ctx *ctx, uint64_t bytes)
+/* Progress on stderr: by the inflated size (a small .gz can hold gigabytes), only on a terminal, or always
+ * with XPSTAT_PROGRESS=1 (one line per file then, for logs and tests); XPSTAT_PROGRESS=0 or -q: never. */
+struct progress {
+	bool on, tty;
+	size_t n;
+	uint64_t total, done;
+};
+
+static void progress_start(const struct xp_ctx *ctx, const struct xp_input_list *in, struct progress *pg)
 {
-	return !ctx->quiet && bytes >= (256ull << 20) && isatty(STDERR_FILENO);
+	const char *force = getenv("XPSTAT_PROGRESS");
+	*pg = (struct progress){.n = in->n, .tty = isatty(STDERR_FILENO)};
+	for (size_t i = 0; i < in->n; i++)
+		pg->total += xp_inflated_size_guess(in->files[i].path);
+	if (ctx->quiet || (force && !strcmp(force, "0")))
+		return;
+	pg->on = (force && !strcmp(force, "1")) || (pg->total >= (256ull << 20) && pg->tty);
+	pg->tty = pg->tty && !(force && !strcmp(force, "1"));
+}
+
+static void progress_file(struct progress *pg, size_t i, const char *path)
+{
+	if (!pg->on)
+		return;
+	const char *base = strrchr(path, '/');
+	uint64_t bytes = xp_inflated_size_guess(path);
+	double pct = pg->total ? 100.0 * (double)pg->done / (double)pg->total : 0;
+	xp_eprintf("xpstat: reading file %zu of %zu (%.0f%% of %.1f MiB): %s, %.1f MiB%s", i + 1, pg->n, pct,
+		   (double)pg->total / 1048576.0, base ? base + 1 : path, (double)bytes / 1048576.0,
+		   pg->tty ? "...\033[K\r" : "\n");
+	pg->done += bytes;
+}
+
+static void progress_end(const struct progress *pg)
+{
+	if (pg->on && pg->tty)
+		fputs("\033[K", stderr);
+	else if (pg->on)
+		xp_eprintf("xpstat: read %zu file%s (100%% of %.1f MiB)\n", pg->n, pg->n == 1 ? "" : "s",
+			   (double)pg->total / 1048576.0);
 }
 
 /* Trace JSON streams: it is never held whole, decompressed or not. */
 static int load_trace_json(struct xp_ctx *ctx, struct xp_capture *c, const struct xp_input_file *f, struct xp_err *err)
 {
-	struct stat st;
-	bool progress = stat(f->path, &st) == 0 && show_progress(ctx, (uint64_t)st.st_size);
-	if (progress)
-		xp_eprintf("xpstat: reading %s (%.1f MB)...\r", f->path, (double)st.st_size / 1e6);
 	struct xp_json_opts jo = {.max_bytes = ctx->max_input_bytes, .threads = ctx->threads,
 				  .drop_stats = drop_stats(ctx)};
-	int rc = xp_read_trace_json_file(c, f->path, &jo, err);
-	if (progress)
-		fprintf(stderr, "\033[K");
-	return rc;
+	return xp_read_trace_json_file(c, f->path, &jo, err);
 }
 
 static int load_file(struct xp_ctx *ctx, struct xp_capture *c, const struct xp_input_file *f, struct xp_err *err)
@@ -121,9 +152,6 @@ static int load_file(struct xp_ctx *ctx, struct xp_capture *c, const struct xp_i
 	struct xp_buf buf;
 	if (xp_buf_open(f->path, ctx->max_input_bytes, &buf, err))
 		return -1;
-	bool progress = show_progress(ctx, buf.len);
-	if (progress)
-		xp_eprintf("xpstat: reading %s (%.1f MB)...\r", f->path, (double)buf.len / 1e6);
 	struct xp_read_opts ro = {.threads = ctx->threads, .release_pages = buf.map != NULL,
 				  .drop_stats = drop_stats(ctx)};
 	int rc = xp_read_xspace(c, f->path, buf.data, buf.len, &ro, err);
@@ -133,8 +161,6 @@ static int load_file(struct xp_ctx *ctx, struct xp_capture *c, const struct xp_i
 		h->file_bytes = buf.file_bytes;
 		h->decoded_bytes = buf.len;
 	}
-	if (progress)
-		fprintf(stderr, "\033[K");
 	xp_buf_close(&buf);
 	return rc;
 }
@@ -188,12 +214,17 @@ static int filter_hosts(struct xp_ctx *ctx, struct xp_capture *c)
 static int load_all(struct xp_ctx *ctx, struct xp_capture *c, const struct xp_input_list *in)
 {
 	struct xp_err err = {0};
+	struct progress pg;
+	progress_start(ctx, in, &pg);
 	for (size_t i = 0; i < in->n; i++) {
+		progress_file(&pg, i, in->files[i].path);
 		if (load_file(ctx, c, &in->files[i], &err) || check_looks_like_capture(c, &err)) {
+			progress_end(&(struct progress){.on = pg.on && pg.tty, .tty = true});
 			xp_err_print(&err);
 			return err.status ? err.status : XP_EXIT_BAD_INPUT;
 		}
 	}
+	progress_end(&pg);
 	return 0;
 }
 
@@ -322,6 +353,8 @@ int xp_emit_fn(struct xp_ctx *ctx, xp_emit_write_fn fn, void *arg)
 		.wide = ctx->wide,
 		.charts = ctx->charts == 1 || (ctx->charts < 0 && !ctx->output && isatty(STDOUT_FILENO)),
 		.utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8"),
+		.provenance = ctx->provenance,
+		.no_read_line = ctx->quiet,
 	};
 	struct xp_err e = {0};
 	if (!ctx->output) {
@@ -365,6 +398,13 @@ int xp_emit(struct xp_ctx *ctx, const struct xp_result *r)
 	const struct xp_writer *w = xp_writer_find(ctx->format);
 	if (!w)
 		return xp_usage_error(ctx, "unknown --format '%s'", ctx->format);
+	/* --table names a table in every format: JSON, which holds them all, must not pass a typo silently. */
+	if (ctx->table && r && !xp_result_table(r, ctx->table)) {
+		struct xp_err err = {0};
+		xp_out_no_table(r, ctx->table, &err);
+		xp_err_print(&err);
+		return XP_EXIT_USAGE;
+	}
 	struct emit_result e = {w, r};
 	return xp_emit_fn(ctx, write_result, &e);
 }
@@ -389,7 +429,12 @@ int xp_run_analysis(struct xp_ctx *ctx, const struct xp_analysis *a, const void 
 	struct xp_result *r = a->run(&in);
 	if (r)
 		xp_result_set_semantics(r, xp_capture_semantics(c));
+	struct xp_report *prov = xp_report_new(NULL);
+	xp_gate_provenance(prov, c, ctx->xprof_compat);
+	ctx->provenance = prov;
 	rc = xp_emit(ctx, r);
+	ctx->provenance = NULL;
+	xp_report_free(prov);
 	xp_result_free(r);
 	xp_prep_free(p);
 	xp_capture_free(c);

@@ -54,7 +54,7 @@ static const char *base_of(const char *path, size_t len, size_t *n)
 
 /* Provenance: each capture by its file name and its run directory's name (what is the same whatever
  * path was typed), the host it became, its size; the digest is made when the report is saved. */
-static void add_provenance(struct xp_report *rep, const struct xp_capture *c, bool xprof_compat)
+void xp_gate_provenance(struct xp_report *rep, const struct xp_capture *c, bool xprof_compat)
 {
 	rep->version = dupn(XPSTAT_VERSION, sizeof XPSTAT_VERSION);
 	rep->compat = dupn(xprof_compat ? "xprof" : "xpstat", 6);
@@ -129,7 +129,7 @@ static int run_captures(struct xp_ctx *ctx, char **paths, size_t n, const char *
 	}
 	free(rep->source);
 	rep->source = join_paths(paths, n);
-	add_provenance(rep, c, ctx->xprof_compat);
+	xp_gate_provenance(rep, c, ctx->xprof_compat);
 	if (hosts)
 		*hosts = c->n_hosts;
 	xp_capture_free(c);

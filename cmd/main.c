@@ -62,7 +62,7 @@ static const struct xp_opt global_opts[] = {
 	{"output", 1, G_OUTPUT, "FILE", "write to FILE (atomically) instead of standard output; also -o"},
 	{"host", 1, G_HOST, "NAME", "only the host NAME (':' and '_' are the same)"},
 	{"run", 1, G_RUN, "NAME", "the run NAME of a logdir instead of the newest"},
-	{"table", 1, G_TABLE, "NAME", "CSV: the table to write (default: the command's main table)"},
+	{"table", 1, G_TABLE, "NAME", "the table NAME: CSV writes it (default: the main table), text shows it alone, JSON keeps every table"},
 	{"threads", 1, G_THREADS, "N", "decode with N threads (default and 0: all cores); also -j"},
 	{"color", 1, G_COLOR, "WHEN", "colour in text output: auto (default), always or never"},
 	{"csv-raw", 0, G_CSV_RAW, NULL, "CSV: do not neutralize text cells that look like formulas"},

@@ -25,6 +25,27 @@ void xp_step_totals(const struct xp_step_db *db, struct xp_step_totals *t)
 }
 
 /* Average, min and max exactly in integer ps; σ through the shared summary (spec §1.5). */
+void xp_sum_dur_stat(struct xp_result *r, const char *const key[4], const char *const label[4],
+		     const struct xp_dur_stat *st)
+{
+	const int64_t ps[] = {st->avg_ps, st->sdv_ps, st->min_ps, st->max_ps};
+	for (size_t i = 0; i < 4; i++) {
+		if (st->n)
+			xp_sum_dur(r, key[i], label[i], ps[i], XP_U_MS);
+		else
+			xp_sum_null(r, key[i], label[i]);
+	}
+}
+
+void xp_sum_step_stat(struct xp_result *r, const struct xp_dur_stat *st)
+{
+	static const char *const key[] = {"step_time_avg_ms", "step_time_sdv_ms", "step_time_min_ms",
+					  "step_time_max_ms"};
+	static const char *const label[] = {"Average step time", "Standard deviation", "Minimum step time",
+					    "Maximum step time"};
+	xp_sum_dur_stat(r, key, label, st);
+}
+
 void xp_dur_stat(const int64_t *v, size_t n, struct xp_dur_stat *o)
 {
 	memset(o, 0, sizeof *o);

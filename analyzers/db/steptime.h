@@ -5,6 +5,8 @@
 #include "analyzers/prepare/prepare.h"
 #include "formats/model/result.h"
 
+#include <math.h>
+
 /* --- step totals and statistics (steptime.c) --- */
 
 /* Totals over the steps of one host, in ps. */
@@ -26,6 +28,16 @@ struct xp_dur_stat {
 void xp_step_stat(const struct xp_step_db *db, enum xp_step_cat cat, struct xp_dur_stat *out);
 /* The same over N durations. */
 void xp_dur_stat(const int64_t *v, size_t n, struct xp_dur_stat *out);
+/* Summary values KEY[0..3] (average, deviation, min, max, in ms) of ST; null when there is no step:
+ * unknown, not 0. xp_sum_step_stat: the step_time_*_ms ones. */
+void xp_sum_dur_stat(struct xp_result *r, const char *const key[4], const char *const label[4],
+		     const struct xp_dur_stat *st);
+void xp_sum_step_stat(struct xp_result *r, const struct xp_dur_stat *st);
+/* V, or NAN (null in JSON, "-" in text) when it is a share of steps there are none of. */
+static inline double xp_pct_if_steps(size_t n_steps, double v)
+{
+	return n_steps ? v : NAN;
+}
 /* DB's steps that make combined steps 0..a->n-1 of host H, as a view into DB
  * (no copy); all of DB's steps when A is NULL, none when H is not aligned. */
 struct xp_step_db xp_step_view(const struct xp_step_db *db, const struct xp_step_align *a, uint32_t h);

@@ -63,6 +63,13 @@ static void set_str(struct xp_table *t, size_t row, size_t col, struct mem_str s
 	xp_set_strn(t, row, col, s.s ? s.s : "", s.s ? s.len : 0);
 }
 
+/* An allocator none of whose events carries a step has no step numbers: the cell stays empty, not 0. */
+static void set_step(struct xp_table *t, size_t row, size_t col, const struct mem_alc *a, int32_t step)
+{
+	if (a->any_step)
+		xp_set_int(t, row, col, step);
+}
+
 /* --- allocators ---------------------------------------------------------------------- */
 
 struct acols {
@@ -137,7 +144,7 @@ static void allocator_row(struct xp_table *t, const struct acols *c, const struc
 	if (a->capacity > 0)
 		xp_set_pct(t, r, c->peak_pct, pct_of(a->peak, a->capacity));
 	xp_set_dur(t, r, c->peak_t, a->peak_t);
-	xp_set_int(t, r, c->step, a->peak_step);
+	set_step(t, r, c->step, a, a->peak_step);
 	xp_set_bytes(t, r, c->stack, a->stack);
 	xp_set_bytes(t, r, c->heap, a->heap);
 	xp_set_bytes(t, r, c->free_b, a->free_b);
@@ -194,7 +201,7 @@ static void breakdown_add(struct xp_table *t, const struct bcols *c, const struc
 		set_str(t, r, c->region, b->region);
 		xp_set_str(t, r, c->dtype, b->dtype);
 		set_str(t, r, c->shape, b->shape);
-		xp_set_int(t, r, c->step, a->peak_step);
+		set_step(t, r, c->step, a, a->peak_step);
 	}
 	free(rows);
 }
@@ -271,7 +278,7 @@ static void timeline_row(struct xp_table *t, const struct tcols *c, const struct
 	xp_set_bytes(t, r, c->req, e.req);
 	xp_set_bytes(t, r, c->bytes, e.bytes);
 	set_str(t, r, c->op, md->op);
-	xp_set_int(t, r, c->step, pt->step);
+	set_step(t, r, c->step, a, pt->step);
 	set_str(t, r, c->region, md->region);
 	xp_set_str(t, r, c->dtype, xp_memory_dtype_name(md->dtype, dt, sizeof dt));
 	set_str(t, r, c->shape, md->shape);

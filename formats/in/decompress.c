@@ -341,6 +341,33 @@ int xp_decompress(const char *path, const uint8_t *in, size_t n, enum xp_compres
 	return 0;
 }
 
+uint64_t xp_inflated_size_guess(const char *path)
+{
+	struct stat st;
+	uint8_t head[18], tail[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < 0) {
+		close(fd);
+		return 0;
+	}
+	uint64_t size = (uint64_t)st.st_size, guess = size;
+	ssize_t n = pread(fd, head, sizeof head, 0);
+	enum xp_compression c = n > 0 ? xp_sniff(head, (size_t)n) : XP_COMP_NONE;
+	if (c == XP_COMP_GZIP && size >= 18 && pread(fd, tail, 4, (off_t)size - 4) == 4) {
+		/* The trailer's ISIZE is the size modulo 2^32: count the wraps a smaller value implies. */
+		guess = (uint64_t)tail[0] | (uint64_t)tail[1] << 8 | (uint64_t)tail[2] << 16 | (uint64_t)tail[3] << 24;
+		while (guess < size && guess < UINT64_MAX - (1ull << 32))
+			guess += 1ull << 32;
+	} else if (c == XP_COMP_ZSTD) {
+		unsigned long long cs = ZSTD_getFrameContentSize(head, (size_t)n);
+		guess = cs == ZSTD_CONTENTSIZE_UNKNOWN || cs == ZSTD_CONTENTSIZE_ERROR || cs < size ? size * 4 : cs;
+	}
+	close(fd);
+	return guess;
+}
+
 uint64_t xp_physical_memory(void)
 {
 	long pages = sysconf(_SC_PHYS_PAGES);

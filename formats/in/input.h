@@ -29,6 +29,9 @@ int xp_decompress(const char *path, const uint8_t *in, size_t n, enum xp_compres
 /* Open PATH: mmap it, or decompress it when compressed. */
 int xp_buf_open(const char *path, uint64_t max_bytes, struct xp_buf *b, struct xp_err *err);
 void xp_buf_close(struct xp_buf *b);
+/* About how many bytes PATH holds once decompressed (gzip's trailer, zstd's frame header; the file's size
+ * when plain), without decompressing it: what progress is decided by. 0 when it cannot be opened. */
+uint64_t xp_inflated_size_guess(const char *path);
 /* Physical memory of the machine, the default --max-input-bytes. */
 uint64_t xp_physical_memory(void);
 

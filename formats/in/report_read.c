@@ -567,8 +567,12 @@ int xp_report_parse(const char *path, const char *text, size_t len, struct xp_re
 	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(doc, "schema_version");
 	const char *command = str_or_null(doc, "command");
 	int rc = 0;
-	if (!cJSON_IsNumber(ver) || ver->valuedouble != 1)
-		rc = xp_err_set(err, XP_EXIT_BAD_INPUT, path, "unsupported schema_version (this xpstat reads version 1)");
+	/* Version 1 wrote 0 where version 2 writes null (not known); what check and compare read of a saved
+	 * result -- its tables' rows, its counts -- means the same in both, so both are read. */
+	if (!cJSON_IsNumber(ver) || (ver->valuedouble != 1 && ver->valuedouble != XP_SCHEMA_VERSION))
+		rc = xp_err_set(err, XP_EXIT_BAD_INPUT, path,
+				"unsupported schema_version (this xpstat reads versions 1 and %d): save it again "
+				"with this xpstat, or read it with the one that wrote it", XP_SCHEMA_VERSION);
 	else if (!command)
 		rc = xp_err_set(err, XP_EXIT_BAD_INPUT, path, "not an xpstat result: no \"command\"");
 	else if (!command_name(command))

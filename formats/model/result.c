@@ -227,6 +227,20 @@ void xp_sum_dur(struct xp_result *r, const char *key, const char *label, int64_t
 	kv->unit = unit;
 }
 
+void xp_sum_null(struct xp_result *r, const char *key, const char *label)
+{
+	sum_add(r, key, label)->value.type = XP_T_NULL;
+}
+
+void xp_sum_dur_if(struct xp_result *r, const char *key, const char *label, bool known, int64_t ps,
+		   enum xp_unit unit)
+{
+	if (known)
+		xp_sum_dur(r, key, label, ps, unit);
+	else
+		xp_sum_null(r, key, label);
+}
+
 void xp_sum_bytes(struct xp_result *r, const char *key, const char *label, int64_t v)
 {
 	struct xp_kv *kv = sum_add(r, key, label);

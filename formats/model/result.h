@@ -18,7 +18,8 @@ struct xp_pool;
  * XP_UNIT_US is printed as an exact decimal number of microseconds).
  */
 
-#define XP_SCHEMA_VERSION 1
+/* 2: a value that is not known is null (version 1 wrote 0); check and compare read both. */
+#define XP_SCHEMA_VERSION 2
 
 enum xp_type {
 	XP_T_NULL = 0,  /* empty cell */
@@ -141,6 +142,11 @@ void xp_sum_pct(struct xp_result *r, const char *key, const char *label, double 
 void xp_sum_bool(struct xp_result *r, const char *key, const char *label, bool v);
 void xp_sum_dur(struct xp_result *r, const char *key, const char *label, int64_t ps, enum xp_unit unit);
 void xp_sum_bytes(struct xp_result *r, const char *key, const char *label, int64_t v);
+/* A value that is not known (no steps, no baseline): null in JSON, "-" in text, empty in CSV -- never 0. */
+void xp_sum_null(struct xp_result *r, const char *key, const char *label);
+/* xp_sum_dur when KNOWN, else xp_sum_null. */
+void xp_sum_dur_if(struct xp_result *r, const char *key, const char *label, bool known, int64_t ps,
+		   enum xp_unit unit);
 
 struct xp_table *xp_result_add_table(struct xp_result *r, const char *name, const char *title);
 size_t xp_table_col(struct xp_table *t, const char *key, const char *header, enum xp_type type,

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "formats/model/result.h"
+#include "formats/model/report.h"
 #include "formats/core/xperr.h" /* xp_utf8_decode, xp_must_escape */
 
 struct xp_out_opts {
@@ -21,6 +22,10 @@ struct xp_out_opts {
 	bool wide;              /* text: --wide, no row cut beyond the tables' own */
 	bool charts;            /* text: terminal charts (--charts, or auto on a terminal) */
 	bool utf8;              /* text: the locale is UTF-8 (charts use block characters, else ASCII) */
+	/* What was read (NULL: not known, a saved result): JSON's "provenance"; text's line after the verdict
+	 * unless no_read_line (--quiet). */
+	const struct xp_report *provenance;
+	bool no_read_line;
 };
 
 /* Rows a text table shows when it fits a width and has no limit of its own,
@@ -50,6 +55,8 @@ const struct xp_writer *xp_writer_at(size_t i);
 bool xp_writer_takes(const struct xp_writer *w, const char *command);
 /* A cell as text shows it: humanized, terminal-safe (malloc'd); and any string made terminal-safe. */
 char *xp_text_cell(const struct xp_cell *c);
+/* xp_text_cell, knowing the cell's key: a FLOP rate (*_gflop_per_s) is scaled with its unit. */
+char *xp_text_value(const char *key, const struct xp_cell *c);
 char *xp_text_escape(const char *s);
 /* How many rows of T text shows (0: all). */
 size_t xp_text_rows(const struct xp_table *t, const struct xp_out_opts *o);
@@ -72,6 +79,11 @@ void xp_json_put_result(FILE *f, const struct xp_result *r, int depth);
 void xp_json_put_string(FILE *f, const char *s);
 void xp_json_member(FILE *f, int depth, bool first, const char *key);
 void xp_json_object_end(FILE *f, int depth);
+/* "provenance" at the top of a document (a member, not the first): the xpstat version, --compat and each
+ * capture by its name in its run directory, run, host, size, digest (when made: saved reports). */
+void xp_json_put_provenance(FILE *f, const struct xp_report *rep);
+/* The text line naming what was read: "Read: run RUN, 2 files, 1.2 MiB: a.xplane.pb, b.xplane.pb". */
+char *xp_read_line(const struct xp_report *rep);
 
 /* Atomic -o: write to a temporary file next to PATH, rename on commit (a special file such as
  * /dev/null is written in place: a rename would replace it). */

@@ -242,7 +242,7 @@ static void put_diags(FILE *f, const struct xp_result *r, int depth)
 	putc_unlocked(']', f);
 }
 
-static void put_result(FILE *f, const struct xp_result *r, int depth)
+static void put_result(FILE *f, const struct xp_result *r, int depth, const struct xp_report *prov)
 {
 	putc_unlocked('{', f);
 	member(f, depth, true, "schema_version");
@@ -256,6 +256,11 @@ static void put_result(FILE *f, const struct xp_result *r, int depth)
 	if (r->verdict) {
 		member(f, depth, false, "verdict");
 		put_string(f, r->verdict);
+	}
+	if (prov && prov->version) {
+		funlockfile(f);
+		xp_json_put_provenance(f, prov);
+		flockfile(f);
 	}
 	member(f, depth, false, "summary");
 	put_summary(f, r, depth + 1);
@@ -276,7 +281,7 @@ static void put_result(FILE *f, const struct xp_result *r, int depth)
 void xp_json_put_result(FILE *f, const struct xp_result *r, int depth)
 {
 	flockfile(f);
-	put_result(f, r, depth);
+	put_result(f, r, depth, NULL);
 	funlockfile(f);
 }
 
@@ -301,11 +306,43 @@ void xp_json_object_end(FILE *f, int depth)
 	funlockfile(f);
 }
 
+/* "provenance": what was read, by names that are the same whatever path was typed (so that combine can
+ * check saved reports of one run against each other), and by which xpstat. */
+void xp_json_put_provenance(FILE *f, const struct xp_report *rep)
+{
+	xp_json_member(f, 0, false, "provenance");
+	putc('{', f);
+	xp_json_member(f, 1, true, "xpstat_version");
+	xp_json_put_string(f, rep->version ? rep->version : "");
+	xp_json_member(f, 1, false, "compat");
+	xp_json_put_string(f, rep->compat ? rep->compat : "xpstat");
+	xp_json_member(f, 1, false, "captures");
+	putc('[', f);
+	for (size_t i = 0; i < rep->n_captures; i++) {
+		const struct xp_report_capture *k = &rep->captures[i];
+		fputs(i ? ", {" : "{", f);
+		xp_json_member(f, 2, true, "name");
+		xp_json_put_string(f, k->name);
+		xp_json_member(f, 2, false, "run");
+		xp_json_put_string(f, k->run);
+		xp_json_member(f, 2, false, "host");
+		xp_json_put_string(f, k->host);
+		xp_json_member(f, 2, false, "bytes");
+		fprintf(f, "%llu", (unsigned long long)k->bytes);
+		if (k->digest) {
+			xp_json_member(f, 2, false, "digest");
+			xp_json_put_string(f, k->digest);
+		}
+		xp_json_object_end(f, 2);
+	}
+	putc(']', f);
+	xp_json_object_end(f, 1);
+}
+
 static int json_write(const struct xp_result *r, FILE *f, const struct xp_out_opts *o, struct xp_err *e)
 {
-	(void)o;    /* JSON has no options: it always carries everything */
 	flockfile(f);
-	put_result(f, r, 0);
+	put_result(f, r, 0, o ? o->provenance : NULL);
 	putc_unlocked('\n', f);
 	funlockfile(f);
 	return 0;

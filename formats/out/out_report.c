@@ -18,37 +18,6 @@
  * CSV: one file DIR/<key>-<table>.csv per table, each written atomically.
  */
 
-/* "provenance": what combine checks before it puts saved reports together: the same xpstat, the same
- * --compat, one run, no capture twice. */
-static void put_provenance(FILE *f, const struct xp_report *rep)
-{
-	xp_json_member(f, 0, false, "provenance");
-	putc('{', f);
-	xp_json_member(f, 1, true, "xpstat_version");
-	xp_json_put_string(f, rep->version);
-	xp_json_member(f, 1, false, "compat");
-	xp_json_put_string(f, rep->compat ? rep->compat : "xpstat");
-	xp_json_member(f, 1, false, "captures");
-	putc('[', f);
-	for (size_t i = 0; i < rep->n_captures; i++) {
-		const struct xp_report_capture *k = &rep->captures[i];
-		fputs(i ? ", {" : "{", f);
-		xp_json_member(f, 2, true, "name");
-		xp_json_put_string(f, k->name);
-		xp_json_member(f, 2, false, "run");
-		xp_json_put_string(f, k->run);
-		xp_json_member(f, 2, false, "host");
-		xp_json_put_string(f, k->host);
-		xp_json_member(f, 2, false, "bytes");
-		fprintf(f, "%llu", (unsigned long long)k->bytes);
-		xp_json_member(f, 2, false, "digest");
-		xp_json_put_string(f, k->digest ? k->digest : "");
-		xp_json_object_end(f, 2);
-	}
-	putc(']', f);
-	xp_json_object_end(f, 1);
-}
-
 int xp_report_write_json(const struct xp_report *rep, const char *verdict, char *const *inputs, size_t n_inputs,
 			 FILE *f)
 {
@@ -68,7 +37,7 @@ int xp_report_write_json(const struct xp_report *rep, const char *verdict, char 
 	}
 	putc(']', f);
 	if (rep->version)
-		put_provenance(f, rep);
+		xp_json_put_provenance(f, rep);
 	xp_json_member(f, 0, false, "reports");
 	putc('{', f);
 	for (size_t i = 0; i < rep->n; i++) {
@@ -105,6 +74,7 @@ int xp_report_write_text(const struct xp_report *rep, const char *verdict, FILE 
 	/* A report is read section by section: each table shows its top rows;
 	 * --wide shows them all, CSV and JSON always do. */
 	struct xp_out_opts top = *o;
+	top.provenance = NULL;  /* said once, under the report's verdict */
 	if (!o->wide)
 		top.max_rows = XP_TEXT_REPORT_ROWS;
 	o = &top;

@@ -454,6 +454,64 @@ char *xp_text_cell(const struct xp_cell *c)
 	return sb_take(&b);
 }
 
+/* A FLOP rate (key *_gflop_per_s, GFLOP/s) scaled as bytes and durations are: "125.3 TFLOP/s". */
+static void human_gflops(struct sbuf *b, double g)
+{
+	static const char *const unit[] = {"GFLOP/s", "TFLOP/s", "PFLOP/s", "EFLOP/s"};
+	double v = fabs(g);
+	int u = 0;
+
+	if (put_nonfinite(b, g))
+		return;
+	while (v >= 999.95 && u < 3) {
+		v /= 1000;
+		u++;
+	}
+	if (g < 0)
+		sb_puts(b, "-");
+	put_num(b, v > 0 && v < 0.05 ? "%.2g" : "%.1f", v);
+	sb_printf(b, " %s", unit[u]);
+}
+
+char *xp_text_value(const char *key, const struct xp_cell *c)
+{
+	size_t n = key ? strlen(key) : 0, sl = sizeof "_gflop_per_s" - 1;
+	if (c->type != XP_T_F64 || n < sl || strcmp(key + n - sl, "_gflop_per_s"))
+		return xp_text_cell(c);
+	struct sbuf b = {0};
+	human_gflops(&b, c->v.d);
+	return sb_take(&b);
+}
+
+char *xp_read_line(const struct xp_report *rep)
+{
+	struct sbuf b = {0};
+	uint64_t bytes = 0;
+	bool one_run = true;
+	for (size_t i = 0; i < rep->n_captures; i++) {
+		bytes += rep->captures[i].bytes;
+		one_run &= !strcmp(rep->captures[i].run, rep->captures[0].run);
+	}
+	sb_puts(&b, "Read: ");
+	if (one_run && strcmp(rep->captures[0].run, ".")) {
+		sb_puts(&b, "run ");
+		escape_into(&b, rep->captures[0].run);
+		sb_puts(&b, ", ");
+	}
+	sb_printf(&b, "%zu file%s, ", rep->n_captures, rep->n_captures == 1 ? "" : "s");
+	human_bytes(&b, (int64_t)(bytes > INT64_MAX ? INT64_MAX : bytes));
+	sb_puts(&b, ":");
+	for (size_t i = 0; i < rep->n_captures; i++) {
+		sb_puts(&b, i ? ", " : " ");
+		if (!one_run) {
+			escape_into(&b, rep->captures[i].run);
+			sb_puts(&b, "/");
+		}
+		escape_into(&b, rep->captures[i].name);
+	}
+	return sb_take(&b);
+}
+
 /* --- sections --- */
 
 static void put_spaces(FILE *f, size_t n)
@@ -506,7 +564,7 @@ static void write_summary(FILE *f, const struct xp_result *r, const struct xp_ou
 	}
 	for (i = 0; i < r->n_summary; i++) {
 		char *l = escaped(r->summary[i].label);
-		char *v = xp_text_cell(&r->summary[i].value);
+		char *v = xp_text_value(r->summary[i].key, &r->summary[i].value);
 
 		fprintf(f, "%s:", l);
 		if (o->width && width + 2 + text_width(v) > o->width) {
@@ -563,7 +621,7 @@ static void grid_fill(struct grid *g, const struct xp_table *t, size_t rows)
 	}
 	for (row = 0; row < rows; row++)
 		for (j = 0; j < g->n_vis; j++) {
-			char *s = xp_text_cell(xp_table_cell(t, row, g->vis[j]));
+			char *s = xp_text_value(t->cols[g->vis[j]].key, xp_table_cell(t, row, g->vis[j]));
 			size_t w = text_width(s);
 
 			g->cell[row * g->n_vis + j] = s;
@@ -843,6 +901,25 @@ static int text_write(const struct xp_result *r, FILE *f, const struct xp_out_op
 	}
 	if (r->verdict) {
 		write_verdict(f, r, o);
+		started = true;
+	}
+	if (o->provenance && !o->no_read_line && o->provenance->n_captures) {
+		char *line = xp_read_line(o->provenance);
+		/* Too wide: the run, count and size stay whole, the file list is shortened in the middle. */
+		char *list = strstr(line + 5, ": ");
+		size_t head = list ? (size_t)(list - line) + 2 : 0;
+		char *fit = NULL;
+		if (o->width && text_width(line) > o->width && head) {
+			line[head - 1] = 0;
+			size_t hw = text_width(line) + 1;
+			fit = ellipsize(line + head, o->width > hw + 12 ? o->width - hw : 12);
+			fprintf(f, "%s %s\n", line, fit);
+		} else {
+			fputs(line, f);
+			fputc('\n', f);
+		}
+		free(fit);
+		free(line);
 		started = true;
 	}
 	if (r->n_summary) {

@@ -3,13 +3,16 @@
 # Usage: run_golden.sh XPSTAT XPGEN CASE_FILE EXPECTED_DIR
 # A case file holds lines "gen: ARGS" (xpgen), "sh: COMMAND" (fixture surgery), one "run: ARGS" (xpstat),
 # an optional "columns: N" (COLUMNS for the run; unset otherwise), an optional "locale: NAME" (LC_ALL for
-# the run: text charts draw Unicode blocks only in a UTF-8 locale)
+# the run: text charts draw Unicode blocks only in a UTF-8 locale), "env: NAME=VALUE" lines (exported for the run)
 # and "after: COMMAND" lines whose output is appended to stdout (to check files the run left behind),
 # all run in a fresh temporary directory. XPSTAT_UPDATE_GOLDEN=1 rewrites the expected files instead.
+# $XPSTAT_TESTDATA (the source's testdata/) reaches the committed fixtures, e.g. testdata/saved/.
 set -u
 abspath() { case $1 in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac; }
 xpstat=$(abspath "$1") xpgen=$(abspath "$2") case_file=$(abspath "$3") expected=$(abspath "$4")
 name=$(basename "$case_file" .case)
+XPSTAT_TESTDATA=$(dirname "$expected")
+export XPSTAT_TESTDATA
 work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
@@ -24,6 +27,7 @@ while IFS= read -r line || [ -n "$line" ]; do
 	run:*) run_args=${line#run:} ;;
 	columns:*) columns=${line#columns:}; columns=${columns# } ;;
 	locale:*) locale=${line#locale:}; locale=${locale# }; export LC_ALL="$locale" ;;
+	env:*) env=${line#env:}; export "${env# }" ;;
 	after:*) after="$after${line#after:}
 " ;;
 	''|'#'*) ;;

@@ -177,12 +177,22 @@ for in in $inputs; do
 	check "check json $in" /usr/bin/python3 "$check_json" "$schemas/check.schema.json" "$work/check.json"
 	check "check csv $in" "$check_csv" "$work/check.csv"
 	check "check junit $in" /usr/bin/python3 "$(dirname "$check_json")/check_junit.py" "$work/check.junit"
+	# Without a baseline what is not known is null (schema version 2), not "" or 0.
+	"$xpstat" check --max-step-time 1s --format json "$in" >"$work/check-alone.json"
+	check "check json without baseline $in" /usr/bin/python3 "$check_json" "$schemas/check.schema.json" "$work/check-alone.json"
 	"$xpstat" compare --format json "$work/report.json" "$in" >"$work/compare.json" || { echo "FAIL compare json $in"; fail=1; continue; }
 	check "compare json $in" /usr/bin/python3 "$check_json" "$schemas/compare.schema.json" "$work/compare.json"
 	for t in $(tables_of "$work/compare.json"); do
 		"$xpstat" compare --format csv --table "$t" "$work/report.json" "$in" >"$work/compare.csv" || { echo "FAIL compare csv $t $in"; fail=1; continue; }
 		check "compare --table $t $in" "$check_csv" "$work/compare.csv"
 	done
+done
+# A result saved by the previous version (schema_version 1) is still a baseline.
+for saved in "$schemas"/../testdata/saved/*-v1*.json; do
+	"$xpstat" check --min-steps 1 --max-regression 50% --baseline "$saved" --format json "$work/raw.xplane.pb" >"$work/check-v1.json"
+	check "check json, baseline $(basename "$saved")" /usr/bin/python3 "$check_json" "$schemas/check.schema.json" "$work/check-v1.json"
+	"$xpstat" compare --format json "$saved" "$work/raw.xplane.pb" >"$work/compare-v1.json"
+	check "compare json, baseline $(basename "$saved")" /usr/bin/python3 "$check_json" "$schemas/compare.schema.json" "$work/compare-v1.json"
 done
 echo "lint: $n checks, $([ $fail = 0 ] && echo ok || echo FAILED)"
 exit $fail

@@ -14,7 +14,7 @@ import unicodedata
 
 COMMANDS = [["info"], ["overview"], ["steps"], ["pod"], ["input-pipeline"], ["tf-data"], ["tf-stats"],
             ["kernel-stats"], ["memory", "--breakdown"], ["memory", "--timeline"], ["report"],
-            ["check", "--max-step-time", "1s"]]
+            ["check", "--max-step-time", "1s"], ["compare", "--self"]]
 HELP = [["--help"]] + [["help", c[0]] for c in COMMANDS]
 
 
@@ -35,6 +35,9 @@ def captures(real):
 
 
 def run(xpstat, args, columns):
+    if "--self" in args:  # compare a capture with itself: every command has its text checked
+        args = [a for a in args if a != "--self"]
+        args = args[:-1] + [args[-1], args[-1]]
     env = dict(os.environ)
     env.pop("COLUMNS", None)
     if columns:
@@ -52,7 +55,8 @@ def main():
     failures, checked, whole_wide = [], 0, 0
     for path in sorted(captures(real)):
         for cmd in COMMANDS:
-            rc, text = run(xpstat, [*cmd, "-q", path], 80)
+            # Without -q: the line naming what was read must fit too.
+            rc, text = run(xpstat, [*cmd, path], 80)
             if rc not in (0, 1, 3):
                 failures.append(f"{' '.join(cmd)} {path}: exit {rc}")
                 continue

@@ -439,7 +439,7 @@ static void test_json(void)
 	CHECK(st == 0);
 	CHECK_STR(out,
 		  "{\n"
-		  "\t\"schema_version\":\t1,\n"
+		  "\t\"schema_version\":\t2,\n"
 		  "\t\"command\":\t\"test\",\n"
 		  "\t\"summary\":\t{\n"
 		  "\t\t\"host\":\t\"bad\xef\xbf\xbd\xef\xbf\xbd" "end\",\n"
