@@ -36,6 +36,13 @@ def leftovers(d):
     return [n for n in os.listdir(d) if n.startswith('.xpstat-')]
 
 
+def default_signals():
+    """The child starts with the signals' default actions: a test run under nohup (SIGHUP ignored, which
+    xpstat leaves ignored, as nohup asks) still sees xpstat catch them."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def signal_mid_write(d, cap, sig, csv_dir):
     """Start a long write, wait for its temporary file or directory, send SIG; tries again when the write ended first."""
     target = os.path.join(d, 'out.d' if csv_dir else 'out.csv')
@@ -43,7 +50,7 @@ def signal_mid_write(d, cap, sig, csv_dir):
                                                                         target]
     for _ in range(5):
         p = subprocess.Popen([XPSTAT] + args + ['--threads', '1', cap], cwd=d, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE)
+                             stderr=subprocess.PIPE, preexec_fn=default_signals)
         seen = False
         while p.poll() is None:
             if leftovers(d):
