@@ -29,10 +29,23 @@ static void note_bad(struct xp_hlo_db *db, const char *name, int64_t id, const c
 		snprintf(db->first_bad, sizeof db->first_bad, "program %" PRId64 " (%.80s): %.159s", id, name, why);
 }
 
+/* The program id of metadata entry E: its `program_id` stat where it has one (JAX 0.5 and later
+ * number the entries 1, 2, ... and name them "jit_f(ID)"), else the entry's id, as older captures key
+ * it and xprof reads it. */
+static int64_t program_id_of(const struct xp_capture *c, const struct xp_plane *p, uint32_t e, uint32_t pid_sid)
+{
+	struct xp_value v;
+	int64_t id;
+	if (pid_sid && xp_view_find(c, xp_meta_stats(p, e), pid_sid, &v) && xp_value_int(&v, &id))
+		return id;
+	return p->emeta[e].id;
+}
+
 /* Every event metadata entry of a /host:metadata plane that carries a Hlo Proto stat. */
 static void read_plane(const struct xp_capture *c, const struct xp_plane *p, struct xp_hlo_db *db)
 {
 	uint32_t sid = xp_plane_stat_id(c, p, "Hlo Proto");
+	uint32_t pid_sid = xp_plane_stat_id(c, p, "program_id");
 	if (!sid)
 		return;
 	for (uint32_t e = 1; e < p->n_emeta; e++) {
@@ -40,14 +53,15 @@ static void read_plane(const struct xp_capture *c, const struct xp_plane *p, str
 		if (!xp_view_find(c, xp_meta_stats(p, e), sid, &v))
 			continue;
 		const char *name = xp_str(c, p->emeta[e].name);
+		int64_t program_id = program_id_of(c, p, e, pid_sid);
 		if (v.kind != XP_STAT_BYTES) {
-			note_bad(db, name, p->emeta[e].id, "the Hlo Proto stat is not bytes");
+			note_bad(db, name, program_id, "the Hlo Proto stat is not bytes");
 			continue;
 		}
 		struct xp_err why = {0};
-		struct xp_hlo_module *m = xp_hlo_decode((const uint8_t *)v.s, v.len, p->emeta[e].id, &why);
+		struct xp_hlo_module *m = xp_hlo_decode((const uint8_t *)v.s, v.len, program_id, &why);
 		if (!m) {
-			note_bad(db, name, p->emeta[e].id, why.msg);
+			note_bad(db, name, program_id, why.msg);
 			continue;
 		}
 		db->mods = xrealloc(db->mods, (db->n + 1) * sizeof *db->mods);

@@ -146,12 +146,15 @@ def xs_length_past_end(d):
     return [p]
 
 
-def hlo_file(d, progs, ops):
+def hlo_file(d, progs, ops, numbered=False):
     """A JAX GPU capture: /host:metadata with one event metadata entry per (program id, Hlo Proto stat value:
     bytes, or a str for a stat that is not bytes), and a GPU plane with one kernel per (program id, HLO op)
     carrying hlo_module/hlo_op/program_id, so the analyses resolve them through the HLO."""
     metas = [(pid, 'jit_f(%d)' % pid, [wire.stat(1, v if isinstance(v, str) else ('bytes', v))]) for pid, v in progs]
-    meta = wire.plane(3, '/host:metadata', event_metas=metas, stat_metas=[(1, 'Hlo Proto')])
+    if numbered:
+        # JAX 0.5 and later: entries numbered 1, 2, ..., the program id in a program_id stat
+        metas = [(k + 1, n, st + [wire.stat(2, pid)]) for k, (pid, n, st) in enumerate(metas)]
+    meta = wire.plane(3, '/host:metadata', event_metas=metas, stat_metas=[(1, 'Hlo Proto'), (2, 'program_id')])
     evs = [wire.event(1 + i, 1000 * i, 800, [wire.stat(1, 'jit_f'), wire.stat(2, op), wire.stat(3, pid)])
            for i, (pid, op) in enumerate(ops)]
     gpu = wire.plane(2, '/device:GPU:0', lines=[wire.line(1, 'stream 1', 1000, evs)],
@@ -232,6 +235,16 @@ def hlo_unreadable(d):
     good = hs.hlo('jit_f', [main])
     progs = [(5, good), (6, good[:len(good) // 2]), (7, b'\x0a\xff\xff\xff\xff\x0f' + b'\xff' * 40), (8, 'text')]
     return hlo_file(d, progs, [(p, 'dot.1') for p in (5, 6, 7, 8)])
+
+
+def hlo_program_id_stat(d):
+    """Two compilations of jit_f (ids 100 and 200, different shapes) in entries numbered 1 and 2: each event
+    resolves by its program id to its own program, with that program's FLOPs, not ambiguously by name."""
+    def prog(n):
+        return hs.hlo('jit_f', [hs.comp(1, 'main', [param(1, [64, 128]), param(2, [128, n]),
+                                                   hs.instr('dot.1', 'dot', hs.shape(F32, [64, n]), 3, (1, 2),
+                                                            DOT_DIMS)])])
+    return hlo_file(d, [(100, prog(32)), (200, prog(16))], [(200, 'dot.1'), (100, 'dot.1')], numbered=True)
 
 
 def tj_file(d, doc, name='t.trace.json', raw=None):
@@ -404,6 +417,7 @@ XS = [
     ('hlo-cyclic-calls', hlo_cyclic_calls, 'ok', rb'4 of 4 XLA device events resolved'),
     ('hlo-absurd-shapes', hlo_absurd_shapes, 'ok', rb'6 of 6 XLA device events resolved'),
     ('hlo-huge-repeated', hlo_huge_repeated, 'ok', rb'5 of 5 XLA device events resolved'),
+    ('hlo-program-id-stat', hlo_program_id_stat, 'ok', rb'2 of 2 XLA device events resolved'),
     ('hlo-unreadable', hlo_unreadable, 'ok', rb'(?s)1 of 4 XLA device events resolved.*3 HLO protos of \S+ do not decode'),
     ('tj-extreme-ids', tj_ids, 'ok', None),
     ('tj-extreme-times', tj_times, 'bad', None),
@@ -439,7 +453,14 @@ def hlo_rows_dot_kept(rows):
 
 
 # What `tf-stats --table hlo_ops --format json` must say of the HLO classes' rows: a list of problems.
-HLO_OPS = {'hlo-absurd-shapes': hlo_rows_no_cost, 'hlo-cyclic-calls': hlo_rows_dot_kept}
+def hlo_rows_by_program(rows):
+    """Each compilation's dot keeps its own FLOPs: 2*64*32*128 and 2*64*16*128."""
+    flops = sorted(r['flops'] or 0 for r in rows if r['hlo_op'] == 'dot.1')
+    return [] if flops == [262144, 524288] else ['dot.1 FLOPs %r' % flops]
+
+
+HLO_OPS = {'hlo-absurd-shapes': hlo_rows_no_cost, 'hlo-cyclic-calls': hlo_rows_dot_kept,
+           'hlo-program-id-stat': hlo_rows_by_program}
 
 
 def run(args, cwd):
