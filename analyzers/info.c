@@ -40,14 +40,13 @@ struct host_survey {
 	uint32_t gpu_planes, gpu_active, tpu_planes, device_planes_active;
 	uint8_t *kernel_seen;       /* by name id: seen as a kernel's name */
 	size_t n_kernel_names;      /* distinct kernel names */
-	bool tf, jax, torch, level0, task_env;
+	bool level0, task_env;
 };
 
 /* Names of the metadata entries, classified once per plane. */
 enum meta_flag {
 	MF_ALLOC = 1, MF_DEALLOC = 2, MF_ITER = 4, MF_ROOT_NAME = 8, MF_TFOP = 16,
-	MF_KERNEL_META = 32, MF_MEMCPY = 64, MF_TF_NAME = 128, MF_JAX_NAME = 256, MF_TORCH_NAME = 512,
-	MF_ROOT_META = 1024
+	MF_KERNEL_META = 32, MF_MEMCPY = 64, MF_ROOT_META = 1024
 };
 
 static bool starts(const char *s, const char *pre)
@@ -75,20 +74,10 @@ static unsigned classify_name(const char *n)
 		f |= MF_ITER;
 	if (!strcmp(n, "TraceContext") || starts(n, "ProfilerStep#"))
 		f |= MF_ROOT_NAME;
-	/* Stream executor callbacks ("ThenExecuteCallback:GetEvent...") are shaped like TF ops and appear
-	 * in JAX captures too: they count as host ops, as xprof counts them, but say nothing of the producer. */
 	if (looks_like_tf_op(n))
-		f |= MF_TFOP | (starts(n, "Then") ? 0 : MF_TF_NAME);
+		f |= MF_TFOP;
 	if (starts(n, "Memcpy") || starts(n, "memcpy"))
 		f |= MF_MEMCPY;
-	if (!strcmp(n, "ExecutorState::Process") || !strcmp(n, "FunctionRun") || !strcmp(n, "SessionRun") ||
-	    starts(n, "EagerExecute") || starts(n, "EagerKernelExecute"))
-		f |= MF_TF_NAME;
-	if (starts(n, "PjitFunction") || strstr(n, "PjRt") || starts(n, "pjit") || starts(n, "jit_") ||
-	    strstr(n, "py_xla_execute"))
-		f |= MF_JAX_NAME;
-	if (starts(n, "ProfilerStep#") || starts(n, "aten::"))
-		f |= MF_TORCH_NAME;
 	return f;
 }
 
@@ -196,12 +185,8 @@ static void classify_plane(const struct xp_capture *c, const struct xp_plane *p,
 		*f = classify_name(xp_str(c, p->emeta[m].name));
 		unsigned mv = view_roles(xp_meta_stats(p, m), pc->role, p->n_smeta);
 		*f |= (mv & SB_KERNEL ? MF_KERNEL_META : 0) | (mv & SB_ROOT ? MF_ROOT_META : 0);
-		hs->tf |= !!(*f & MF_TF_NAME);
-		hs->jax |= !!(*f & MF_JAX_NAME);
-		hs->torch |= !!(*f & MF_TORCH_NAME);
 	}
 	hs->level0 |= ids.level0 != 0;
-	hs->jax |= ids.hlo_module != 0;
 	struct xp_value v;
 	if (xp_view_find(c, xp_plane_stats(p), ids.dropped, &v))
 		xp_value_int(&v, (int64_t *)&ps->dropped);
@@ -254,21 +239,6 @@ static void add_survey(struct plane_survey *t, const struct plane_survey *p)
 
 /* --- tables ----------------------------------------------------------------- */
 
-static const char *producer_name(const struct xp_host *h, const struct host_survey *hs)
-{
-	if (h->format == XP_FMT_TRACE_JSON)
-		return hs->torch ? "PyTorch (trace JSON)" : "trace JSON";
-	if (hs->torch && !hs->tf)
-		return "PyTorch (XSpace)";
-	if (hs->jax && !hs->tf)
-		return "JAX";
-	if (hs->tf)
-		return "TensorFlow";
-	if (hs->jax)
-		return "JAX";
-	return "unknown";
-}
-
 static const char *era_name(const struct xp_host *h, const struct host_survey *hs)
 {
 	if (h->format == XP_FMT_TRACE_JSON)
@@ -320,7 +290,7 @@ static void hosts_table(struct xp_result *r, const struct xp_capture *c, struct 
 		xp_set_str(t, row, HO_COMP, h->compression == XP_COMP_GZIP ? "gzip" : h->compression == XP_COMP_ZSTD ? "zstd" : "none");
 		xp_set_bytes(t, row, HO_FB, (int64_t)h->file_bytes);
 		xp_set_bytes(t, row, HO_DB, (int64_t)h->decoded_bytes);
-		xp_set_str(t, row, HO_PROD, producer_name(h, &hs[i]));
+		xp_set_str(t, row, HO_PROD, xp_host_producer(c, h));
 		xp_set_str(t, row, HO_ERA, era_name(h, &hs[i]));
 		xp_set_bool(t, row, HO_GRP, h->pre_grouped);
 		xp_set_int(t, row, HO_PL, h->n_planes);
@@ -735,9 +705,9 @@ static void summarize(struct xp_result *r, const struct xp_capture *c, const str
 	xp_sum_int(r, "kernels", "Kernels", (int64_t)kernels);
 	xp_sum_int(r, "memory_events", "Memory events", (int64_t)mem);
 	xp_sum_bool(r, "step_markers", "Step markers", steps);
-	const char *prod = c->n_hosts ? producer_name(&c->hosts[0], &hs[0]) : "unknown";
+	const char *prod = c->n_hosts ? xp_host_producer(c, &c->hosts[0]) : "unknown";
 	for (uint32_t h = 1; h < c->n_hosts; h++)
-		if (strcmp(prod, producer_name(&c->hosts[h], &hs[h])))
+		if (strcmp(prod, xp_host_producer(c, &c->hosts[h])))
 			prod = "Mixed";
 	xp_result_set_verdict(r, "%s capture: %u host%s, %u planes, %" PRIu64 " events, %u GPU%s with events%s",
 			      prod, c->n_hosts, c->n_hosts == 1 ? "" : "s", planes, events, gpus, gpus == 1 ? "" : "s",

@@ -237,7 +237,11 @@ static int check_run(struct xp_ctx *ctx)
 	k->o.baseline_source = k->baseline;
 	int status;
 	struct xp_result *r = xp_check(&mc, base ? &mb : NULL, &k->o, &status);
+	struct xp_report *prov = xp_gate_pair_provenance(cand, base);
+	ctx->provenance = prov;
 	rc = xp_emit(ctx, r);
+	ctx->provenance = NULL;
+	xp_report_free(prov);
 	xp_result_free(r);
 	xp_metrics_free(&mc);
 	if (base)

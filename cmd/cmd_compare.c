@@ -40,7 +40,11 @@ static int compare_run(struct xp_ctx *ctx)
 	xp_metrics_from_report(b, &mb);
 	xp_metrics_from_report(c, &mc);
 	struct xp_result *r = xp_compare(&mb, &mc, o);
+	struct xp_report *prov = xp_gate_pair_provenance(b, c);
+	ctx->provenance = prov;
 	rc = xp_emit(ctx, r);
+	ctx->provenance = NULL;
+	xp_report_free(prov);
 	xp_result_free(r);
 	xp_metrics_free(&mb);
 	xp_metrics_free(&mc);

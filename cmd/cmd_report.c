@@ -25,7 +25,15 @@ static int write_json(FILE *f, const struct xp_out_opts *oo, void *arg, struct x
 {
 	(void)oo;
 	const struct report_out *ro = arg;
-	return xp_report_write_json(ro->rep, ro->verdict, ro->ctx->paths, ro->ctx->n_paths, f);
+	/* "inputs": each capture by its name in its run directory, in host order, never the path typed, so that
+	 * per-host reports of one run combine into the bytes report writes for the whole run. */
+	size_t n = ro->rep->n_captures;
+	char **names = xcalloc(n ? n : 1, sizeof *names);
+	for (size_t i = 0; i < n; i++)
+		names[i] = ro->rep->captures[i].name;
+	int rc = xp_report_write_json(ro->rep, ro->verdict, names, n, f);
+	free(names);
+	return rc;
 }
 
 static int write_html(FILE *f, const struct xp_out_opts *oo, void *arg, struct xp_err *e)

@@ -21,6 +21,8 @@ int xp_gate_load_captures(struct xp_ctx *ctx, struct xp_report **out, uint32_t *
 /* The content digest of each capture of REP's provenance (read once more from disk, so only a saved
  * report pays for it). Returns 0 or an exit status (the error printed). */
 int xp_gate_digest(struct xp_report *rep);
+/* The provenance check and compare write: FIRST's captures, then SECOND's (SECOND may be NULL). */
+struct xp_report *xp_gate_pair_provenance(const struct xp_report *first, const struct xp_report *second);
 /* Add C's provenance to REP: the xpstat version, --compat, each host's file by its name in its run. */
 void xp_gate_provenance(struct xp_report *rep, const struct xp_capture *c, bool xprof_compat);
 /* 0 when BASE and CAND were made by the same rules (semantics), else a one-line error and exit status 3. */

@@ -8,6 +8,7 @@
 #include "formats/in/report_read.h"
 #include "formats/core/xalloc.h"
 #include "analyzers/memory/memory.h"
+#include "analyzers/prepare/prep.h"
 #include "analyzers/memory/profile.h"
 
 #include <ctype.h>
@@ -67,9 +68,30 @@ void xp_gate_provenance(struct xp_report *rep, const struct xp_capture *c, bool 
 			rl = 1, run = ".";
 		char *n = dupn(name, nl), *r = dupn(run, rl);
 		xp_report_add_capture(rep, n, r, host->name, NULL, host->path, host->file_bytes);
+		const char *prod = xp_host_producer(c, host);
+		rep->captures[rep->n_captures - 1].producer = dupn(prod, strlen(prod));
 		free(n);
 		free(r);
 	}
+}
+
+/* What check and compare read, in the order of their arguments: FIRST's captures, then SECOND's (a saved
+ * report's as it recorded them; none for a result of an older xpstat). Their compat modes agree. */
+struct xp_report *xp_gate_pair_provenance(const struct xp_report *first, const struct xp_report *second)
+{
+	struct xp_report *prov = xp_report_new(NULL);
+	prov->version = dupn(XPSTAT_VERSION, sizeof XPSTAT_VERSION);
+	const char *compat = first->compat ? first->compat : "xpstat";
+	prov->compat = dupn(compat, strlen(compat));
+	const struct xp_report *side[2] = {first, second};
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; side[s] && i < side[s]->n_captures; i++) {
+			const struct xp_report_capture *k = &side[s]->captures[i];
+			xp_report_add_capture(prov, k->name, k->run, k->host, NULL, NULL, k->bytes);
+			if (k->producer)
+				prov->captures[prov->n_captures - 1].producer = dupn(k->producer, strlen(k->producer));
+		}
+	return prov;
 }
 
 int xp_gate_digest(struct xp_report *rep)

@@ -32,6 +32,10 @@ struct xp_tfop {
 
 void xp_parse_tf_op(const char *s, size_t len, struct xp_tfop *out);
 
+/* Which framework wrote host H's capture: "TensorFlow", "JAX", "PyTorch (XSpace)", "PyTorch (trace JSON)",
+ * "trace JSON" or "unknown" (static text), from its metadata names and stats alone. */
+const char *xp_host_producer(const struct xp_capture *c, const struct xp_host *h);
+
 /* Device memcpy direction from an event name, in every spelling CUPTI and TF
  * use (MemcpyH2D, MemcpyHtoD, MemcpyHToD, any case; P2P counts as D2D).
  * With xprof_compat only the TF-op prefixes MemcpyHToD/DToH/DToD/HToH count

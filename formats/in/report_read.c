@@ -446,7 +446,12 @@ static int read_capture(const struct rd *d, struct xp_report *rep, const cJSON *
 	if (!name || !run || !host || !digest || !cJSON_IsNumber(bytes) || !whole(bytes->valuedouble) ||
 	    bytes->valuedouble < 0)
 		return bad(d, "\"provenance\": a capture needs name, run, host, digest (strings) and bytes");
+	const cJSON *producer = cJSON_GetObjectItemCaseSensitive(k, "producer");
+	if (producer && !cJSON_IsString(producer))
+		return bad(d, "\"provenance\": a capture's producer is not a string");
 	xp_report_add_capture(rep, name, run, host, digest, NULL, (uint64_t)bytes->valuedouble);
+	if (producer && !(rep->captures[rep->n_captures - 1].producer = strdup(producer->valuestring)))
+		xp_oom();
 	return 0;
 }
 

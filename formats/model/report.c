@@ -63,6 +63,7 @@ void xp_report_free(struct xp_report *rep)
 		free(k->host);
 		free(k->digest);
 		free(k->path);
+		free(k->producer);
 	}
 	free(rep->captures);
 	for (size_t i = 0; i < rep->n_inputs; i++)

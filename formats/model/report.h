@@ -23,6 +23,7 @@ struct xp_report_capture {
 	char *digest;           /* 16 hex digits over the file's bytes; NULL until computed */
 	char *path;             /* where it was read (not saved) */
 	uint64_t bytes;
+	char *producer;         /* "TensorFlow", "JAX", ...; NULL in a report of an older xpstat */
 };
 
 struct xp_report {

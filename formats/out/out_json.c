@@ -327,6 +327,10 @@ void xp_json_put_provenance(FILE *f, const struct xp_report *rep)
 		xp_json_put_string(f, k->run);
 		xp_json_member(f, 2, false, "host");
 		xp_json_put_string(f, k->host);
+		if (k->producer) {
+			xp_json_member(f, 2, false, "producer");
+			xp_json_put_string(f, k->producer);
+		}
 		xp_json_member(f, 2, false, "bytes");
 		fprintf(f, "%llu", (unsigned long long)k->bytes);
 		if (k->digest) {
