@@ -6,6 +6,7 @@
 #include "analyzers/db/hlodb.h"
 #include "analyzers/db/opdb.h"
 #include "analyzers/prepare/prep.h"
+#include "analyzers/prepare/prepare.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -139,14 +140,22 @@ static void add_kernel_name(struct name_set *ns, uint32_t name)
 	ns->seen[name] = 1;
 }
 
-static void survey_event(const struct xp_plane *p, const struct xp_line *l, uint64_t i, const unsigned *mf,
-			 const uint8_t *role, struct plane_survey *ps, struct name_set *ns)
+/* What the event loop needs of a plane, made once: flags per event metadata, roles per stat metadata. */
+struct plane_class {
+	unsigned *mf;
+	uint8_t *role;
+	bool zero_kernels;  /* a dur-0 kernel counts (PyTorch: a launch under the trace's microsecond) */
+};
+
+static void survey_event(const struct xp_plane *p, const struct xp_line *l, uint64_t i, const struct plane_class *pc,
+			 struct plane_survey *ps, struct name_set *ns)
 {
-	unsigned f = mf[l->meta[i]];
-	unsigned ev = view_roles(xp_event_stats(l, i), role, p->n_smeta);
+	unsigned f = pc->mf[l->meta[i]];
+	unsigned ev = view_roles(xp_event_stats(l, i), pc->role, p->n_smeta);
 	bool device = p->kind == XP_PLANE_GPU || p->kind == XP_PLANE_TPU || p->kind == XP_PLANE_DEVICE_OTHER;
 	if (device) {
-		if (!l->derived && p->kind == XP_PLANE_GPU && l->dur_ps[i] > 0 &&
+		/* as kernel-stats counts them */
+		if (!l->derived && p->kind == XP_PLANE_GPU && (l->dur_ps[i] > 0 || (pc->zero_kernels && !l->dur_ps[i])) &&
 		    ((f & MF_KERNEL_META) || (ev & SB_KERNEL))) {
 			ps->kernels++;
 			ps->kernel_ps += l->dur_ps[i];
@@ -167,11 +176,6 @@ static void survey_event(const struct xp_plane *p, const struct xp_line *l, uint
 		ps->step_roots++;
 }
 
-/* What the event loop needs of a plane, made once: flags per event metadata, roles per stat metadata. */
-struct plane_class {
-	unsigned *mf;
-	uint8_t *role;
-};
 
 static void classify_plane(const struct xp_capture *c, const struct xp_plane *p, struct plane_class *pc,
 			   struct plane_survey *ps, struct host_survey *hs)
@@ -209,7 +213,7 @@ static void survey_events(const struct xp_capture *c, const struct xp_plane *p, 
 		ps->any_time = true;
 		if (steps_line)
 			ps->steps_line_events++;
-		survey_event(p, l, i, pc->mf, pc->role, ps, ns);
+		survey_event(p, l, i, pc, ps, ns);
 	}
 }
 
@@ -668,7 +672,10 @@ static void trace_json_checks(struct xp_result *r, const struct xp_host *h)
 			       "5,000,000 later): the trace was probably cut off and later events are missing",
 			       j->complete);
 	odd_check(r, h, j->zero_dur_kernels, "zero_duration_kernels",
-		  "kernel events with dur 0 (shorter than the trace's time resolution; kernel analyses skip them)");
+		  xp_host_is_pytorch(h) ? "kernel events with dur 0 (shorter than the trace's time resolution; counted "
+					  "with 0 s, as the PyTorch profiler counts them)"
+					: "kernel events with dur 0 (shorter than the trace's time resolution; kernel "
+					  "analyses skip them)");
 	odd_check(r, h, j->unmatched_begin, "unmatched_begin_events",
 		  "begin events (B, b) without their end (kept with duration 0)");
 	odd_check(r, h, j->unmatched_end, "unmatched_end_events", "end events (E, e) without a begin (dropped)");
@@ -835,8 +842,11 @@ static void survey_host(const struct xp_capture *c, const struct xp_host *h, str
 	memset(hs, 0, sizeof *hs);
 	hs->kernel_seen = xcalloc((size_t)c->strings.n + 1, 1);
 	struct plane_class *pc = xcalloc(h->n_planes ? h->n_planes : 1, sizeof *pc);
-	for (uint32_t i = 0; i < h->n_planes; i++)
+	bool zero_kernels = xp_host_is_pytorch(h);
+	for (uint32_t i = 0; i < h->n_planes; i++) {
 		classify_plane(c, &h->planes[i], &pc[i], &ps[i], hs);
+		pc[i].zero_kernels = zero_kernels;
+	}
 	survey_all_events(c, h, pc, ps, hs, threads);
 	for (uint32_t i = 0; i < h->n_planes; i++) {
 		const struct xp_plane *p = &h->planes[i];
