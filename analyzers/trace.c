@@ -124,6 +124,18 @@ static void ep_push(struct endpoints *e, int64_t key, int64_t pid, int64_t tid, 
 	e->v[e->n++] = (struct endpoint){key, pid, tid, ts};
 }
 
+/* Strings of the capture as the export writes them (escaped, quoted), by string id: made on first
+ * use, so that a name or a stat key is escaped once, not once per event. */
+struct esc {
+	uint32_t *len;              /* 0: not made yet (a made one has at least its quotes) */
+	size_t *off;                /* into text */
+	char *text;
+	size_t n, cap;
+};
+
+/* Longer strings are escaped where they are written: the cache is for names and keys. */
+#define ESC_MAX 4096
+
 struct walk {
 	const struct xp_capture *c;
 	const struct xp_prep *p;
@@ -143,9 +155,63 @@ struct walk {
 	struct xp_hlo_db *hlo;
 	struct endpoints launch, kernel, child, parent;
 	int64_t mem_pid;            /* the host's memory counters' process, 0 = none yet */
-	/* per plane: the stats the export reads by name */
+	/* per plane: the stats the export reads by name, and which fact each stat metadata is (-1: none) */
 	uint32_t s_corr, s_hlo_op, s_module, s_alloc, s_in_use, s_id, s_parent, s_cat, s_program;
+	signed char *fact_of;
+	struct esc esc;
+	char head[XP_TW_HEAD_MAX];  /* the line's X event head */
+	size_t head_len;
 };
+
+/* String ID escaped: its text and length, or NULL when it is too long to keep. */
+static const char *esc(struct walk *k, uint32_t id, size_t *len)
+{
+	struct esc *e = &k->esc;
+	if (!e->len) {
+		e->len = xcalloc(k->c->strings.n ? k->c->strings.n : 1, sizeof *e->len);
+		e->off = xcalloc(k->c->strings.n ? k->c->strings.n : 1, sizeof *e->off);
+	}
+	if (!e->len[id]) {
+		size_t n = xp_strlen(k->c, id);
+		if (n > ESC_MAX)
+			return NULL;
+		if (e->cap - e->n < XP_TW_ESCAPED_MAX(n)) {
+			e->cap = (e->cap ? e->cap * 2 : 1 << 16) + XP_TW_ESCAPED_MAX(n);
+			e->text = xrealloc(e->text, e->cap);
+		}
+		e->off[id] = e->n;
+		e->len[id] = (uint32_t)xp_tw_escape(e->text + e->n, xp_str(k->c, id), n);
+		e->n += e->len[id];
+	}
+	*len = e->len[id];
+	return e->text + e->off[id];
+}
+
+/* String ID as a JSON string. */
+static void put_sid(struct walk *k, uint32_t id)
+{
+	size_t n;
+	const char *q = esc(k, id, &n);
+	if (q)
+		xp_tw_raw(k->w, q, n);
+	else
+		xp_tw_val_str(k->w, xp_str(k->c, id), xp_strlen(k->c, id));
+}
+
+/* String ID as the key of an arg. */
+static void put_sid_key(struct walk *k, uint32_t id)
+{
+	xp_tw_arg_next(k->w);
+	put_sid(k, id);
+	xp_tw_raw(k->w, ":", 1);
+}
+
+static void esc_free(struct esc *e)
+{
+	free(e->len);
+	free(e->off);
+	free(e->text);
+}
 
 static bool plane_selected(const struct walk *k, const struct xp_plane *p)
 {
@@ -216,6 +282,9 @@ static int cmp_plane(const void *a, const void *b)
 	return r ? r : (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
+/* The stats the export reads besides writing them, taken as they are written (no second search). */
+enum fact { F_CORR, F_HLO_OP, F_MODULE, F_ALLOC, F_IN_USE, F_ID, F_PARENT, F_PROGRAM, F_N };
+
 static void plane_ids(struct walk *k, const struct xp_plane *p)
 {
 	k->s_corr = xp_plane_stat_id(k->c, p, "correlation_id");
@@ -227,6 +296,15 @@ static void plane_ids(struct walk *k, const struct xp_plane *p)
 	k->s_parent = xp_plane_stat_id(k->c, p, "parent_id");
 	k->s_program = xp_plane_stat_id(k->c, p, "program_id");
 	k->s_cat = xp_plane_stat_id(k->c, p, "cat");
+	if (!k->w)
+		return;
+	const uint32_t ids[] = {k->s_corr, k->s_hlo_op, k->s_module, k->s_alloc, k->s_in_use, k->s_id, k->s_parent,
+				k->s_program};
+	k->fact_of = xrealloc(k->fact_of, p->n_smeta ? p->n_smeta : 1);
+	memset(k->fact_of, -1, p->n_smeta ? p->n_smeta : 1);
+	for (int j = 0; j < F_N; j++) /* distinct names: one fact per stat metadata */
+		if (ids[j] && ids[j] < p->n_smeta)
+			k->fact_of[ids[j]] = (signed char)j;
 }
 
 /* --- one event ------------------------------------------------------------------------------ */
@@ -240,24 +318,11 @@ static bool view_has(const struct xp_stat_view *v, uint32_t sm)
 	return false;
 }
 
-/* The stats the export reads besides writing them, taken as they are written (no second search). */
-enum fact { F_CORR, F_HLO_OP, F_MODULE, F_ALLOC, F_IN_USE, F_ID, F_PARENT, F_PROGRAM, F_N };
 
 struct facts {
 	struct xp_value v[F_N];
 	bool has[F_N];
 };
-
-static void note_fact(const struct walk *k, uint32_t sm, const struct xp_value *val, struct facts *f)
-{
-	const uint32_t ids[F_N] = {k->s_corr, k->s_hlo_op, k->s_module, k->s_alloc, k->s_in_use, k->s_id, k->s_parent,
-				    k->s_program};
-	for (int j = 0; j < F_N; j++)
-		if (ids[j] == sm) {
-			f->v[j] = *val;
-			f->has[j] = true;
-		}
-}
 
 static bool fact_text(const struct facts *f, enum fact j, struct xp_value *out)
 {
@@ -272,26 +337,39 @@ static bool fact_int(const struct facts *f, enum fact j, int64_t *out)
 	return f->has[j] && xp_value_int(&f->v[j], out);
 }
 
+/* Stat I of V as an arg (its key escaped once per capture, an interned value likewise), noted in F when
+ * it is one of the facts. */
 static void put_stat(struct walk *k, const struct xp_plane *p, const struct xp_stat_view *v, uint32_t i,
 		     struct facts *f)
 {
 	uint32_t sm = xp_stat_meta(v->keys[i]);
-	if (!sm || sm >= p->n_smeta || xp_stat_kind(v->keys[i]) == XP_STAT_NONE)
+	unsigned kind = xp_stat_kind(v->keys[i]);
+	if (!sm || sm >= p->n_smeta || kind == XP_STAT_NONE || kind > XP_STAT_BLOBSTR)
 		return;
-	const char *key = xp_str(k->c, p->smeta[sm].name);
-	size_t kl = xp_strlen(k->c, p->smeta[sm].name);
-	struct xp_value val;
-	xp_view_value(k->c, v, i, &val);
-	if (f)
-		note_fact(k, sm, &val, f);
-	switch (val.kind) {
-	case XP_STAT_I64: xp_tw_arg_i64(k->w, key, kl, val.i); break;
-	case XP_STAT_U64: xp_tw_arg_u64(k->w, key, kl, val.u); break;
-	case XP_STAT_F64: xp_tw_arg_f64(k->w, key, kl, val.d); break;
-	case XP_STAT_BYTES: xp_tw_arg_bytes(k->w, key, kl, (const uint8_t *)val.s, val.len); break;
-	case XP_STAT_STR:
-	case XP_STAT_BLOBSTR: xp_tw_arg_str(k->w, key, kl, val.s, val.len); break;
-	default: break;
+	if (f && k->fact_of[sm] >= 0) {
+		xp_view_value(k->c, v, i, &f->v[k->fact_of[sm]]);
+		f->has[k->fact_of[sm]] = true;
+	}
+	put_sid_key(k, p->smeta[sm].name);
+	uint64_t raw = xp_view_val(v, i);
+	switch (kind) {
+	case XP_STAT_I64: xp_tw_val_i64(k->w, (int64_t)raw); break;
+	case XP_STAT_U64: xp_tw_val_u64(k->w, raw); break;
+	case XP_STAT_F64: {
+		double d;
+		memcpy(&d, &raw, sizeof d);
+		xp_tw_val_f64(k->w, d);
+		break;
+	}
+	case XP_STAT_STR: put_sid(k, (uint32_t)raw); break;
+	default: { /* BYTES, BLOBSTR: in the view's blob arena */
+		uint32_t len;
+		const char *b = (const char *)xp_blob_get(v->blob, raw, &len);
+		if (kind == XP_STAT_BYTES)
+			xp_tw_val_bytes(k->w, (const uint8_t *)b, len);
+		else
+			xp_tw_val_str(k->w, b, len);
+	}
 	}
 }
 
@@ -407,15 +485,22 @@ static void put_event(struct walk *k, const struct xp_plane *p, const struct xp_
 	uint32_t name = m->display_name && xp_strlen(k->c, m->display_name) ? m->display_name : m->name;
 	int64_t ts = k->off_ps + l->start_ps[i], dur = l->dur_ps[i] > 0 ? l->dur_ps[i] : 0;
 	struct xp_value cat;
-	xp_tw_open(k->w, 'X', pid, line_tid(l), ts, dur, xp_str(k->c, name), xp_strlen(k->c, name));
+	size_t qn;
+	const char *q = esc(k, name, &qn);
+	if (q)
+		xp_tw_open_x(k->w, k->head, k->head_len, ts, dur, q, qn);
+	else
+		xp_tw_open(k->w, 'X', pid, line_tid(l), ts, dur, xp_str(k->c, name), xp_strlen(k->c, name));
 	if (text_stat(k, p, l, i, k->s_cat, &cat))
 		xp_tw_field_str(k->w, "cat", cat.s, cat.len); /* a Kineto category: PyTorch's rules on reading */
 	xp_tw_args(k->w);
 	struct facts f;
 	memset(f.has, 0, sizeof f.has);
 	put_stats(k, p, l, i, &f);
-	if (name != m->name) /* TF's convention: the display name shows, the full name in long_name */
-		xp_tw_arg_str(k->w, "long_name", 9, xp_str(k->c, m->name), xp_strlen(k->c, m->name));
+	if (name != m->name) { /* TF's convention: the display name shows, the full name in long_name */
+		xp_tw_arg_key(k->w, "long_name", 9);
+		put_sid(k, m->name);
+	}
 	put_hlo(k, &f);
 	xp_tw_close(k->w, true);
 	k->n->events++;
@@ -442,6 +527,7 @@ static void put_line_meta(struct walk *k, const struct xp_line *l, int64_t pid, 
 	xp_tw_arg_i64(w, "xpstat_line_id", 14, l->id); /* the exact id, for reading the export back */
 	xp_tw_close(w, true);
 	xp_tw_meta_sort(w, "thread_sort_index", pid, true, line_tid(l), index);
+	k->head_len = xp_tw_x_head(k->head, pid, line_tid(l));
 	k->n->threads++;
 }
 
@@ -671,6 +757,8 @@ static int walk(struct walk *k, const struct xp_capture *c, const struct xp_prep
 	free(k->kernel.v);
 	free(k->child.v);
 	free(k->parent.v);
+	free(k->fact_of);
+	esc_free(&k->esc);
 	return 0;
 }
 
