@@ -135,6 +135,8 @@ struct esc {
 
 /* Longer strings are escaped where they are written: the cache is for names and keys. */
 #define ESC_MAX 4096
+/* Allocators whose counter names are kept (a host has a few). */
+#define COUNTER_NAMES 8
 
 struct walk {
 	const struct xp_capture *c;
@@ -158,8 +160,17 @@ struct walk {
 	/* per plane: the stats the export reads by name, and which fact each stat metadata is (-1: none) */
 	uint32_t s_corr, s_hlo_op, s_module, s_alloc, s_in_use, s_id, s_parent, s_cat, s_program;
 	signed char *fact_of;
+	uint64_t *seen, stamp;      /* by stat metadata: the stamp of the last event that has it */
+	uint32_t *seen_at;          /* and where in that event it last comes */
 	struct esc esc;
 	char head[XP_TW_HEAD_MAX];  /* the line's X event head */
+	struct counter_name {
+		const char *s;          /* the allocator's text (an interned one keeps its address) */
+		uint32_t len;
+		size_t qlen;
+		char q[XP_TW_ESCAPED_MAX(15 + 256)];
+	} cn[COUNTER_NAMES];
+	unsigned cn_next;
 	size_t head_len;
 };
 
@@ -187,23 +198,19 @@ static const char *esc(struct walk *k, uint32_t id, size_t *len)
 	return e->text + e->off[id];
 }
 
-/* String ID as a JSON string. */
-static void put_sid(struct walk *k, uint32_t id)
+/* String ID as a JSON string, or (KEY) as the key of an arg. */
+static void put_sid(struct walk *k, uint32_t id, bool key)
 {
 	size_t n;
 	const char *q = esc(k, id, &n);
-	if (q)
+	if (q && key)
+		xp_tw_arg_qkey(k->w, q, n);
+	else if (q)
 		xp_tw_raw(k->w, q, n);
+	else if (key)
+		xp_tw_arg_key(k->w, xp_str(k->c, id), xp_strlen(k->c, id));
 	else
 		xp_tw_val_str(k->w, xp_str(k->c, id), xp_strlen(k->c, id));
-}
-
-/* String ID as the key of an arg. */
-static void put_sid_key(struct walk *k, uint32_t id)
-{
-	xp_tw_arg_next(k->w);
-	put_sid(k, id);
-	xp_tw_raw(k->w, ":", 1);
 }
 
 static void esc_free(struct esc *e)
@@ -300,6 +307,9 @@ static void plane_ids(struct walk *k, const struct xp_plane *p)
 		return;
 	const uint32_t ids[] = {k->s_corr, k->s_hlo_op, k->s_module, k->s_alloc, k->s_in_use, k->s_id, k->s_parent,
 				k->s_program};
+	k->seen = xrealloc(k->seen, (p->n_smeta ? p->n_smeta : 1) * sizeof *k->seen);
+	k->seen_at = xrealloc(k->seen_at, (p->n_smeta ? p->n_smeta : 1) * sizeof *k->seen_at);
+	memset(k->seen, 0, (p->n_smeta ? p->n_smeta : 1) * sizeof *k->seen);
 	k->fact_of = xrealloc(k->fact_of, p->n_smeta ? p->n_smeta : 1);
 	memset(k->fact_of, -1, p->n_smeta ? p->n_smeta : 1);
 	for (int j = 0; j < F_N; j++) /* distinct names: one fact per stat metadata */
@@ -308,16 +318,6 @@ static void plane_ids(struct walk *k, const struct xp_plane *p)
 }
 
 /* --- one event ------------------------------------------------------------------------------ */
-
-/* Is stat metadata SM among the stats of V? (The event's copy wins over its metadata's.) */
-static bool view_has(const struct xp_stat_view *v, uint32_t sm)
-{
-	for (uint32_t k = 0; k < v->n; k++)
-		if (xp_stat_meta(v->keys[k]) == sm)
-			return true;
-	return false;
-}
-
 
 struct facts {
 	struct xp_value v[F_N];
@@ -350,7 +350,7 @@ static void put_stat(struct walk *k, const struct xp_plane *p, const struct xp_s
 		xp_view_value(k->c, v, i, &f->v[k->fact_of[sm]]);
 		f->has[k->fact_of[sm]] = true;
 	}
-	put_sid_key(k, p->smeta[sm].name);
+	put_sid(k, p->smeta[sm].name, true);
 	uint64_t raw = xp_view_val(v, i);
 	switch (kind) {
 	case XP_STAT_I64: xp_tw_val_i64(k->w, (int64_t)raw); break;
@@ -361,7 +361,7 @@ static void put_stat(struct walk *k, const struct xp_plane *p, const struct xp_s
 		xp_tw_val_f64(k->w, d);
 		break;
 	}
-	case XP_STAT_STR: put_sid(k, (uint32_t)raw); break;
+	case XP_STAT_STR: put_sid(k, (uint32_t)raw, false); break;
 	default: { /* BYTES, BLOBSTR: in the view's blob arena */
 		uint32_t len;
 		const char *b = (const char *)xp_blob_get(v->blob, raw, &len);
@@ -377,15 +377,24 @@ static void put_stat(struct walk *k, const struct xp_plane *p, const struct xp_s
 static void put_stats(struct walk *k, const struct xp_plane *p, const struct xp_line *l, uint64_t i, struct facts *f)
 {
 	struct xp_stat_view ev = xp_event_stats(l, i), mv = xp_meta_stats(p, l->meta[i]);
-	for (uint32_t s = 0; s < mv.n; s++)
-		if (!view_has(&ev, xp_stat_meta(mv.keys[s])))
-			put_stat(k, p, &mv, s, f);
+	/* where each stat metadata of the event last comes (a stat repeated in the event: its last copy is the
+	 * one analyses read), marked by the event's stamp instead of searched for each stat */
+	uint64_t stamp = ++k->stamp;
 	for (uint32_t s = 0; s < ev.n; s++) {
-		/* a stat repeated in the event: its last copy is the one analyses read */
-		bool later = false;
-		for (uint32_t t = s + 1; t < ev.n && !later; t++)
-			later = xp_stat_meta(ev.keys[t]) == xp_stat_meta(ev.keys[s]);
-		if (!later)
+		uint32_t sm = xp_stat_meta(ev.keys[s]);
+		if (sm < p->n_smeta) { /* others are not written */
+			k->seen[sm] = stamp;
+			k->seen_at[sm] = s;
+		}
+	}
+	for (uint32_t s = 0; s < mv.n; s++) {
+		uint32_t sm = xp_stat_meta(mv.keys[s]);
+		if (sm < p->n_smeta && k->seen[sm] != stamp)
+			put_stat(k, p, &mv, s, f);
+	}
+	for (uint32_t s = 0; s < ev.n; s++) {
+		uint32_t sm = xp_stat_meta(ev.keys[s]);
+		if (sm < p->n_smeta && k->seen_at[sm] == s)
 			put_stat(k, p, &ev, s, f);
 	}
 }
@@ -433,6 +442,27 @@ static void put_hlo(struct walk *k, const struct facts *f)
 #undef KEY
 }
 
+/* "Memory in use: ALLOCATOR" escaped (the allocator's first 256 bytes, up to a NUL): made once per allocator
+ * of the last few, not once per allocation event. */
+static const char *counter_name(struct walk *k, const struct xp_value *alloc, size_t *len)
+{
+	for (int i = 0; i < COUNTER_NAMES; i++)
+		if (k->cn[i].s == alloc->s && k->cn[i].len == alloc->len) {
+			*len = k->cn[i].qlen;
+			return k->cn[i].q;
+		}
+	struct counter_name *c = &k->cn[k->cn_next++ % COUNTER_NAMES];
+	char name[300];
+	size_t n = strnlen(alloc->s, alloc->len < 256 ? alloc->len : 256);
+	memcpy(name, "Memory in use: ", 15);
+	memcpy(name + 15, alloc->s, n);
+	c->s = alloc->s;
+	c->len = alloc->len;
+	c->qlen = xp_tw_escape(c->q, name, 15 + n);
+	*len = c->qlen;
+	return c->q;
+}
+
 /* The memory in use of the event's allocator, as a counter track of the host. */
 static void put_counter(struct walk *k, const struct facts *f, int64_t ts)
 {
@@ -446,9 +476,9 @@ static void put_counter(struct walk *k, const struct facts *f, int64_t ts)
 		xp_tw_meta_sort(k->w, "process_sort_index", k->mem_pid, false, 0, k->mem_pid);
 		k->n->processes++;
 	}
-	char name[300];
-	int n = snprintf(name, sizeof name, "Memory in use: %.*s", (int)(alloc.len < 256 ? alloc.len : 256), alloc.s);
-	xp_tw_open(k->w, 'C', k->mem_pid, 0, ts, 0, name, (size_t)n);
+	size_t qn;
+	const char *q = counter_name(k, &alloc, &qn);
+	xp_tw_open_q(k->w, 'C', k->mem_pid, 0, ts, 0, q, qn);
 	xp_tw_args(k->w);
 	xp_tw_arg_i64(k->w, "bytes", 5, bytes);
 	xp_tw_close(k->w, true);
@@ -499,7 +529,7 @@ static void put_event(struct walk *k, const struct xp_plane *p, const struct xp_
 	put_stats(k, p, l, i, &f);
 	if (name != m->name) { /* TF's convention: the display name shows, the full name in long_name */
 		xp_tw_arg_key(k->w, "long_name", 9);
-		put_sid(k, m->name);
+		put_sid(k, m->name, false);
 	}
 	put_hlo(k, &f);
 	xp_tw_close(k->w, true);
@@ -758,6 +788,8 @@ static int walk(struct walk *k, const struct xp_capture *c, const struct xp_prep
 	free(k->child.v);
 	free(k->parent.v);
 	free(k->fact_of);
+	free(k->seen);
+	free(k->seen_at);
 	esc_free(&k->esc);
 	return 0;
 }

@@ -50,7 +50,14 @@ void xp_tw_raw(struct xp_tw *w, const char *s, size_t n)
 	w->n += n;
 }
 
-#define PUT(w, lit) xp_tw_raw(w, lit, sizeof lit - 1)
+/* Short text of a size known where it is written (the copy inlined). */
+static inline void put_short(struct xp_tw *w, const char *s, size_t n)
+{
+	memcpy(room(w, n), s, n);
+	w->n += n;
+}
+
+#define PUT(w, lit) put_short(w, lit, sizeof lit - 1)
 
 static inline void put_c(struct xp_tw *w, char c)
 {
@@ -63,6 +70,15 @@ static inline void put_c(struct xp_tw *w, char c)
 static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 			       "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 			       "8081828384858687888990919293949596979899";
+
+/* The number of decimal digits of U. */
+static inline size_t n_digits(uint64_t u)
+{
+	size_t n = 1;
+	for (; u >= 10000; u /= 10000)
+		n += 4;
+	return n + (u >= 10) + (u >= 100) + (u >= 1000);
+}
 
 /* The decimal digits of U ending at END, two at a time (printf was most of an export's time). */
 static char *digits(char *end, uint64_t u)
@@ -82,18 +98,13 @@ static char *digits(char *end, uint64_t u)
 	return end;
 }
 
-/* Text [b, e) made in a local buffer (at most 40 bytes). */
-static inline void put_made(struct xp_tw *w, const char *b, const char *e)
-{
-	size_t n = (size_t)(e - b);
-	memcpy(room(w, n), b, n);
-	w->n += n;
-}
-
+/* Digits straight into the buffer: most of an export's bytes are numbers. */
 static void put_u64(struct xp_tw *w, uint64_t u)
 {
-	char buf[24], *e = buf + sizeof buf;
-	put_made(w, digits(e, u), e);
+	size_t n = n_digits(u);
+	char *o = room(w, n);
+	digits(o + n, u);
+	w->n += n;
 }
 
 static void put_i64(struct xp_tw *w, int64_t v)
@@ -103,32 +114,34 @@ static void put_i64(struct xp_tw *w, int64_t v)
 	put_u64(w, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v); /* |INT64_MIN| fits unsigned */
 }
 
-/* Exact decimal microseconds of PS picoseconds ending at END: no double on the way, no trailing zeros. */
-static char *us_text(char *end, int64_t ps)
+/* Exact decimal microseconds of PS picoseconds from O on (at most US_MAX bytes), no double on the way, no
+ * trailing zeros; the end. */
+#define US_MAX 28
+static char *us_text(char *o, int64_t ps)
 {
-	uint64_t m = ps < 0 ? (uint64_t)0 - (uint64_t)ps : (uint64_t)ps;
+	uint64_t m = ps < 0 ? (uint64_t)0 - (uint64_t)ps : (uint64_t)ps, whole = m / 1000000;
 	uint32_t frac = (uint32_t)(m % 1000000);
-	char *b = end;
-	if (frac) {
-		int k = 6;
-		while (frac % 10 == 0) {
-			frac /= 10;
-			k--;
-		}
-		for (; k > 0; k--, frac /= 10)
-			*--b = (char)('0' + frac % 10);
-		*--b = '.';
-	}
-	b = digits(b, m / 1000000);
 	if (ps < 0)
-		*--b = '-';
-	return b;
+		*o++ = '-';
+	size_t n = n_digits(whole);
+	digits(o + n, whole);
+	o += n;
+	if (frac) {
+		*o++ = '.';
+		memcpy(o, pairs + 2 * (frac / 10000), 2);
+		memcpy(o + 2, pairs + 2 * (frac / 100 % 100), 2);
+		memcpy(o + 4, pairs + 2 * (frac % 100), 2);
+		o += 6;
+		while (o[-1] == '0')
+			o--;
+	}
+	return o;
 }
 
 static void put_us(struct xp_tw *w, int64_t ps)
 {
-	char buf[40], *e = buf + sizeof buf;
-	put_made(w, us_text(e, ps), e);
+	char *o = room(w, US_MAX);
+	w->n += (size_t)(us_text(o, ps) - o);
 }
 
 /* May byte C stand as it is in a JSON string (printable ASCII but the quote and the backslash)? */
@@ -292,8 +305,8 @@ void xp_tw_meta_sort(struct xp_tw *w, const char *what, int64_t pid, bool has_ti
 	PUT(w, "}}");
 }
 
-void xp_tw_open(struct xp_tw *w, char ph, int64_t pid, int64_t tid, int64_t ts_ps, int64_t dur_ps, const char *name,
-		size_t nlen)
+/* An event's members up to its name's value. */
+static void open_head(struct xp_tw *w, char ph, int64_t pid, int64_t tid, int64_t ts_ps, int64_t dur_ps)
 {
 	sep(w);
 	PUT(w, "{\"ph\":\"");
@@ -309,7 +322,20 @@ void xp_tw_open(struct xp_tw *w, char ph, int64_t pid, int64_t tid, int64_t ts_p
 		put_us(w, dur_ps);
 	}
 	PUT(w, ",\"name\":");
+}
+
+void xp_tw_open(struct xp_tw *w, char ph, int64_t pid, int64_t tid, int64_t ts_ps, int64_t dur_ps, const char *name,
+		size_t nlen)
+{
+	open_head(w, ph, pid, tid, ts_ps, dur_ps);
 	put_str(w, name, nlen);
+}
+
+void xp_tw_open_q(struct xp_tw *w, char ph, int64_t pid, int64_t tid, int64_t ts_ps, int64_t dur_ps, const char *qname,
+		  size_t qlen)
+{
+	open_head(w, ph, pid, tid, ts_ps, dur_ps);
+	xp_tw_raw(w, qname, qlen);
 }
 
 size_t xp_tw_x_head(char *buf, int64_t pid, int64_t tid)
@@ -338,20 +364,13 @@ void xp_tw_open_x(struct xp_tw *w, const char *head, size_t hlen, int64_t ts_ps,
 		  size_t qlen)
 {
 	sep(w);
-	/* head, two times of at most 27 bytes each and ",\"dur\":" ",\"name\":" in one reservation */
+	/* head, two times of at most US_MAX bytes each, ",\"dur\":" and ",\"name\":" in one reservation */
 	if (hlen + qlen + 80 <= TW_BUF) {
 		char *o = room(w, hlen + qlen + 80), *start = o;
-		char t[40], *e = t + sizeof t, *b;
 		memcpy(o, head, hlen);
-		o += hlen;
-		b = us_text(e, ts_ps);
-		memcpy(o, b, (size_t)(e - b));
-		o += e - b;
+		o = us_text(o + hlen, ts_ps);
 		memcpy(o, ",\"dur\":", 7);
-		o += 7;
-		b = us_text(e, dur_ps);
-		memcpy(o, b, (size_t)(e - b));
-		o += e - b;
+		o = us_text(o + 7, dur_ps);
 		memcpy(o, ",\"name\":", 8);
 		o += 8;
 		memcpy(o, qname, qlen);
@@ -386,6 +405,23 @@ void xp_tw_arg_next(struct xp_tw *w)
 	if (!w->args_first)
 		put_c(w, ',');
 	w->args_first = false;
+}
+
+void xp_tw_arg_qkey(struct xp_tw *w, const char *qkey, size_t qlen)
+{
+	if (qlen + 2 > TW_BUF) {
+		xp_tw_arg_next(w);
+		xp_tw_raw(w, qkey, qlen);
+		put_c(w, ':');
+		return;
+	}
+	char *o = room(w, qlen + 2), *start = o;
+	if (!w->args_first)
+		*o++ = ',';
+	w->args_first = false;
+	memcpy(o, qkey, qlen);
+	o[qlen] = ':';
+	w->n += (size_t)(o - start) + qlen + 1;
 }
 
 void xp_tw_arg_key(struct xp_tw *w, const char *key, size_t klen)

@@ -51,6 +51,9 @@ void xp_tw_meta_open(struct xp_tw *w, const char *what, int64_t pid, bool has_ti
 /* An event: open, its args (optional), close. PH is 'X', 'C' or 'i'; DUR is written for 'X' only. */
 void xp_tw_open(struct xp_tw *w, char ph, int64_t pid, int64_t tid, int64_t ts_ps, int64_t dur_ps, const char *name,
 		size_t nlen);
+/* The same with its name escaped by the caller (xp_tw_escape: quotes included). */
+void xp_tw_open_q(struct xp_tw *w, char ph, int64_t pid, int64_t tid, int64_t ts_ps, int64_t dur_ps, const char *qname,
+		  size_t qlen);
 /* The same for an X event of a thread whose head HEAD ({"ph":"X","pid":P,"tid":T,"ts": as
  * xp_tw_x_head writes it) and whose name QNAME (escaped, quotes included) the caller keeps. */
 void xp_tw_open_x(struct xp_tw *w, const char *head, size_t hlen, int64_t ts_ps, int64_t dur_ps, const char *qname,
@@ -64,6 +67,8 @@ void xp_tw_args(struct xp_tw *w);
 void xp_tw_arg_key(struct xp_tw *w, const char *key, size_t klen);
 /* The separator before an arg whose key the caller writes (escaped, with xp_tw_raw, then ':'). */
 void xp_tw_arg_next(struct xp_tw *w);
+/* A key the caller escaped (QKEY: xp_tw_escape's text, quotes included). */
+void xp_tw_arg_qkey(struct xp_tw *w, const char *qkey, size_t qlen);
 void xp_tw_arg_str(struct xp_tw *w, const char *key, size_t klen, const char *s, size_t n);
 /* Integers a double holds exactly are numbers; the others strings (exact, and safe for JavaScript). */
 void xp_tw_arg_i64(struct xp_tw *w, const char *key, size_t klen, int64_t v);
@@ -73,7 +78,7 @@ void xp_tw_arg_u64(struct xp_tw *w, const char *key, size_t klen, uint64_t v);
 void xp_tw_arg_f64(struct xp_tw *w, const char *key, size_t klen, double v);
 /* Bytes as "base64:..." text. */
 void xp_tw_arg_bytes(struct xp_tw *w, const char *key, size_t klen, const uint8_t *p, size_t n);
-/* The values alone, after xp_tw_arg_key (or xp_tw_arg_next and a key). */
+/* The values alone, after xp_tw_arg_key or xp_tw_arg_qkey. */
 void xp_tw_val_str(struct xp_tw *w, const char *s, size_t n);
 void xp_tw_val_i64(struct xp_tw *w, int64_t v);
 void xp_tw_val_u64(struct xp_tw *w, uint64_t v);
