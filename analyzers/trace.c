@@ -5,6 +5,9 @@
 #include "formats/core/xalloc.h"
 
 #include <inttypes.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -186,9 +189,11 @@ static const char *esc(struct walk *k, uint32_t id, size_t *len)
 		size_t n = xp_strlen(k->c, id);
 		if (n > ESC_MAX)
 			return NULL;
-		if (e->cap - e->n < XP_TW_ESCAPED_MAX(n)) {
-			e->cap = (e->cap ? e->cap * 2 : 1 << 16) + XP_TW_ESCAPED_MAX(n);
+		if (e->cap - e->n < XP_TW_ESCAPED_MAX(n) + XP_TW_PAD) { /* every text readable for XP_TW_PAD bytes */
+			size_t old = e->cap;
+			e->cap = (e->cap ? e->cap * 2 : 1 << 16) + XP_TW_ESCAPED_MAX(n) + XP_TW_PAD;
 			e->text = xrealloc(e->text, e->cap);
+			memset(e->text + old, 0, e->cap - old);
 		}
 		e->off[id] = e->n;
 		e->len[id] = (uint32_t)xp_tw_escape(e->text + e->n, xp_str(k->c, id), n);
@@ -206,7 +211,7 @@ static void put_sid(struct walk *k, uint32_t id, bool key)
 	if (q && key)
 		xp_tw_arg_qkey(k->w, q, n);
 	else if (q)
-		xp_tw_raw(k->w, q, n);
+		xp_tw_raw_padded(k->w, q, n);
 	else if (key)
 		xp_tw_arg_key(k->w, xp_str(k->c, id), xp_strlen(k->c, id));
 	else
@@ -606,6 +611,16 @@ static void put_plane(struct walk *k, const struct xp_plane *p)
 		for (uint64_t i = 0; i < l->n_events; i++)
 			if (event_selected(k, l, i))
 				put_event(k, p, l, i, pid);
+		/* written: the export is the capture's last reader, and the memory its events held makes room
+		 * for the flows' ends that build up as the host is written */
+		bool big = l->n_events >= XP_BLOCK_EVENTS;
+		xp_line_release((struct xp_line *)l);
+#ifdef __GLIBC__
+		if (big) /* the freed blocks back to the system, not only to malloc (at most one call per block) */
+			malloc_trim(0);
+#else
+		(void)big;
+#endif
 	}
 }
 
@@ -818,7 +833,7 @@ bool xp_trace_selects_any(const struct xp_capture *c, const struct xp_prep *p, c
 	return k.found;
 }
 
-int xp_trace_export(const struct xp_capture *c, const struct xp_prep *p, const struct xp_trace_opts *o,
+int xp_trace_export(struct xp_capture *c, const struct xp_prep *p, const struct xp_trace_opts *o,
 		    struct xp_tw *w, struct xp_trace_counts *n, struct xp_err *e)
 {
 	struct walk k = {0};

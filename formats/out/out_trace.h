@@ -39,6 +39,10 @@ int xp_tw_end(struct xp_tw *w);
 
 /* Bytes as they are (text the caller escaped already). */
 void xp_tw_raw(struct xp_tw *w, const char *s, size_t n);
+/* The same for text whose buffer may be read for XP_TW_PAD bytes from S on, whatever N: a short one is
+ * copied in one fixed-size move. */
+#define XP_TW_PAD 32
+void xp_tw_raw_padded(struct xp_tw *w, const char *s, size_t n);
 
 /* Metadata events (ph M). TID < 0 with has_tid false: a process one. */
 void xp_tw_meta_name(struct xp_tw *w, const char *what, int64_t pid, bool has_tid, int64_t tid, const char *s,
@@ -55,7 +59,8 @@ void xp_tw_open(struct xp_tw *w, char ph, int64_t pid, int64_t tid, int64_t ts_p
 void xp_tw_open_q(struct xp_tw *w, char ph, int64_t pid, int64_t tid, int64_t ts_ps, int64_t dur_ps, const char *qname,
 		  size_t qlen);
 /* The same for an X event of a thread whose head HEAD ({"ph":"X","pid":P,"tid":T,"ts": as
- * xp_tw_x_head writes it) and whose name QNAME (escaped, quotes included) the caller keeps. */
+ * xp_tw_x_head writes it, in its XP_TW_HEAD_MAX bytes) and whose name QNAME (escaped, quotes included,
+ * readable for XP_TW_PAD bytes) the caller keeps. */
 void xp_tw_open_x(struct xp_tw *w, const char *head, size_t hlen, int64_t ts_ps, int64_t dur_ps, const char *qname,
 		  size_t qlen);
 /* HEAD for xp_tw_open_x into BUF (XP_TW_HEAD_MAX bytes); its length. */
@@ -67,7 +72,7 @@ void xp_tw_args(struct xp_tw *w);
 void xp_tw_arg_key(struct xp_tw *w, const char *key, size_t klen);
 /* The separator before an arg whose key the caller writes (escaped, with xp_tw_raw, then ':'). */
 void xp_tw_arg_next(struct xp_tw *w);
-/* A key the caller escaped (QKEY: xp_tw_escape's text, quotes included). */
+/* A key the caller escaped (QKEY: xp_tw_escape's text, quotes included, readable for XP_TW_PAD bytes). */
 void xp_tw_arg_qkey(struct xp_tw *w, const char *qkey, size_t qlen);
 void xp_tw_arg_str(struct xp_tw *w, const char *key, size_t klen, const char *s, size_t n);
 /* Integers a double holds exactly are numbers; the others strings (exact, and safe for JavaScript). */
