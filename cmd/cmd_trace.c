@@ -103,9 +103,20 @@ static int write_trace(FILE *raw, const struct xp_out_opts *oo, void *arg, struc
 /* What the step preparation reads: it runs on a load of these stats alone, as `steps` loads them. */
 static const struct xp_analysis *const step_analyses[] = {&xp_analysis_steps, NULL};
 
+/* The preparation of C (its step databases); NULL with the exit status in *RC. */
+static struct xp_prep *prepare(struct xp_ctx *ctx, struct xp_capture *c, int *rc)
+{
+	struct xp_err e = {0};
+	struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat, .step_marker = ctx->step_marker};
+	struct xp_prep *p = xp_prepare(c, &po, &e);
+	if (!p)
+		*rc = xp_usage_error(ctx, "%s", e.msg);
+	return p;
+}
+
 /*
- * Each host's step database (the step track, --steps), made as `steps` makes it: from a load of the stats
- * the preparation reads, which is freed, with the grouping, before the whole capture is read. The peak is
+ * Each host's step database (the step track), made as `steps` makes it: from a load of the stats the
+ * preparation reads, which is freed, with the grouping, before the whole capture is read. The peak is
  * then the larger of the two, not the whole capture and the grouping together (1.6 times a generated
  * capture of 64 MB before, the grouping's working arrays adding a third to the capture). Returns a
  * preparation holding only the step databases, by host index, or NULL with the exit status in *RC.
@@ -121,12 +132,9 @@ static struct xp_prep *step_dbs(struct xp_ctx *ctx, int *rc)
 	ctx->quiet = quiet;
 	if (*rc)
 		return NULL;
-	struct xp_err e = {0};
-	struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat, .step_marker = ctx->step_marker};
-	struct xp_prep *p = xp_prepare(c, &po, &e);
+	struct xp_prep *p = prepare(ctx, c, rc);
 	if (!p) {
 		xp_capture_free(c);
-		*rc = xp_usage_error(ctx, "%s", e.msg);
 		return NULL;
 	}
 	struct xp_prep *s = xcalloc(1, sizeof *s);
@@ -142,26 +150,46 @@ static struct xp_prep *step_dbs(struct xp_ctx *ctx, int *rc)
 	return s;
 }
 
-static int trace_run(struct xp_ctx *ctx)
+/* The whole capture and its step databases; 0 or an exit status. A selection in time (--steps, --window)
+ * reads the capture once, prepared whole: there the first load would be most of the export's time, and
+ * the selection's export is a small part of the full one's. */
+static int load_prepared(struct xp_ctx *ctx, struct xp_capture **c, struct xp_prep **p)
 {
-	int rc;
-	struct xp_prep *p = step_dbs(ctx, &rc);
-	if (!p)
-		return rc;
-	struct xp_capture *c;
-	if ((rc = xp_load(ctx, &c))) {
-		xp_prep_free(p);
+	const struct xp_trace_opts *o = ctx->cmd_opts;
+	int rc = 0;
+	*p = NULL;
+	if (o->has_steps || o->has_window) {
+		if ((rc = xp_load(ctx, c)))
+			return rc;
+		if (!(*p = prepare(ctx, *c, &rc)))
+			xp_capture_free(*c);
 		return rc;
 	}
-	if (c->n_hosts != p->n_hosts) { /* the same files read the same way: only if one changed in between */
-		xp_prep_free(p);
-		xp_capture_free(c);
+	if (!(*p = step_dbs(ctx, &rc)))
+		return rc;
+	if ((rc = xp_load(ctx, c))) {
+		xp_prep_free(*p);
+		return rc;
+	}
+	if ((*c)->n_hosts != (*p)->n_hosts) { /* the same files read the same way: only if one changed in between */
+		xp_prep_free(*p);
+		xp_capture_free(*c);
 		xp_eprintf("xpstat: trace: the input changed while it was read\n");
 		return XP_EXIT_BAD_INPUT;
 	}
-	p->cap = c;
-	for (uint32_t h = 0; h < c->n_hosts; h++)
-		p->hosts[h].host = &c->hosts[h];
+	(*p)->cap = *c;
+	for (uint32_t h = 0; h < (*c)->n_hosts; h++)
+		(*p)->hosts[h].host = &(*c)->hosts[h];
+	return 0;
+}
+
+static int trace_run(struct xp_ctx *ctx)
+{
+	struct xp_capture *c;
+	struct xp_prep *p;
+	int rc = load_prepared(ctx, &c, &p);
+	if (rc)
+		return rc;
 	const struct xp_trace_opts *o = ctx->cmd_opts;
 	struct xp_err e = {0};
 	if (!xp_trace_selects_any(c, p, o, &e)) {
