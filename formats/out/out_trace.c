@@ -180,6 +180,16 @@ static inline bool plain(unsigned char c)
 	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
 }
 
+/* Are the eight bytes of X all plain? None has its high bit set, is below 0x20, or is a quote or a backslash
+ * (a byte's zero test: (v - 0x01..) & ~v & 0x80..). */
+static inline bool plain8(uint64_t x)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+	uint64_t low = (x - ones * 0x20) & ~x, zq = (q - ones) & ~q, zb = (b - ones) & ~b;
+	return !((x | low | zq | zb) & highs);
+}
+
 size_t xp_tw_escape(char *out, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -187,6 +197,13 @@ size_t xp_tw_escape(char *out, const char *s, size_t n)
 	char *o = out;
 	*o++ = '"';
 	for (size_t i = 0; i < n;) {
+		uint64_t x;
+		if (n - i >= 8 && (memcpy(&x, p + i, 8), plain8(x))) { /* eight plain bytes at a time */
+			memcpy(o, &x, 8);
+			o += 8;
+			i += 8;
+			continue;
+		}
 		unsigned char c = p[i];
 		if (plain(c)) {
 			*o++ = (char)c;
