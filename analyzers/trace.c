@@ -5,6 +5,9 @@
 #include "formats/core/xalloc.h"
 
 #include <inttypes.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -124,6 +127,20 @@ static void ep_push(struct endpoints *e, int64_t key, int64_t pid, int64_t tid, 
 	e->v[e->n++] = (struct endpoint){key, pid, tid, ts};
 }
 
+/* Strings of the capture as the export writes them (escaped, quoted), by string id: made on first
+ * use, so that a name or a stat key is escaped once, not once per event. */
+struct esc {
+	uint32_t *len;              /* 0: not made yet (a made one has at least its quotes) */
+	size_t *off;                /* into text */
+	char *text;
+	size_t n, cap;
+};
+
+/* Longer strings are escaped where they are written: the cache is for names and keys. */
+#define ESC_MAX 4096
+/* Allocators whose counter names are kept (a host has a few). */
+#define COUNTER_NAMES 8
+
 struct walk {
 	const struct xp_capture *c;
 	const struct xp_prep *p;
@@ -143,9 +160,70 @@ struct walk {
 	struct xp_hlo_db *hlo;
 	struct endpoints launch, kernel, child, parent;
 	int64_t mem_pid;            /* the host's memory counters' process, 0 = none yet */
-	/* per plane: the stats the export reads by name */
+	/* per plane: the stats the export reads by name, and which fact each stat metadata is (-1: none) */
 	uint32_t s_corr, s_hlo_op, s_module, s_alloc, s_in_use, s_id, s_parent, s_cat, s_program;
+	signed char *fact_of;
+	uint64_t *seen, stamp;      /* by stat metadata: the stamp of the last event that has it */
+	uint32_t *seen_at;          /* and where in that event it last comes */
+	struct esc esc;
+	char head[XP_TW_HEAD_MAX];  /* the line's X event head */
+	struct counter_name {
+		const char *s;          /* the allocator's text (an interned one keeps its address) */
+		uint32_t len;
+		size_t qlen;
+		char q[XP_TW_ESCAPED_MAX(15 + 256)];
+	} cn[COUNTER_NAMES];
+	unsigned cn_next;
+	size_t head_len;
 };
+
+/* String ID escaped: its text and length, or NULL when it is too long to keep. */
+static const char *esc(struct walk *k, uint32_t id, size_t *len)
+{
+	struct esc *e = &k->esc;
+	if (!e->len) {
+		e->len = xcalloc(k->c->strings.n ? k->c->strings.n : 1, sizeof *e->len);
+		e->off = xcalloc(k->c->strings.n ? k->c->strings.n : 1, sizeof *e->off);
+	}
+	if (!e->len[id]) {
+		size_t n = xp_strlen(k->c, id);
+		if (n > ESC_MAX)
+			return NULL;
+		if (e->cap - e->n < XP_TW_ESCAPED_MAX(n) + XP_TW_PAD) { /* every text readable for XP_TW_PAD bytes */
+			size_t old = e->cap;
+			e->cap = (e->cap ? e->cap * 2 : 1 << 16) + XP_TW_ESCAPED_MAX(n) + XP_TW_PAD;
+			e->text = xrealloc(e->text, e->cap);
+			memset(e->text + old, 0, e->cap - old);
+		}
+		e->off[id] = e->n;
+		e->len[id] = (uint32_t)xp_tw_escape(e->text + e->n, xp_str(k->c, id), n);
+		e->n += e->len[id];
+	}
+	*len = e->len[id];
+	return e->text + e->off[id];
+}
+
+/* String ID as a JSON string, or (KEY) as the key of an arg. */
+static void put_sid(struct walk *k, uint32_t id, bool key)
+{
+	size_t n;
+	const char *q = esc(k, id, &n);
+	if (q && key)
+		xp_tw_arg_qkey(k->w, q, n);
+	else if (q)
+		xp_tw_raw_padded(k->w, q, n);
+	else if (key)
+		xp_tw_arg_key(k->w, xp_str(k->c, id), xp_strlen(k->c, id));
+	else
+		xp_tw_val_str(k->w, xp_str(k->c, id), xp_strlen(k->c, id));
+}
+
+static void esc_free(struct esc *e)
+{
+	free(e->len);
+	free(e->off);
+	free(e->text);
+}
 
 static bool plane_selected(const struct walk *k, const struct xp_plane *p)
 {
@@ -216,6 +294,9 @@ static int cmp_plane(const void *a, const void *b)
 	return r ? r : (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
+/* The stats the export reads besides writing them, taken as they are written (no second search). */
+enum fact { F_CORR, F_HLO_OP, F_MODULE, F_ALLOC, F_IN_USE, F_ID, F_PARENT, F_PROGRAM, F_N };
+
 static void plane_ids(struct walk *k, const struct xp_plane *p)
 {
 	k->s_corr = xp_plane_stat_id(k->c, p, "correlation_id");
@@ -227,37 +308,26 @@ static void plane_ids(struct walk *k, const struct xp_plane *p)
 	k->s_parent = xp_plane_stat_id(k->c, p, "parent_id");
 	k->s_program = xp_plane_stat_id(k->c, p, "program_id");
 	k->s_cat = xp_plane_stat_id(k->c, p, "cat");
+	if (!k->w)
+		return;
+	const uint32_t ids[] = {k->s_corr, k->s_hlo_op, k->s_module, k->s_alloc, k->s_in_use, k->s_id, k->s_parent,
+				k->s_program};
+	k->seen = xrealloc(k->seen, (p->n_smeta ? p->n_smeta : 1) * sizeof *k->seen);
+	k->seen_at = xrealloc(k->seen_at, (p->n_smeta ? p->n_smeta : 1) * sizeof *k->seen_at);
+	memset(k->seen, 0, (p->n_smeta ? p->n_smeta : 1) * sizeof *k->seen);
+	k->fact_of = xrealloc(k->fact_of, p->n_smeta ? p->n_smeta : 1);
+	memset(k->fact_of, -1, p->n_smeta ? p->n_smeta : 1);
+	for (int j = 0; j < F_N; j++) /* distinct names: one fact per stat metadata */
+		if (ids[j] && ids[j] < p->n_smeta)
+			k->fact_of[ids[j]] = (signed char)j;
 }
 
 /* --- one event ------------------------------------------------------------------------------ */
-
-/* Is stat metadata SM among the stats of V? (The event's copy wins over its metadata's.) */
-static bool view_has(const struct xp_stat_view *v, uint32_t sm)
-{
-	for (uint32_t k = 0; k < v->n; k++)
-		if (xp_stat_meta(v->keys[k]) == sm)
-			return true;
-	return false;
-}
-
-/* The stats the export reads besides writing them, taken as they are written (no second search). */
-enum fact { F_CORR, F_HLO_OP, F_MODULE, F_ALLOC, F_IN_USE, F_ID, F_PARENT, F_PROGRAM, F_N };
 
 struct facts {
 	struct xp_value v[F_N];
 	bool has[F_N];
 };
-
-static void note_fact(const struct walk *k, uint32_t sm, const struct xp_value *val, struct facts *f)
-{
-	const uint32_t ids[F_N] = {k->s_corr, k->s_hlo_op, k->s_module, k->s_alloc, k->s_in_use, k->s_id, k->s_parent,
-				    k->s_program};
-	for (int j = 0; j < F_N; j++)
-		if (ids[j] == sm) {
-			f->v[j] = *val;
-			f->has[j] = true;
-		}
-}
 
 static bool fact_text(const struct facts *f, enum fact j, struct xp_value *out)
 {
@@ -272,26 +342,39 @@ static bool fact_int(const struct facts *f, enum fact j, int64_t *out)
 	return f->has[j] && xp_value_int(&f->v[j], out);
 }
 
+/* Stat I of V as an arg (its key escaped once per capture, an interned value likewise), noted in F when
+ * it is one of the facts. */
 static void put_stat(struct walk *k, const struct xp_plane *p, const struct xp_stat_view *v, uint32_t i,
 		     struct facts *f)
 {
 	uint32_t sm = xp_stat_meta(v->keys[i]);
-	if (!sm || sm >= p->n_smeta || xp_stat_kind(v->keys[i]) == XP_STAT_NONE)
+	unsigned kind = xp_stat_kind(v->keys[i]);
+	if (!sm || sm >= p->n_smeta || kind == XP_STAT_NONE || kind > XP_STAT_BLOBSTR)
 		return;
-	const char *key = xp_str(k->c, p->smeta[sm].name);
-	size_t kl = xp_strlen(k->c, p->smeta[sm].name);
-	struct xp_value val;
-	xp_view_value(k->c, v, i, &val);
-	if (f)
-		note_fact(k, sm, &val, f);
-	switch (val.kind) {
-	case XP_STAT_I64: xp_tw_arg_i64(k->w, key, kl, val.i); break;
-	case XP_STAT_U64: xp_tw_arg_u64(k->w, key, kl, val.u); break;
-	case XP_STAT_F64: xp_tw_arg_f64(k->w, key, kl, val.d); break;
-	case XP_STAT_BYTES: xp_tw_arg_bytes(k->w, key, kl, (const uint8_t *)val.s, val.len); break;
-	case XP_STAT_STR:
-	case XP_STAT_BLOBSTR: xp_tw_arg_str(k->w, key, kl, val.s, val.len); break;
-	default: break;
+	if (f && k->fact_of[sm] >= 0) {
+		xp_view_value(k->c, v, i, &f->v[k->fact_of[sm]]);
+		f->has[k->fact_of[sm]] = true;
+	}
+	put_sid(k, p->smeta[sm].name, true);
+	uint64_t raw = xp_view_val(v, i);
+	switch (kind) {
+	case XP_STAT_I64: xp_tw_val_i64(k->w, (int64_t)raw); break;
+	case XP_STAT_U64: xp_tw_val_u64(k->w, raw); break;
+	case XP_STAT_F64: {
+		double d;
+		memcpy(&d, &raw, sizeof d);
+		xp_tw_val_f64(k->w, d);
+		break;
+	}
+	case XP_STAT_STR: put_sid(k, (uint32_t)raw, false); break;
+	default: { /* BYTES, BLOBSTR: in the view's blob arena */
+		uint32_t len;
+		const char *b = (const char *)xp_blob_get(v->blob, raw, &len);
+		if (kind == XP_STAT_BYTES)
+			xp_tw_val_bytes(k->w, (const uint8_t *)b, len);
+		else
+			xp_tw_val_str(k->w, b, len);
+	}
 	}
 }
 
@@ -299,15 +382,24 @@ static void put_stat(struct walk *k, const struct xp_plane *p, const struct xp_s
 static void put_stats(struct walk *k, const struct xp_plane *p, const struct xp_line *l, uint64_t i, struct facts *f)
 {
 	struct xp_stat_view ev = xp_event_stats(l, i), mv = xp_meta_stats(p, l->meta[i]);
-	for (uint32_t s = 0; s < mv.n; s++)
-		if (!view_has(&ev, xp_stat_meta(mv.keys[s])))
-			put_stat(k, p, &mv, s, f);
+	/* where each stat metadata of the event last comes (a stat repeated in the event: its last copy is the
+	 * one analyses read), marked by the event's stamp instead of searched for each stat */
+	uint64_t stamp = ++k->stamp;
 	for (uint32_t s = 0; s < ev.n; s++) {
-		/* a stat repeated in the event: its last copy is the one analyses read */
-		bool later = false;
-		for (uint32_t t = s + 1; t < ev.n && !later; t++)
-			later = xp_stat_meta(ev.keys[t]) == xp_stat_meta(ev.keys[s]);
-		if (!later)
+		uint32_t sm = xp_stat_meta(ev.keys[s]);
+		if (sm < p->n_smeta) { /* others are not written */
+			k->seen[sm] = stamp;
+			k->seen_at[sm] = s;
+		}
+	}
+	for (uint32_t s = 0; s < mv.n; s++) {
+		uint32_t sm = xp_stat_meta(mv.keys[s]);
+		if (sm < p->n_smeta && k->seen[sm] != stamp)
+			put_stat(k, p, &mv, s, f);
+	}
+	for (uint32_t s = 0; s < ev.n; s++) {
+		uint32_t sm = xp_stat_meta(ev.keys[s]);
+		if (sm < p->n_smeta && k->seen_at[sm] == s)
 			put_stat(k, p, &ev, s, f);
 	}
 }
@@ -355,6 +447,27 @@ static void put_hlo(struct walk *k, const struct facts *f)
 #undef KEY
 }
 
+/* "Memory in use: ALLOCATOR" escaped (the allocator's first 256 bytes, up to a NUL): made once per allocator
+ * of the last few, not once per allocation event. */
+static const char *counter_name(struct walk *k, const struct xp_value *alloc, size_t *len)
+{
+	for (int i = 0; i < COUNTER_NAMES; i++)
+		if (k->cn[i].s == alloc->s && k->cn[i].len == alloc->len) {
+			*len = k->cn[i].qlen;
+			return k->cn[i].q;
+		}
+	struct counter_name *c = &k->cn[k->cn_next++ % COUNTER_NAMES];
+	char name[300];
+	size_t n = strnlen(alloc->s, alloc->len < 256 ? alloc->len : 256);
+	memcpy(name, "Memory in use: ", 15);
+	memcpy(name + 15, alloc->s, n);
+	c->s = alloc->s;
+	c->len = alloc->len;
+	c->qlen = xp_tw_escape(c->q, name, 15 + n);
+	*len = c->qlen;
+	return c->q;
+}
+
 /* The memory in use of the event's allocator, as a counter track of the host. */
 static void put_counter(struct walk *k, const struct facts *f, int64_t ts)
 {
@@ -368,9 +481,9 @@ static void put_counter(struct walk *k, const struct facts *f, int64_t ts)
 		xp_tw_meta_sort(k->w, "process_sort_index", k->mem_pid, false, 0, k->mem_pid);
 		k->n->processes++;
 	}
-	char name[300];
-	int n = snprintf(name, sizeof name, "Memory in use: %.*s", (int)(alloc.len < 256 ? alloc.len : 256), alloc.s);
-	xp_tw_open(k->w, 'C', k->mem_pid, 0, ts, 0, name, (size_t)n);
+	size_t qn;
+	const char *q = counter_name(k, &alloc, &qn);
+	xp_tw_open_q(k->w, 'C', k->mem_pid, 0, ts, 0, q, qn);
 	xp_tw_args(k->w);
 	xp_tw_arg_i64(k->w, "bytes", 5, bytes);
 	xp_tw_close(k->w, true);
@@ -407,15 +520,22 @@ static void put_event(struct walk *k, const struct xp_plane *p, const struct xp_
 	uint32_t name = m->display_name && xp_strlen(k->c, m->display_name) ? m->display_name : m->name;
 	int64_t ts = k->off_ps + l->start_ps[i], dur = l->dur_ps[i] > 0 ? l->dur_ps[i] : 0;
 	struct xp_value cat;
-	xp_tw_open(k->w, 'X', pid, line_tid(l), ts, dur, xp_str(k->c, name), xp_strlen(k->c, name));
+	size_t qn;
+	const char *q = esc(k, name, &qn);
+	if (q)
+		xp_tw_open_x(k->w, k->head, k->head_len, ts, dur, q, qn);
+	else
+		xp_tw_open(k->w, 'X', pid, line_tid(l), ts, dur, xp_str(k->c, name), xp_strlen(k->c, name));
 	if (text_stat(k, p, l, i, k->s_cat, &cat))
 		xp_tw_field_str(k->w, "cat", cat.s, cat.len); /* a Kineto category: PyTorch's rules on reading */
 	xp_tw_args(k->w);
 	struct facts f;
 	memset(f.has, 0, sizeof f.has);
 	put_stats(k, p, l, i, &f);
-	if (name != m->name) /* TF's convention: the display name shows, the full name in long_name */
-		xp_tw_arg_str(k->w, "long_name", 9, xp_str(k->c, m->name), xp_strlen(k->c, m->name));
+	if (name != m->name) { /* TF's convention: the display name shows, the full name in long_name */
+		xp_tw_arg_key(k->w, "long_name", 9);
+		put_sid(k, m->name, false);
+	}
 	put_hlo(k, &f);
 	xp_tw_close(k->w, true);
 	k->n->events++;
@@ -442,6 +562,7 @@ static void put_line_meta(struct walk *k, const struct xp_line *l, int64_t pid, 
 	xp_tw_arg_i64(w, "xpstat_line_id", 14, l->id); /* the exact id, for reading the export back */
 	xp_tw_close(w, true);
 	xp_tw_meta_sort(w, "thread_sort_index", pid, true, line_tid(l), index);
+	k->head_len = xp_tw_x_head(k->head, pid, line_tid(l));
 	k->n->threads++;
 }
 
@@ -490,6 +611,16 @@ static void put_plane(struct walk *k, const struct xp_plane *p)
 		for (uint64_t i = 0; i < l->n_events; i++)
 			if (event_selected(k, l, i))
 				put_event(k, p, l, i, pid);
+		/* written: the export is the capture's last reader, and the memory its events held makes room
+		 * for the flows' ends that build up as the host is written */
+		bool big = l->n_events >= XP_BLOCK_EVENTS;
+		xp_line_release((struct xp_line *)l);
+#ifdef __GLIBC__
+		if (big) /* the freed blocks back to the system, not only to malloc (at most one call per block) */
+			malloc_trim(0);
+#else
+		(void)big;
+#endif
 	}
 }
 
@@ -671,6 +802,10 @@ static int walk(struct walk *k, const struct xp_capture *c, const struct xp_prep
 	free(k->kernel.v);
 	free(k->child.v);
 	free(k->parent.v);
+	free(k->fact_of);
+	free(k->seen);
+	free(k->seen_at);
+	esc_free(&k->esc);
 	return 0;
 }
 
@@ -698,7 +833,7 @@ bool xp_trace_selects_any(const struct xp_capture *c, const struct xp_prep *p, c
 	return k.found;
 }
 
-int xp_trace_export(const struct xp_capture *c, const struct xp_prep *p, const struct xp_trace_opts *o,
+int xp_trace_export(struct xp_capture *c, const struct xp_prep *p, const struct xp_trace_opts *o,
 		    struct xp_tw *w, struct xp_trace_counts *n, struct xp_err *e)
 {
 	struct walk k = {0};

@@ -41,9 +41,10 @@ int64_t xp_trace_start_ns(const struct xp_capture *c);
  * Write the selection of C (steps from P, which may be NULL when no --steps is asked and no
  * step track is wanted) to W, which has been begun and whose traceEvents are open. Returns 0,
  * or an exit status with *E set: XP_EXIT_USAGE when nothing is selected (the message lists
- * what exists).
+ * what exists). The export is C's last reader: each line's events are released once the line
+ * is written (xp_line_release), so that C is only for freeing afterwards.
  */
-int xp_trace_export(const struct xp_capture *c, const struct xp_prep *p, const struct xp_trace_opts *o,
+int xp_trace_export(struct xp_capture *c, const struct xp_prep *p, const struct xp_trace_opts *o,
 		    struct xp_tw *w, struct xp_trace_counts *n, struct xp_err *e);
 /* Does the selection match any event at all? The same rule as the export, without writing;
  * false with *E set as the export sets it. */

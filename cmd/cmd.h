@@ -49,6 +49,8 @@ struct xp_ctx {
 	const struct xp_cmd *cmd;
 	void *cmd_opts;           /* this invocation's options of the command (xp_cmd.opts_size bytes) */
 	struct xp_drop_list drop; /* what the command's analyses leave out of the load */
+	/* Set while a command loads for other analyses than its own (trace's step database), else NULL. */
+	const struct xp_analysis *const *load_for;
 };
 
 struct xp_cmd {

@@ -89,9 +89,10 @@ bool xp_parse_size(const char *s, uint64_t *out)
 /* The optional stats none of the command's analyses reads (registry.c), or NULL: load all. */
 static const char *const *drop_stats(struct xp_ctx *ctx)
 {
-	if (!ctx->cmd || !ctx->cmd->analyses)
+	const struct xp_analysis *const *list = ctx->load_for ? ctx->load_for : ctx->cmd ? ctx->cmd->analyses : NULL;
+	if (!list)
 		return NULL;
-	xp_drop_list(ctx->cmd->analyses, &ctx->drop);
+	xp_drop_list(list, &ctx->drop);
 	return ctx->drop.names;
 }
 

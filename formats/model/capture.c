@@ -240,6 +240,16 @@ static void free_line(struct xp_line *l)
 	free(l->blocks);
 }
 
+void xp_line_release(struct xp_line *l)
+{
+	free_line(l);
+	l->start_ps = l->dur_ps = NULL;
+	l->meta = l->stat_begin = l->key_begin = NULL;
+	l->blocks = NULL;
+	l->n_blocks = 0;
+	l->n_events = 0;
+}
+
 static void free_plane(struct xp_plane *p)
 {
 	for (uint32_t i = 0; i < p->n_lines; i++)

@@ -235,6 +235,9 @@ void xp_capture_keep_hosts(struct xp_capture *c, const bool *keep);
  * with no planes, for xp_capture_keep_hosts to drop. False (nothing moved) when the bases are too far
  * apart for picosecond starts. */
 bool xp_host_absorb(struct xp_host *into, struct xp_host *from);
+/* Free line L's events and their stats, once its last reader is done (trace frees each line once written):
+ * it keeps its name and ids, with no events. */
+void xp_line_release(struct xp_line *l);
 /* Appends a zeroed host and returns it (pointer valid until the next call). */
 struct xp_host *xp_capture_add_host(struct xp_capture *c);
 

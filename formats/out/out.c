@@ -71,8 +71,6 @@ static char *tmp_template(const char *path)
 
 static void outfile_clear(struct xp_outfile *of)
 {
-	free(of->mem);
-	of->mem = NULL;
 	of->real = NULL;
 	free(of->path);
 	free(of->tmp);
@@ -81,7 +79,7 @@ static void outfile_clear(struct xp_outfile *of)
 	of->tmp = NULL;
 }
 
-static int to_memory(struct xp_outfile *of);
+static int to_compressor(struct xp_outfile *of);
 
 /* Not a regular file (/dev/null, /dev/stdout, a FIFO): written in place, since a rename would replace it. */
 static bool special_file(const char *path)
@@ -100,7 +98,6 @@ int xp_outfile_open(struct xp_outfile *of, const char *path)
 	of->f = NULL;
 	of->tmp = NULL;
 	of->real = NULL;
-	of->mem = NULL;
 	if (special_file(path)) {
 		if (!(of->path = strdup(path)))
 			return errno = ENOMEM, -1;
@@ -142,7 +139,7 @@ int xp_outfile_open(struct xp_outfile *of, const char *path)
 		errno = err;
 		goto fail;
 	}
-	return xp_out_comp_of(path) == XP_OUT_PLAIN ? 0 : to_memory(of);
+	return xp_out_comp_of(path) == XP_OUT_PLAIN ? 0 : to_compressor(of);
 fail:
 	err = errno;
 	outfile_clear(of);
@@ -150,11 +147,11 @@ fail:
 	return -1;
 }
 
-/* A compressed output: the writer fills memory, commit compresses it into the temporary file. */
-static int to_memory(struct xp_outfile *of)
+/* A compressed output: the writer writes through a compressor into the temporary file. */
+static int to_compressor(struct xp_outfile *of)
 {
 	of->real = of->f;
-	if ((of->f = open_memstream(&of->mem, &of->mem_len)))
+	if ((of->f = xp_out_compressor(of->real, xp_out_comp_of(of->path))))
 		return 0;
 	int err = errno;
 	fclose(of->real);
@@ -165,16 +162,14 @@ static int to_memory(struct xp_outfile *of)
 	return -1;
 }
 
-/* Close the memory stream and compress what it holds into the temporary file; 0 or an errno value. */
-static int compress_memory(struct xp_outfile *of)
+/* Close the compressing stream (its last bytes and the stream's end go to the temporary file); 0 or an
+ * errno value. */
+static int end_compressor(struct xp_outfile *of)
 {
+	errno = 0;
 	int err = fclose(of->f) ? (errno ? errno : EIO) : 0;
 	of->f = of->real;
 	of->real = NULL;
-	if (!err)
-		err = xp_out_compress(of->f, xp_out_comp_of(of->path), of->mem, of->mem_len);
-	free(of->mem);
-	of->mem = NULL;
 	return err;
 }
 
@@ -225,7 +220,7 @@ int xp_outfile_commit(struct xp_outfile *of)
 		errno = EINVAL;
 		return -1;
 	}
-	err = of->real ? compress_memory(of) : 0;
+	err = of->real ? end_compressor(of) : 0;
 	if (err)
 		fclose(of->f);
 	else

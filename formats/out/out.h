@@ -91,10 +91,9 @@ struct xp_outfile {
 	FILE *f;
 	char *path;
 	char *tmp;
-	/* PATH ends .gz or .zst: F is a memory stream, compressed into REAL on commit. */
+	/* PATH ends .gz or .zst: F is a stream that compresses into REAL (the temporary file) as it
+	 * is written; commit closes it (the stream's end) before REAL. */
 	FILE *real;
-	char *mem;
-	size_t mem_len;
 };
 int xp_outfile_open(struct xp_outfile *of, const char *path);    /* 0 or -1 (errno set) */
 int xp_outfile_commit(struct xp_outfile *of);                    /* 0 or -1 */
@@ -128,8 +127,9 @@ void xp_pending_dir_done(const char *path);
 /* The compression an output path asks for by its suffix (out_compress.c). */
 enum xp_out_comp { XP_OUT_PLAIN = 0, XP_OUT_GZIP, XP_OUT_ZSTD };
 enum xp_out_comp xp_out_comp_of(const char *path);
-/* N bytes of SRC to DST, compressed as C (deterministic bytes); 0 or an errno value. */
-int xp_out_compress(FILE *dst, enum xp_out_comp c, const void *src, size_t n);
+/* A stream that compresses what is written to it as C into RAW (deterministic bytes; RAW stays
+ * open: fclose the stream to write the compressed stream's end); NULL with errno set. */
+FILE *xp_out_compressor(FILE *raw, enum xp_out_comp c);
 
 /* Helpers shared by the writers. */
 

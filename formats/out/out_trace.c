@@ -1,205 +1,270 @@
-/* out_trace.c - Chrome Trace Event Format JSON written as a stream: exact microseconds, escaped strings, gzip/zstd through a stdio cookie. */
+/* out_trace.c - Chrome Trace Event Format JSON written as a stream: exact microseconds, escaped strings, one large buffer. */
 #include "out_trace.h"
 #include "out.h"
 
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
-#include <zstd.h>
 
-/* --- compression -------------------------------------------------------------------------- */
+#include "formats/core/xalloc.h"
 
-enum xp_tw_comp xp_tw_comp_of(const char *path)
-{
-	size_t n = path ? strlen(path) : 0;
-	if (n > 3 && !strcmp(path + n - 3, ".gz"))
-		return XP_TW_GZIP;
-	if (n > 4 && !strcmp(path + n - 4, ".zst"))
-		return XP_TW_ZSTD;
-	return XP_TW_PLAIN;
-}
+/* The buffer: large writes, so that an export of a few GB is a few thousand write calls. */
+#define TW_BUF ((size_t)1 << 20)
+/* Doubles already formatted (the shortest round-trip text costs printf and strtod): a direct-mapped
+ * cache by bit pattern; the memory events repeat a few fractions millions of times. */
+#define F64_CACHE 1024
 
-struct zcookie {
-	FILE *raw;
-	enum xp_tw_comp comp;
-	z_stream z;
-	ZSTD_CCtx *zc;
-	unsigned char out[1 << 16];
-	bool failed;
+struct f64_text {
+	uint64_t bits;
+	uint8_t len;            /* 0: empty slot */
+	char text[39];
 };
 
-static bool put_raw(struct zcookie *c, size_t n)
+/* --- the buffer ------------------------------------------------------------------------------ */
+
+static void flush(struct xp_tw *w)
 {
-	if (n && fwrite(c->out, 1, n, c->raw) != n)
-		c->failed = true;
-	return !c->failed;
+	if (w->n && !w->failed && fwrite(w->buf, 1, w->n, w->f) != w->n)
+		w->failed = true;
+	w->n = 0;
 }
 
-/* Compress [p, p+n) (FINISH: and end the stream). */
-static bool gz_feed(struct zcookie *c, const char *p, size_t n, bool finish)
+/* Room for NEED (<= TW_BUF) bytes at the end of the buffer. */
+static inline char *room(struct xp_tw *w, size_t need)
 {
-	c->z.next_in = (Bytef *)(uintptr_t)p;
-	c->z.avail_in = (uInt)n;
-	int rc;
-	do {
-		c->z.next_out = c->out;
-		c->z.avail_out = sizeof c->out;
-		rc = deflate(&c->z, finish ? Z_FINISH : Z_NO_FLUSH);
-		if (rc == Z_STREAM_ERROR || !put_raw(c, sizeof c->out - c->z.avail_out))
-			return false;
-	} while (c->z.avail_in || (finish && rc != Z_STREAM_END) || (!finish && !c->z.avail_out));
-	return true;
+	if (TW_BUF - w->n < need)
+		flush(w);
+	return w->buf + w->n;
 }
 
-static bool zs_feed(struct zcookie *c, const char *p, size_t n, bool finish)
+void xp_tw_raw(struct xp_tw *w, const char *s, size_t n)
 {
-	ZSTD_inBuffer in = {p, n, 0};
-	size_t left;
-	do {
-		ZSTD_outBuffer out = {c->out, sizeof c->out, 0};
-		left = ZSTD_compressStream2(c->zc, &out, &in, finish ? ZSTD_e_end : ZSTD_e_continue);
-		if (ZSTD_isError(left) || !put_raw(c, out.pos))
-			return false;
-	} while (in.pos < in.size || (finish && left));
-	return true;
+	if (TW_BUF - w->n < n) {
+		flush(w);
+		if (n > TW_BUF) {
+			if (!w->failed && fwrite(s, 1, n, w->f) != n)
+				w->failed = true;
+			return;
+		}
+	}
+	memcpy(w->buf + w->n, s, n);
+	w->n += n;
 }
 
-static ssize_t z_write(void *cookie, const char *buf, size_t n)
+/* Short text of a size known where it is written (the copy inlined). */
+static inline void put_short(struct xp_tw *w, const char *s, size_t n)
 {
-	struct zcookie *c = cookie;
-	bool ok = c->comp == XP_TW_GZIP ? gz_feed(c, buf, n, false) : zs_feed(c, buf, n, false);
-	return ok ? (ssize_t)n : -1;
+	memcpy(room(w, n), s, n);
+	w->n += n;
 }
 
-static int z_close(void *cookie)
+#define PUT(w, lit) put_short(w, lit, sizeof lit - 1)
+
+/* O = S for N bytes, where S may be read for XP_TW_PAD bytes and O written as far: a short one in one
+ * fixed-size move (most names and keys are short; a call to memcpy per value was a tenth of the export). */
+static inline void copy_padded(char *o, const char *s, size_t n)
 {
-	struct zcookie *c = cookie;
-	bool ok = !c->failed && (c->comp == XP_TW_GZIP ? gz_feed(c, "", 0, true) : zs_feed(c, "", 0, true));
-	if (c->comp == XP_TW_GZIP)
-		deflateEnd(&c->z);
+	if (n <= XP_TW_PAD)
+		memcpy(o, s, XP_TW_PAD);
 	else
-		ZSTD_freeCCtx(c->zc);
-	free(c);
-	return ok ? 0 : -1;
+		memcpy(o, s, n);
 }
 
-FILE *xp_tw_compress(FILE *raw, enum xp_tw_comp comp)
+void xp_tw_raw_padded(struct xp_tw *w, const char *s, size_t n)
 {
-	if (comp == XP_TW_PLAIN)
-		return raw;
-	struct zcookie *c = calloc(1, sizeof *c);
-	if (!c)
-		return NULL;
-	c->raw = raw;
-	c->comp = comp;
-	bool ok;
-	if (comp == XP_TW_GZIP) {
-		ok = deflateInit2(&c->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK; /* +16: gzip framing */
-	} else {
-		c->zc = ZSTD_createCCtx();
-		ok = c->zc && !ZSTD_isError(ZSTD_CCtx_setParameter(c->zc, ZSTD_c_compressionLevel, 3));
+	if (n + XP_TW_PAD > TW_BUF) {
+		xp_tw_raw(w, s, n);
+		return;
 	}
-	cookie_io_functions_t io = {.write = z_write, .close = z_close};
-	FILE *f = ok ? fopencookie(c, "w", io) : NULL;
-	if (!f) {
-		if (comp == XP_TW_GZIP && ok)
-			deflateEnd(&c->z);
-		ZSTD_freeCCtx(c->zc);
-		free(c);
-		return NULL;
-	}
-	setvbuf(f, NULL, _IOFBF, 1 << 18);
-	return f;
+	copy_padded(room(w, n + XP_TW_PAD), s, n);
+	w->n += n;
+}
+
+static inline void put_c(struct xp_tw *w, char c)
+{
+	*room(w, 1) = c;
+	w->n++;
 }
 
 /* --- values ------------------------------------------------------------------------------- */
 
-/* The decimal digits of U ending at END (printf is most of an export's time otherwise). */
+static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+			       "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+			       "8081828384858687888990919293949596979899";
+
+/* The number of decimal digits of U: from its highest bit (log10(2) ~ 1233 / 4096), then one comparison. */
+static inline size_t n_digits(uint64_t u)
+{
+	static const uint64_t pow10[20] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+					   10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+					   100000000000ull, 1000000000000ull, 10000000000000ull, 100000000000000ull,
+					   1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+					   1000000000000000000ull, 10000000000000000000ull};
+	unsigned t = (unsigned)(63 - __builtin_clzll(u | 1)) * 1233 >> 12; /* digits - 1, or one less */
+	return t + 1 + (t < 19 && u >= pow10[t + 1]);
+}
+
+/* The decimal digits of U ending at END, two at a time (printf was most of an export's time). */
 static char *digits(char *end, uint64_t u)
 {
-	do {
-		*--end = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
+	while (u >= 10000) { /* four at a time: one division by a constant for two pairs */
+		unsigned r = (unsigned)(u % 10000);
+		u /= 10000;
+		end -= 4;
+		memcpy(end, pairs + 2 * (r / 100), 2);
+		memcpy(end + 2, pairs + 2 * (r % 100), 2);
+	}
+	while (u >= 100) {
+		unsigned r = (unsigned)(u % 100);
+		u /= 100;
+		end -= 2;
+		memcpy(end, pairs + 2 * r, 2);
+	}
+	if (u >= 10) {
+		end -= 2;
+		memcpy(end, pairs + 2 * u, 2);
+	} else {
+		*--end = (char)('0' + u);
+	}
 	return end;
 }
 
-static void put_u64(FILE *f, uint64_t u)
+/* Digits straight into the buffer: most of an export's bytes are numbers. */
+static void put_u64(struct xp_tw *w, uint64_t u)
 {
-	char buf[24], *e = buf + sizeof buf, *b = digits(e, u);
-	fwrite_unlocked(b, 1, (size_t)(e - b), f);
+	size_t n = n_digits(u);
+	char *o = room(w, n);
+	digits(o + n, u);
+	w->n += n;
 }
 
-static void put_i64(FILE *f, int64_t v)
+static void put_i64(struct xp_tw *w, int64_t v)
 {
 	if (v < 0)
-		putc_unlocked('-', f);
-	put_u64(f, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v); /* |INT64_MIN| fits unsigned */
+		put_c(w, '-');
+	put_u64(w, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v); /* |INT64_MIN| fits unsigned */
 }
 
-void xp_tw_us(FILE *f, int64_t ps)
+/* Exact decimal microseconds of PS picoseconds from O on (at most US_MAX bytes), no double on the way, no
+ * trailing zeros; the end. */
+#define US_MAX 28
+static char *us_text(char *o, int64_t ps)
 {
-	uint64_t m = ps < 0 ? (uint64_t)0 - (uint64_t)ps : (uint64_t)ps;
-	uint64_t frac = m % 1000000;
-	char buf[40], *e = buf + sizeof buf, *b = e;
-	if (frac) {
-		int k = 6;
-		while (frac % 10 == 0) { /* no trailing zeros */
-			frac /= 10;
-			k--;
-		}
-		for (; k > 0; k--, frac /= 10)
-			*--b = (char)('0' + frac % 10);
-		*--b = '.';
-	}
-	b = digits(b, m / 1000000);
+	uint64_t m = ps < 0 ? (uint64_t)0 - (uint64_t)ps : (uint64_t)ps, whole = m / 1000000;
+	uint32_t frac = (uint32_t)(m % 1000000);
 	if (ps < 0)
-		*--b = '-';
-	fwrite_unlocked(b, 1, (size_t)(e - b), f);
+		*o++ = '-';
+	size_t n = n_digits(whole);
+	digits(o + n, whole);
+	o += n;
+	if (frac) {
+		*o++ = '.';
+		memcpy(o, pairs + 2 * (frac / 10000), 2);
+		memcpy(o + 2, pairs + 2 * (frac / 100 % 100), 2);
+		memcpy(o + 4, pairs + 2 * (frac % 100), 2);
+		o += 6;
+		while (o[-1] == '0')
+			o--;
+	}
+	return o;
 }
 
-void xp_tw_str(FILE *f, const char *s, size_t n)
+static void put_us(struct xp_tw *w, int64_t ps)
+{
+	char *o = room(w, US_MAX);
+	w->n += (size_t)(us_text(o, ps) - o);
+}
+
+/* May byte C stand as it is in a JSON string (printable ASCII but the quote and the backslash)? */
+static inline bool plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
+/* Are the eight bytes of X all plain? None has its high bit set, is below 0x20, or is a quote or a backslash
+ * (a byte's zero test: (v - 0x01..) & ~v & 0x80..). */
+static inline bool plain8(uint64_t x)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+	uint64_t low = (x - ones * 0x20) & ~x, zq = (q - ones) & ~q, zb = (b - ones) & ~b;
+	return !((x | low | zq | zb) & highs);
+}
+
+size_t xp_tw_escape(char *out, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s;
-	putc_unlocked('"', f);
-	size_t run = 0; /* bytes copied as they are, written in one go */
+	char *o = out;
+	*o++ = '"';
 	for (size_t i = 0; i < n;) {
+		uint64_t x;
+		if (n - i >= 8 && (memcpy(&x, p + i, 8), plain8(x))) { /* eight plain bytes at a time */
+			memcpy(o, &x, 8);
+			o += 8;
+			i += 8;
+			continue;
+		}
 		unsigned char c = p[i];
-		if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+		if (plain(c)) {
+			*o++ = (char)c;
 			i++;
-			run++;
 			continue;
 		}
 		if (c >= 0x80) {
 			uint32_t cp;
 			size_t k = xp_utf8_decode(p + i, n - i, &cp);
 			if (k) {
+				memcpy(o, p + i, k);
+				o += k;
 				i += k;
-				run += k;
 				continue;
 			}
-		}
-		fwrite_unlocked(p + i - run, 1, run, f);
-		run = 0;
-		if (c == '"' || c == '\\') {
-			putc_unlocked('\\', f);
-			putc_unlocked((int)c, f);
+			memcpy(o, "\\ufffd", 6); /* a byte that starts no UTF-8 sequence */
+			o += 6;
+		} else if (c == '"' || c == '\\') {
+			*o++ = '\\';
+			*o++ = (char)c;
 		} else if (c == '\n') {
-			fputs_unlocked("\\n", f);
+			memcpy(o, "\\n", 2);
+			o += 2;
 		} else if (c == '\t') {
-			fputs_unlocked("\\t", f);
-		} else if (c < 0x20) {
-			char u[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
-			fputs(u, f);
+			memcpy(o, "\\t", 2);
+			o += 2;
 		} else {
-			fputs("\\ufffd", f); /* a byte that starts no UTF-8 sequence */
+			char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+			memcpy(o, u, 6);
+			o += 6;
 		}
 		i++;
 	}
-	fwrite_unlocked(p + n - run, 1, run, f);
-	putc_unlocked('"', f);
+	*o++ = '"';
+	return (size_t)(o - out);
+}
+
+/* A string escaped straight into the buffer; one longer than the buffer in pieces that end on a
+ * character's boundary. */
+static void put_str(struct xp_tw *w, const char *s, size_t n)
+{
+	if (XP_TW_ESCAPED_MAX(n) <= TW_BUF) {
+		w->n += xp_tw_escape(room(w, XP_TW_ESCAPED_MAX(n)), s, n);
+		return;
+	}
+	put_c(w, '"');
+	const unsigned char *p = (const unsigned char *)s;
+	size_t piece = TW_BUF / 8;
+	while (n) {
+		size_t k = n < piece ? n : piece;
+		while (k < n && k > 0 && (p[k] & 0xc0) == 0x80)
+			k--; /* not inside a UTF-8 sequence */
+		if (!k)
+			k = n < piece ? n : piece;
+		size_t got = xp_tw_escape(room(w, XP_TW_ESCAPED_MAX(k)), (const char *)p, k);
+		memmove(w->buf + w->n, w->buf + w->n + 1, got - 2); /* without its quotes */
+		w->n += got - 2;
+		p += k;
+		n -= k;
+	}
+	put_c(w, '"');
 }
 
 /* --- the document ------------------------------------------------------------------------- */
@@ -208,36 +273,44 @@ void xp_tw_begin(struct xp_tw *w, FILE *f)
 {
 	memset(w, 0, sizeof *w);
 	w->f = f;
+	w->buf = xmalloc(TW_BUF + sizeof(struct f64_text) * F64_CACHE);
+	memset(w->buf + TW_BUF, 0, sizeof(struct f64_text) * F64_CACHE);
 	w->first = true;
 	w->args_first = true;
-	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{", f);
+	PUT(w, "{\"displayTimeUnit\":\"ns\",\"otherData\":{");
 }
 
 void xp_tw_other_str(struct xp_tw *w, const char *key, const char *val)
 {
 	if (!w->args_first)
-		putc(',', w->f);
+		put_c(w, ',');
 	w->args_first = false;
-	xp_tw_str(w->f, key, strlen(key));
-	putc(':', w->f);
-	xp_tw_str(w->f, val, strlen(val));
+	put_str(w, key, strlen(key));
+	put_c(w, ':');
+	put_str(w, val, strlen(val));
 }
 
 void xp_tw_events(struct xp_tw *w)
 {
-	fputs("},\"traceEvents\":[", w->f);
+	PUT(w, "},\"traceEvents\":[");
 	w->args_first = true;
 }
 
 int xp_tw_end(struct xp_tw *w)
 {
-	fputs("\n]}\n", w->f);
-	return ferror(w->f) ? -1 : 0;
+	PUT(w, "\n]}\n");
+	flush(w);
+	free(w->buf);
+	w->buf = NULL;
+	return w->failed || ferror(w->f) ? -1 : 0;
 }
 
 static void sep(struct xp_tw *w)
 {
-	fputs_unlocked(w->first ? "\n" : ",\n", w->f);
+	if (w->first)
+		put_c(w, '\n');
+	else
+		PUT(w, ",\n");
 	w->first = false;
 	w->n_events++;
 }
@@ -245,10 +318,15 @@ static void sep(struct xp_tw *w)
 static void meta_head(struct xp_tw *w, const char *what, int64_t pid, bool has_tid, int64_t tid)
 {
 	sep(w);
-	fprintf(w->f, "{\"ph\":\"M\",\"pid\":%" PRId64, pid);
-	if (has_tid)
-		fprintf(w->f, ",\"tid\":%" PRId64, tid);
-	fprintf(w->f, ",\"name\":\"%s\",\"args\":{", what);
+	PUT(w, "{\"ph\":\"M\",\"pid\":");
+	put_i64(w, pid);
+	if (has_tid) {
+		PUT(w, ",\"tid\":");
+		put_i64(w, tid);
+	}
+	PUT(w, ",\"name\":\"");
+	xp_tw_raw(w, what, strlen(what));
+	PUT(w, "\",\"args\":{");
 }
 
 void xp_tw_meta_open(struct xp_tw *w, const char *what, int64_t pid, bool has_tid, int64_t tid)
@@ -261,127 +339,289 @@ void xp_tw_meta_name(struct xp_tw *w, const char *what, int64_t pid, bool has_ti
 		     size_t n)
 {
 	meta_head(w, what, pid, has_tid, tid);
-	fputs("\"name\":", w->f);
-	xp_tw_str(w->f, s, n);
-	fputs("}}", w->f);
+	PUT(w, "\"name\":");
+	put_str(w, s, n);
+	PUT(w, "}}");
 }
 
 void xp_tw_meta_sort(struct xp_tw *w, const char *what, int64_t pid, bool has_tid, int64_t tid, int64_t index)
 {
 	meta_head(w, what, pid, has_tid, tid);
-	fprintf(w->f, "\"sort_index\":%" PRId64 "}}", index);
+	PUT(w, "\"sort_index\":");
+	put_i64(w, index);
+	PUT(w, "}}");
+}
+
+/* An event's members up to its name's value. */
+static void open_head(struct xp_tw *w, char ph, int64_t pid, int64_t tid, int64_t ts_ps, int64_t dur_ps)
+{
+	sep(w);
+	PUT(w, "{\"ph\":\"");
+	put_c(w, ph);
+	PUT(w, "\",\"pid\":");
+	put_i64(w, pid);
+	PUT(w, ",\"tid\":");
+	put_i64(w, tid);
+	PUT(w, ",\"ts\":");
+	put_us(w, ts_ps);
+	if (ph == 'X') {
+		PUT(w, ",\"dur\":");
+		put_us(w, dur_ps);
+	}
+	PUT(w, ",\"name\":");
 }
 
 void xp_tw_open(struct xp_tw *w, char ph, int64_t pid, int64_t tid, int64_t ts_ps, int64_t dur_ps, const char *name,
 		size_t nlen)
 {
-	FILE *f = w->f;
+	open_head(w, ph, pid, tid, ts_ps, dur_ps);
+	put_str(w, name, nlen);
+}
+
+void xp_tw_open_q(struct xp_tw *w, char ph, int64_t pid, int64_t tid, int64_t ts_ps, int64_t dur_ps, const char *qname,
+		  size_t qlen)
+{
+	open_head(w, ph, pid, tid, ts_ps, dur_ps);
+	xp_tw_raw(w, qname, qlen);
+}
+
+size_t xp_tw_x_head(char *buf, int64_t pid, int64_t tid)
+{
+	char num[24], *e = num + sizeof num;
+	size_t n = 0;
+	memcpy(buf, "{\"ph\":\"X\",\"pid\":", 16);
+	n = 16;
+	if (pid < 0)
+		buf[n++] = '-';
+	char *b = digits(e, pid < 0 ? (uint64_t)0 - (uint64_t)pid : (uint64_t)pid);
+	memcpy(buf + n, b, (size_t)(e - b));
+	n += (size_t)(e - b);
+	memcpy(buf + n, ",\"tid\":", 7);
+	n += 7;
+	if (tid < 0)
+		buf[n++] = '-';
+	b = digits(e, tid < 0 ? (uint64_t)0 - (uint64_t)tid : (uint64_t)tid);
+	memcpy(buf + n, b, (size_t)(e - b));
+	n += (size_t)(e - b);
+	memcpy(buf + n, ",\"ts\":", 6);
+	return n + 6;
+}
+
+void xp_tw_open_x(struct xp_tw *w, const char *head, size_t hlen, int64_t ts_ps, int64_t dur_ps, const char *qname,
+		  size_t qlen)
+{
 	sep(w);
-	fputs_unlocked("{\"ph\":\"", f);
-	putc_unlocked(ph, f);
-	fputs_unlocked("\",\"pid\":", f);
-	put_i64(f, pid);
-	fputs_unlocked(",\"tid\":", f);
-	put_i64(f, tid);
-	fputs_unlocked(",\"ts\":", f);
-	xp_tw_us(f, ts_ps);
-	if (ph == 'X') {
-		fputs_unlocked(",\"dur\":", f);
-		xp_tw_us(f, dur_ps);
+	/* head, two times of at most US_MAX bytes each, ",\"dur\":" and ",\"name\":" in one reservation */
+	if (hlen + qlen + 80 + XP_TW_PAD <= TW_BUF) {
+		char *o = room(w, hlen + qlen + 80 + XP_TW_PAD), *start = o;
+		copy_padded(o, head, hlen);
+		o = us_text(o + hlen, ts_ps);
+		memcpy(o, ",\"dur\":", 7);
+		o = us_text(o + 7, dur_ps);
+		memcpy(o, ",\"name\":", 8);
+		o += 8;
+		copy_padded(o, qname, qlen);
+		o += qlen;
+		w->n += (size_t)(o - start);
+		return;
 	}
-	fputs_unlocked(",\"name\":", f);
-	xp_tw_str(f, name, nlen);
+	xp_tw_raw(w, head, hlen);
+	put_us(w, ts_ps);
+	PUT(w, ",\"dur\":");
+	put_us(w, dur_ps);
+	PUT(w, ",\"name\":");
+	xp_tw_raw(w, qname, qlen);
 }
 
 void xp_tw_field_str(struct xp_tw *w, const char *key, const char *s, size_t n)
 {
-	fprintf(w->f, ",\"%s\":", key);
-	xp_tw_str(w->f, s, n);
+	PUT(w, ",\"");
+	xp_tw_raw(w, key, strlen(key));
+	PUT(w, "\":");
+	put_str(w, s, n);
 }
 
 void xp_tw_args(struct xp_tw *w)
 {
-	fputs_unlocked(",\"args\":{", w->f);
+	PUT(w, ",\"args\":{");
 	w->args_first = true;
+}
+
+void xp_tw_arg_next(struct xp_tw *w)
+{
+	if (!w->args_first)
+		put_c(w, ',');
+	w->args_first = false;
+}
+
+void xp_tw_arg_qkey(struct xp_tw *w, const char *qkey, size_t qlen)
+{
+	if (qlen + 2 + XP_TW_PAD > TW_BUF) {
+		xp_tw_arg_next(w);
+		xp_tw_raw(w, qkey, qlen);
+		put_c(w, ':');
+		return;
+	}
+	char *o = room(w, qlen + 2 + XP_TW_PAD), *start = o;
+	if (!w->args_first)
+		*o++ = ',';
+	w->args_first = false;
+	copy_padded(o, qkey, qlen);
+	o[qlen] = ':';
+	w->n += (size_t)(o - start) + qlen + 1;
 }
 
 void xp_tw_arg_key(struct xp_tw *w, const char *key, size_t klen)
 {
-	if (!w->args_first)
-		putc_unlocked(',', w->f);
-	w->args_first = false;
-	xp_tw_str(w->f, key, klen);
-	putc_unlocked(':', w->f);
+	xp_tw_arg_next(w);
+	put_str(w, key, klen);
+	put_c(w, ':');
+}
+
+void xp_tw_val_str(struct xp_tw *w, const char *s, size_t n)
+{
+	put_str(w, s, n);
+}
+
+#define EXACT_MAX ((int64_t)1 << 53) /* integers up to here survive a double (JavaScript's numbers) */
+
+void xp_tw_val_i64(struct xp_tw *w, int64_t v)
+{
+	bool exact = v >= -EXACT_MAX && v <= EXACT_MAX;
+	if (!exact)
+		put_c(w, '"');
+	put_i64(w, v);
+	if (!exact)
+		put_c(w, '"');
+}
+
+void xp_tw_val_u64(struct xp_tw *w, uint64_t v)
+{
+	bool exact = v <= (uint64_t)EXACT_MAX;
+	if (!exact)
+		put_c(w, '"');
+	put_u64(w, v);
+	if (!exact)
+		put_c(w, '"');
+}
+
+/* The text of a finite V as xp_format_f64 gives it, with ".0" where it has no fraction or exponent. */
+static size_t f64_text(double v, char *out)
+{
+	if (v == 0 || (v > -1e15 && v < 1e15 && v == (double)(int64_t)v)) {
+		/* an integer of at most 15 digits: "%.15g" prints its digits, and they read back exactly */
+		int64_t i = (int64_t)v;
+		char buf[24], *e = buf + sizeof buf, *b = digits(e, i < 0 ? (uint64_t)0 - (uint64_t)i : (uint64_t)i);
+		size_t n = 0;
+		if (i < 0)
+			out[n++] = '-';
+		memcpy(out + n, b, (size_t)(e - b));
+		n += (size_t)(e - b);
+		memcpy(out + n, ".0", 2);
+		return n + 2;
+	}
+	char buf[40];
+	xp_format_f64(v, buf, sizeof buf);
+	size_t n = strlen(buf);
+	memcpy(out, buf, n);
+	if (!strpbrk(buf, ".eE")) {
+		memcpy(out + n, ".0", 2); /* 900.0, not 900: the value reads back as a double */
+		n += 2;
+	}
+	return n;
+}
+
+void xp_tw_val_f64(struct xp_tw *w, double v)
+{
+	if (v != v || v - v != 0) { /* NaN, infinities */
+		const char *s = v != v ? "\"nan\"" : v > 0 ? "\"inf\"" : "\"-inf\"";
+		xp_tw_raw(w, s, strlen(s));
+		return;
+	}
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof bits);
+	struct f64_text *cache = (struct f64_text *)(void *)(w->buf + TW_BUF);
+	struct f64_text *t = &cache[(bits ^ bits >> 29 ^ bits >> 47) % F64_CACHE];
+	if (!t->len || t->bits != bits) {
+		t->bits = bits;
+		t->len = (uint8_t)f64_text(v, t->text);
+	}
+	xp_tw_raw(w, t->text, t->len);
+}
+
+void xp_tw_val_bytes(struct xp_tw *w, const uint8_t *p, size_t n)
+{
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	PUT(w, "\"base64:");
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+		char *o = room(w, 4);
+		o[0] = b64[v >> 18];
+		o[1] = b64[(v >> 12) & 63];
+		o[2] = i + 1 < n ? b64[(v >> 6) & 63] : '=';
+		o[3] = i + 2 < n ? b64[v & 63] : '=';
+		w->n += 4;
+	}
+	put_c(w, '"');
 }
 
 void xp_tw_arg_str(struct xp_tw *w, const char *key, size_t klen, const char *s, size_t n)
 {
 	xp_tw_arg_key(w, key, klen);
-	xp_tw_str(w->f, s, n);
+	put_str(w, s, n);
 }
-
-#define EXACT_MAX ((int64_t)1 << 53) /* integers up to here survive a double (JavaScript's numbers) */
 
 void xp_tw_arg_i64(struct xp_tw *w, const char *key, size_t klen, int64_t v)
 {
 	xp_tw_arg_key(w, key, klen);
-	bool exact = v >= -EXACT_MAX && v <= EXACT_MAX;
-	if (!exact)
-		putc_unlocked('"', w->f);
-	put_i64(w->f, v);
-	if (!exact)
-		putc_unlocked('"', w->f);
+	xp_tw_val_i64(w, v);
 }
 
 void xp_tw_arg_u64(struct xp_tw *w, const char *key, size_t klen, uint64_t v)
 {
 	xp_tw_arg_key(w, key, klen);
-	bool exact = v <= (uint64_t)EXACT_MAX;
-	if (!exact)
-		putc_unlocked('"', w->f);
-	put_u64(w->f, v);
-	if (!exact)
-		putc_unlocked('"', w->f);
+	xp_tw_val_u64(w, v);
 }
 
 void xp_tw_arg_f64(struct xp_tw *w, const char *key, size_t klen, double v)
 {
-	char buf[40];
 	xp_tw_arg_key(w, key, klen);
-	if (xp_format_f64(v, buf, sizeof buf)) {
-		fputs(buf, w->f);
-		if (!strpbrk(buf, ".eE"))
-			fputs(".0", w->f); /* 900.0, not 900: the value reads back as a double */
-	}
-	else
-		fputs(v != v ? "\"nan\"" : v > 0 ? "\"inf\"" : "\"-inf\"", w->f);
+	xp_tw_val_f64(w, v);
 }
 
 void xp_tw_arg_bytes(struct xp_tw *w, const char *key, size_t klen, const uint8_t *p, size_t n)
 {
-	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	xp_tw_arg_key(w, key, klen);
-	fputs("\"base64:", w->f);
-	for (size_t i = 0; i < n; i += 3) {
-		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
-		putc(b64[v >> 18], w->f);
-		putc(b64[(v >> 12) & 63], w->f);
-		putc(i + 1 < n ? b64[(v >> 6) & 63] : '=', w->f);
-		putc(i + 2 < n ? b64[v & 63] : '=', w->f);
-	}
-	putc('"', w->f);
+	xp_tw_val_bytes(w, p, n);
 }
 
 void xp_tw_close(struct xp_tw *w, bool had_args)
 {
-	fputs_unlocked(had_args ? "}}" : "}", w->f);
+	if (had_args)
+		PUT(w, "}}");
+	else
+		put_c(w, '}');
 }
 
 void xp_tw_flow(struct xp_tw *w, char ph, uint64_t id, int64_t pid, int64_t tid, int64_t ts_ps, const char *cat)
 {
 	sep(w);
-	fprintf(w->f, "{\"ph\":\"%c\",\"id\":%" PRIu64 ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", ph, id, pid,
-		tid);
-	xp_tw_us(w->f, ts_ps);
-	fprintf(w->f, ",\"cat\":\"%s\",\"name\":\"%s\"%s}", cat, cat, ph == 'f' ? ",\"bp\":\"e\"" : "");
+	PUT(w, "{\"ph\":\"");
+	put_c(w, ph);
+	PUT(w, "\",\"id\":");
+	put_u64(w, id);
+	PUT(w, ",\"pid\":");
+	put_i64(w, pid);
+	PUT(w, ",\"tid\":");
+	put_i64(w, tid);
+	PUT(w, ",\"ts\":");
+	put_us(w, ts_ps);
+	PUT(w, ",\"cat\":\"");
+	xp_tw_raw(w, cat, strlen(cat));
+	PUT(w, "\",\"name\":\"");
+	xp_tw_raw(w, cat, strlen(cat));
+	put_c(w, '"');
+	if (ph == 'f')
+		PUT(w, ",\"bp\":\"e\"");
+	put_c(w, '}');
 }

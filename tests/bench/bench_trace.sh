@@ -1,35 +1,104 @@
 #!/bin/sh
-# bench_trace.sh - `xpstat trace` on a generated capture of many steps: the full export's throughput and peak memory,
-# and one step's export against it (the selection must cut the work), decode included, on one thread.
-# Usage: bench_trace.sh XPSTAT XPGEN MEASURE [SIZE]   (SIZE: the capture, 1G by default; e.g. 64M for a quick run)
-# Targets (issue 22): --steps N at most half the full export's time; the full export to plain JSON >= 200 MB/s of
-# input with peak RSS <= 1.5x the file. The figures depend on the machine and its load (printed with them); the
-# script fails when an export fails, is not valid JSON, or --steps N writes events outside its step, never on time.
+# bench_trace.sh - `xpstat trace` (issue 22): the full export's throughput and peak memory against `info --format json`
+# on the same file, and one step's export of a 100-step capture against that capture's full export; decode included,
+# on one thread, the two sides of each comparison alternated (best of ROUNDS by CPU time, user + sys).
+# Usage: bench_trace.sh XPSTAT XPGEN MEASURE [SIZE] [ROUNDS]   (SIZE: the first capture, 1G by default; e.g. 64M for a
+# quick run; ROUNDS: 3)
+# Targets: the full export to plain JSON >= 200 MB/s of input with peak RSS <= 1.5x the file; --steps N at most half
+# the full export's time. The figures depend on the machine and its load (printed with them, with info's as the floor
+# of the same run); the script fails when an export fails, writes an event that is not JSON, or --steps N writes
+# events outside its step, never on time.
 set -u
-xpstat=$1 xpgen=$2 measure=$3 size=${4:-1G}
+xpstat=$1 xpgen=$2 measure=$3 size=${4:-1G} rounds=${5:-3}
 dir=${XPSTAT_BENCH_DIR:-${TMPDIR:-/tmp}}/xpstat-bench-trace.$$
 mkdir -p "$dir" || exit 1
 trap 'rm -rf "$dir"' EXIT
+. "$(dirname "$0")/bench_lib.sh" # field
+
+# alternate A_OUT A_CMD B_OUT B_CMD: ROUNDS rounds of A then B (the commands are words of one string each, no
+# quoting inside); sets a_cpu a_wall a_rss and b_cpu b_wall b_rss to each side's best by CPU time.
+alternate() {
+	a_cpu= b_cpu=
+	r=0
+	while [ "$r" -lt "$rounds" ]; do
+		r=$((r + 1))
+		for side in a b; do
+			if [ $side = a ]; then out=$1 cmd=$2; else out=$3 cmd=$4; fi
+			# shellcheck disable=SC2086 # the command's words
+			m=$("$measure" "$out" $cmd)
+			st=$(echo "$m" | field status)
+			[ "$st" = 0 ] || { echo "bench: $cmd failed (status $st)" >&2; return 1; }
+			cpu=$(awk -v u="$(echo "$m" | field user_s)" -v s="$(echo "$m" | field sys_s)" 'BEGIN{printf "%.3f", u+s}')
+			eval "best=\$${side}_cpu"
+			if [ -z "$best" ] || awk -v a="$cpu" -v b="$best" 'BEGIN{exit !(a<b)}'; then
+				eval "${side}_cpu=$cpu ${side}_wall=$(echo "$m" | field wall_s) ${side}_rss=$(echo "$m" | field maxrss_kb)"
+			fi
+		done
+	done
+}
+
+# check_events FILE: every event line of an export parses as JSON on its own (the writer puts one per line), the
+# document opens and closes as it should; prints the X events. Line by line: a full export is several times its
+# capture, too big to load whole.
+check_events() {
+	/usr/bin/python3 - "$1" <<'EOF'
+import json, sys
+n = x = 0
+with open(sys.argv[1], "rb") as f:
+    head = f.readline()
+    assert head.startswith(b'{"displayTimeUnit":"ns","otherData":{') and head.rstrip().endswith(b'"traceEvents":['), head[:80]
+    tail = None
+    for line in f:
+        if line == b"]}\n":
+            tail = line
+            break
+        e = json.loads(line.rstrip(b",\n"))
+        n += 1
+        x += e.get("ph") == "X"
+    assert tail is not None and f.read() == b"", "the document does not end with ]}"
+print(x)
+EOF
+}
+
+fail=0
 cap=$dir/big.xplane.pb
 echo "bench: generating a $size raw capture (2 GPUs; xpgen chooses the steps for the size)..."
 "$xpgen" --variant raw --gpus 2 --seed 42 --target-bytes "$size" -o "$cap" >/dev/null || exit 1
 bytes=$(stat -c %s "$cap")
 echo "bench: file $(echo "$bytes" | awk '{printf "%.1f MB", $1/1e6}')"
-. "$(dirname "$0")/bench_lib.sh" # field, best_of_3
+cat "$cap" >/dev/null
+echo "bench: load average before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
+alternate "$dir/info.json" "$xpstat info --format json --threads 1 $cap" \
+	"-" "$xpstat trace -q --threads 1 -o $dir/full.json $cap" || exit 1
+echo "bench: load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+xf=$(check_events "$dir/full.json") || { echo "bench: the full export is not valid JSON"; fail=1; }
+out=$(stat -c %s "$dir/full.json")
+rm -f "$dir/full.json" "$dir/info.json"
+awk -v b="$bytes" -v o="$out" -v x="$xf" -v ic="$a_cpu" -v iw="$a_wall" -v ir="$a_rss" -v tc="$b_cpu" -v tw="$b_wall" \
+    -v tr="$b_rss" 'BEGIN{
+	printf "bench: info --format json (the floor): CPU %.3f s (%.0f MB/s of input), wall %.3f s, peak RSS %.0f MB (%.2fx file)\n",
+	       ic, b/ic/1e6, iw, ir/1024, ir*1024/b
+	printf "bench: trace, full export: CPU %.3f s (%.0f MB/s of input, %.2fx info), wall %.3f s, peak RSS %.0f MB (%.2fx file, %.2fx info), output %.1f MB, %d X events\n",
+	       tc, b/tc/1e6, tc/ic, tw, tr/1024, tr*1024/b, tr/ir, o/1e6, x
+	printf "bench: targets: full export >= 200 MB/s: %s; RSS <= 1.5x file: %s\n",
+	       (b/tc/1e6 >= 200) ? "met" : "NOT met", (tr*1024 <= 1.5*b) ? "met" : "NOT met"
+}'
+rm -f "$cap"
+
+# One step of 100 against the whole: the selection must cut the work, not just the output.
+cap=$dir/steps.xplane.pb
+echo "bench: generating a raw capture of 100 steps (16 GPUs)..."
+"$xpgen" --variant raw --gpus 16 --seed 42 --steps 100 -o "$cap" >/dev/null || exit 1
+sbytes=$(stat -c %s "$cap")
 # the middle step, by the number its name ends with ("train 11"), as --steps takes it
 step=$("$xpstat" steps --format csv "$cap" | awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="step_name") c=i; next}
 	{sub(/.*[^0-9]/, "", $c); s[n++]=$c} END{print s[int(n/2)]}')
 [ -n "$step" ] || { echo "bench: no steps in the capture" >&2; exit 1; }
-echo "bench: $("$xpstat" steps --format csv "$cap" | tail -n +2 | wc -l) steps; exporting step $step against the whole"
+echo "bench: file $(echo "$sbytes" | awk '{printf "%.1f MB", $1/1e6}'), $("$xpstat" steps --format csv "$cap" | tail -n +2 | wc -l) steps; exporting step $step against the whole"
 cat "$cap" >/dev/null
-echo "bench: load average before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
-set -- $(best_of_3 /dev/null "$xpstat" trace -q --threads 1 -o "$dir/full.json" "$cap") || exit 1
-full_cpu=$1 full_s=$2 full_rss=$3
-set -- $(best_of_3 /dev/null "$xpstat" trace -q --threads 1 --steps "$step" -o "$dir/step.json" "$cap") || exit 1
-step_cpu=$1 step_s=$2 step_rss=$3
-echo "bench: load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-fail=0
-/usr/bin/python3 - "$dir/full.json" "$dir/step.json" "$step" <<'EOF' || fail=1
+alternate "-" "$xpstat trace -q --threads 1 -o $dir/all.json $cap" \
+	"-" "$xpstat trace -q --threads 1 --steps $step -o $dir/step.json $cap" || exit 1
+/usr/bin/python3 - "$dir/all.json" "$dir/step.json" "$step" <<'EOF' || fail=1
 import json, sys
 full, one = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 n = sys.argv[3]
@@ -43,13 +112,10 @@ if ok:
 print(f"bench: full export {xf} X events; --steps {n}: {len(xs)} X events, all within the step: {'ok' if ok else 'WRONG'}")
 sys.exit(0 if ok and len(xs) < xf else 1)
 EOF
-out=$(stat -c %s "$dir/full.json")
-awk -v b="$bytes" -v o="$out" -v fc="$full_cpu" -v fs="$full_s" -v fr="$full_rss" -v sc="$step_cpu" -v ss="$step_s" \
-    -v sr="$step_rss" -v n="$step" 'BEGIN{
-	printf "bench: full export: CPU %.3f s (%.0f MB/s of input), wall %.3f s, peak RSS %.0f MB (%.2fx file), output %.1f MB\n",
-	       fc, b/fc/1e6, fs, fr/1024, fr*1024/b, o/1e6
-	printf "bench: --steps %s: CPU %.3f s (%.2fx the full export), wall %.3f s, peak RSS %.0f MB\n", n, sc, sc/fc, ss, sr/1024
-	printf "bench: targets: --steps <= 0.5x full: %s; full >= 200 MB/s: %s; RSS <= 1.5x file: %s\n",
-	       (sc <= 0.5*fc) ? "met" : "NOT met", (b/fc/1e6 >= 200) ? "met" : "NOT met", (fr*1024 <= 1.5*b) ? "met" : "NOT met"
+awk -v b="$sbytes" -v fc="$a_cpu" -v fw="$a_wall" -v fr="$a_rss" -v sc="$b_cpu" -v sw="$b_wall" -v sr="$b_rss" -v n="$step" 'BEGIN{
+	printf "bench: 100 steps, full export: CPU %.3f s (%.0f MB/s of input), wall %.3f s, peak RSS %.0f MB (%.2fx file)\n",
+	       fc, b/fc/1e6, fw, fr/1024, fr*1024/b
+	printf "bench: 100 steps, --steps %s: CPU %.3f s (%.2fx the full export), wall %.3f s, peak RSS %.0f MB\n", n, sc, sc/fc, sw, sr/1024
+	printf "bench: target: --steps N <= 0.5x the full export: %s\n", (sc <= 0.5*fc) ? "met" : "NOT met"
 }'
 exit $fail
