@@ -64,6 +64,9 @@ struct xp_analysis {
 	size_t opts_size;
 	const void *opts_init;
 	struct xp_result *(*run)(const struct xp_run_in *in);
+	/* It reads only the preparation's step databases, host names and time bases (not the capture), so
+	 * combine rebuilds it of several hosts from saved reports' state (analyzers/db/prepstate.h). */
+	bool from_steps;
 };
 
 /* A table report made complete shows this many rows as text. */

@@ -246,4 +246,5 @@ const struct xp_analysis xp_analysis_pod = {
 	.needs = XP_NEEDS_PREP,
 	.reads = NULL,
 	.run = run,
+	.from_steps = true,
 };

@@ -1,6 +1,7 @@
 /* report.c - every analysis of one capture from one preparation, in a fixed order (`xpstat report`). */
 #include "report.h"
 #include "registry.h"
+#include "analyzers/db/prepstate.h"
 #include "analyzers/db/shared.h"
 #include "analyzers/prepare/prepare.h"
 #include "formats/core/xalloc.h"
@@ -192,6 +193,9 @@ struct xp_report *xp_report_run(const struct xp_capture *c, const struct xp_prep
 			xp_result_set_semantics(pl.r[i], xp_capture_semantics(c));
 			xp_report_add(rep, sections[i]->name, pl.r[i]);
 		}
+	/* What combine rebuilds the cross-host tables from (written in saved reports only). */
+	if (p && !p->opts.groups_only)
+		rep->state = xp_prep_state(p);
 	if (p)
 		xp_prep_free(p);
 	return rep;

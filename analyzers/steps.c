@@ -96,4 +96,5 @@ const struct xp_analysis xp_analysis_steps = {
 	.needs = XP_NEEDS_PREP,
 	.reads = NULL,
 	.run = run,
+	.from_steps = true,
 };

@@ -614,6 +614,9 @@ int xp_report_parse(const char *path, const char *text, size_t len, struct xp_re
 		rc = read_provenance(&d, rep, cJSON_GetObjectItemCaseSensitive(doc, "provenance"));
 	if (!rc && !strcmp(command, "report"))
 		rc = read_head(&d, rep, doc);
+	const cJSON *state = cJSON_GetObjectItemCaseSensitive(doc, "state");
+	if (!rc && state && !strcmp(command, "report") && !(rep->state = read_document(&d, state, "state")))
+		rc = -1;
 	cJSON_Delete(doc);
 	if (rc) {
 		xp_report_free(rep);

@@ -115,6 +115,8 @@ combine_equals out/hosts/5.json.zst 5
 [ "$(job_exit "$2")" = ExitCode=3:0 ] || fail "combine job: $(job_state "$2") $(job_exit "$2"), not exit 3"
 grep -q 'reports of several hosts cannot be combined' "$work/out/logs/combine.out" || fail "combine job: $(cat "$work/out/logs/combine.out")"
 [ ! -e "$work/out/report.json" ] || fail "the refused combine job wrote report.json"
+# The array's reports give the pod's steps and hosts compared as one process over the run gives them.
+cd "$work" && combine_analysis_equals run out/hosts/*.json.zst
 
 # A one-host run through the whole recipe: array of one task, then combine, equal to report (JSON, CSV).
 mkdir -p "$work/solo/run"
