@@ -151,7 +151,10 @@ static int read_all(struct xp_ctx *ctx, struct combine_in *in)
 	for (size_t i = 0; i < ctx->n_paths && !rc; i++, in->n++) {
 		struct xp_err err = {0};
 		/* Read whatever it is: a truncated or corrupt report is told as such (where it breaks). */
-		if (xp_report_read(ctx->paths[i], ctx->max_input_bytes, &in->reps[i], &err)) {
+		const struct combine_opts *co = ctx->cmd_opts;
+		int (*read)(const char *, uint64_t, struct xp_report **, struct xp_err *) =
+			co->analysis ? xp_report_read_heads : xp_report_read;
+		if (read(ctx->paths[i], ctx->max_input_bytes, &in->reps[i], &err)) {
 			xp_err_print(&err);
 			return err.status ? err.status : XP_EXIT_BAD_INPUT;
 		}
@@ -254,7 +257,8 @@ static int combine_analysis(struct xp_ctx *ctx, const struct combine_in *in, con
 	struct xp_capture *names = order_hosts(in, &refs);
 	struct xp_state_host *hosts = xcalloc(names->n_hosts ? names->n_hosts : 1, sizeof *hosts);
 	for (uint32_t h = 0; h < names->n_hosts; h++)
-		hosts[h] = (struct xp_state_host){in->reps[refs[h].rep]->state, refs[h].row, names->hosts[h].name};
+		hosts[h] = (struct xp_state_host){in->reps[refs[h].rep]->state, refs[h].row, names->hosts[h].name,
+						  ctx->paths[refs[h].rep]};
 	struct xp_err e = {0};
 	struct xp_capture *cap = NULL;
 	bool xprof = !strcmp(or_empty(in->reps[0]->compat), "xprof");

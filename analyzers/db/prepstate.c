@@ -133,20 +133,29 @@ static char *dup(const char *s)
 	return d;
 }
 
-/* A table of STATE with exactly the columns it is written with, in that order. */
-static const struct xp_table *state_table(const struct xp_result *state, const char *name, size_t n_cols)
+/* A table of STATE with exactly the columns it is written with, in that order (a table without rows
+ * says none: JSON writes it as []). */
+static const struct xp_table *state_table(const struct xp_result *state, const char *name)
 {
 	const struct xp_table *t = state ? xp_result_table(state, name) : NULL;
-	if (!t)
-		return NULL;
-	if (t->n_rows && t->n_cols != n_cols)
-		return NULL;
-	return t;
+	if (!t || !t->n_rows)
+		return t;
+	struct xp_result *ref = xp_result_new("state");
+	struct xp_table *w = xp_result_add_table(ref, name, name);
+	if (!strcmp(name, "hosts"))
+		xp_table_cols(w, host_cols, H_N);
+	else
+		step_columns(w);
+	bool same = t->n_cols == w->n_cols;
+	for (size_t k = 0; same && k < w->n_cols; k++)
+		same = !strcmp(t->cols[k].key, w->cols[k].key);
+	xp_result_free(ref);
+	return same ? t : NULL;
 }
 
 static const struct xp_table *hosts_table(const struct xp_result *state)
 {
-	return state_table(state, "hosts", H_N);
+	return state_table(state, "hosts");
 }
 
 size_t xp_state_hosts(const struct xp_result *state)
@@ -242,7 +251,7 @@ static bool read_step(const struct xp_table *t, size_t row, struct xp_step *s)
 /* The steps of host NAME of a state, in their saved order (xp_prepare's: ascending id). */
 static bool read_steps(const struct xp_result *state, const char *name, struct xp_step_db *db)
 {
-	const struct xp_table *t = state_table(state, "steps", S_N);
+	const struct xp_table *t = state_table(state, "steps");
 	if (!t)
 		return false;
 	for (size_t row = 0; row < t->n_rows; row++) {
@@ -279,7 +288,8 @@ struct xp_prep *xp_prep_from_state(const struct xp_state_host *hosts, uint32_t n
 		ph->host = &c->hosts[h];
 		if (!t || !saved || !read_host_flags(t, hosts[h].row, &ph->steps, &c->hosts[h].base_ns) ||
 		    !read_steps(hosts[h].state, saved, &ph->steps)) {
-			xp_err_set(e, XP_EXIT_BAD_INPUT, NULL, "the saved state of host %s is not readable", hosts[h].name);
+			xp_err_set(e, XP_EXIT_BAD_INPUT, hosts[h].path, "the state of host %s does not read back: not a "
+				   "report as this xpstat writes it", hosts[h].name);
 			xp_prep_state_free(p, c);
 			return NULL;
 		}

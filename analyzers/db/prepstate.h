@@ -22,11 +22,13 @@
  */
 struct xp_result *xp_prep_state(const struct xp_prep *p);
 
-/* One host to rebuild: row ROW of STATE's hosts table, named NAME in the rebuilt preparation. */
+/* One host to rebuild: row ROW of STATE's hosts table, named NAME in the rebuilt preparation; PATH (the
+ * saved report) names it in errors. */
 struct xp_state_host {
 	const struct xp_result *state;
 	size_t row;
 	const char *name;
+	const char *path;
 };
 
 /* The rows of STATE's hosts table (0 when it has none or STATE is NULL). */
