@@ -23,12 +23,11 @@
  *   - reports of another xpstat version, --compat mode, semantics or run;
  *   - the same capture (name and content digest) twice;
  *   - the whole report of several hosts: overview's and tf-stats' merged op
- *     rows, input-pipeline's breakdown host and kernel-stats' ranks need
- *     per-host state that saved reports do not carry yet. The analyses that
- *     read only the hosts' step databases (steps, pod: from_steps in their
- *     descriptors) are rebuilt of any number of hosts from each report's
- *     "state" with --analysis, through the analysis' own code, so they are
- *     `xpstat steps` and `xpstat pod` over the run, byte for byte.
+ *     rows and input-pipeline's breakdown host need per-host state that saved
+ *     reports do not carry yet. The analyses whose descriptors have a combine
+ *     function (steps, pod, kernel-stats) are rebuilt of any number of hosts
+ *     from each report's "state" with --analysis, through the analysis' own
+ *     code, so they are `xpstat NAME` over the run, byte for byte.
  */
 
 struct combine_opts {
@@ -105,12 +104,12 @@ static int check_twice(char **paths, const struct combine_in *in, size_t i)
 }
 
 /* "steps|pod": the analyses --analysis rebuilds. */
-static const char *from_steps_names(void)
+static const char *combinable_names(void)
 {
 	static char names[128];
 	if (!names[0])
 		for (size_t i = 0; xp_analyses[i]; i++)
-			if (xp_analyses[i]->from_steps)
+			if (xp_analyses[i]->combine)
 				snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? "|" : "",
 					 xp_analyses[i]->name);
 	return names;
@@ -133,7 +132,7 @@ static int check_as_read(struct xp_ctx *ctx, const struct combine_in *in, size_t
 		rc = refuse(ctx->paths[i], "%s is a second host: reports of several hosts cannot be combined "
 			    "byte-identically yet (the cross-host tables need per-host state saved reports do not carry): "
 			    "run 'xpstat report' over the run's captures, or combine one analysis (--analysis %s)",
-			    rep->captures[*hosts ? 0 : 1].host, from_steps_names());
+			    rep->captures[*hosts ? 0 : 1].host, combinable_names());
 	if (!rc && co->analysis && xp_state_hosts(rep->state) != rep->n_captures)
 		rc = refuse(ctx->paths[i], "no state of its %zu host%s (a report of an older xpstat): save it again with "
 			    "this xpstat", rep->n_captures, rep->n_captures == 1 ? "" : "s");
@@ -268,14 +267,21 @@ static int combine_analysis(struct xp_ctx *ctx, const struct combine_in *in, con
 		xp_err_print(&e);
 		rc = e.status;
 	} else {
-		struct xp_run_in run = {.c = cap, .p = p, .opts = a->opts_init, .xprof_compat = xprof};
-		struct xp_result *r = a->run(&run);
 		/* The rules that made the numbers are the capture's: each report's section says them. */
 		const struct xp_result *saved = xp_report_get(in->reps[0], a->name);
-		xp_result_set_semantics(r, saved ? saved->semantics : NULL);
+		struct xp_combine_in cin = {.c = cap, .p = p, .hosts = hosts, .xprof_compat = xprof,
+					    .semantics = saved ? saved->semantics : NULL, .err = &e};
+		struct xp_result *r = a->combine(&cin);
+		if (r)
+			xp_result_set_semantics(r, cin.semantics);
 		struct xp_report *prov = combined_provenance(in, names, refs);
 		ctx->provenance = prov;
-		rc = xp_emit(ctx, r);
+		if (r) {
+			rc = xp_emit(ctx, r);
+		} else {
+			xp_err_print(&e);
+			rc = e.status ? e.status : XP_EXIT_BAD_INPUT;
+		}
 		ctx->provenance = NULL;
 		xp_report_free(prov);
 		xp_result_free(r);
@@ -310,7 +316,7 @@ enum { OPT_ANALYSIS = 1 };
 
 static const struct xp_opt combine_cli[] = {
 	{"analysis", 1, OPT_ANALYSIS, "NAME", "only the analysis NAME, as 'xpstat NAME' writes it over the whole run, "
-	 "in any format: steps or pod (of any number of hosts)"},
+	 "in any format: steps, pod or kernel-stats (of any number of hosts)"},
 	{NULL, 0, 0, NULL, NULL},
 };
 
@@ -319,10 +325,10 @@ static int combine_set(struct xp_ctx *ctx, int key, const char *arg)
 	struct combine_opts *co = ctx->cmd_opts;
 	(void)key;
 	const struct xp_analysis *a = xp_analysis_find(arg);
-	if (!a || !a->from_steps)
+	if (!a || !a->combine)
 		return xp_usage_error(ctx, "--analysis %s: combine rebuilds %s of several hosts (the others: "
 				      "combine the whole report of one host, or run 'xpstat report')", arg,
-				      from_steps_names());
+				      combinable_names());
 	co->analysis = a;
 	return 0;
 }

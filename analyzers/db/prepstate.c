@@ -35,6 +35,11 @@ enum { S_HOST, S_ID, S_NAME, S_BEGIN, S_DUR, S_TYPES, S_TRANSFERS = S_TYPES + XP
 static const char *const transfer_dir[3] = {"h2d", "d2h", "d2d"};
 static const char *const transfer_what[3] = {"count", "bytes", "ps"};
 
+static void host_columns(struct xp_table *t)
+{
+	xp_table_cols(t, host_cols, H_N);
+}
+
 static void step_columns(struct xp_table *t)
 {
 	static const struct xp_col_def head[S_TYPES] = {
@@ -59,14 +64,14 @@ static void step_columns(struct xp_table *t)
 
 /* --- saving ----------------------------------------------------------------------------------------- */
 
-static void set_i64(struct xp_table *t, size_t row, size_t col, int64_t v)
+void xp_state_set_i64(struct xp_table *t, size_t row, size_t col, int64_t v)
 {
 	char buf[24];
 	snprintf(buf, sizeof buf, "%" PRId64, v);
 	xp_set_str(t, row, col, buf);
 }
 
-static void set_u64(struct xp_table *t, size_t row, size_t col, uint64_t v)
+void xp_state_set_u64(struct xp_table *t, size_t row, size_t col, uint64_t v)
 {
 	char buf[24];
 	snprintf(buf, sizeof buf, "%" PRIu64, v);
@@ -78,33 +83,33 @@ static void host_row(struct xp_table *t, const struct xp_prep_host *ph)
 	const struct xp_step_db *db = &ph->steps;
 	size_t row = xp_table_row(t);
 	xp_set_str(t, row, H_HOST, ph->host->name);
-	set_i64(t, row, H_BASE, ph->host->base_ns);
+	xp_state_set_i64(t, row, H_BASE, ph->host->base_ns);
 	xp_set_str(t, row, H_SOURCE, xp_step_source_name(db->source));
 	xp_set_bool(t, row, H_DEVICE, db->has_device);
 	xp_set_bool(t, row, H_TPU, db->tpu);
 	xp_set_bool(t, row, H_LOOPS, db->grouping_skipped_loops);
 	xp_set_bool(t, row, H_PYTORCH, db->pytorch);
-	set_u64(t, row, H_DROPPED, db->n_dropped);
+	xp_state_set_u64(t, row, H_DROPPED, db->n_dropped);
 	xp_set_bool(t, row, H_HAS_WHY, db->dropped_why != NULL);
 	xp_set_str(t, row, H_WHY, db->dropped_why ? db->dropped_why : "");
-	set_i64(t, row, H_C16, db->compute16_ps);
-	set_i64(t, row, H_C32, db->compute32_ps);
+	xp_state_set_i64(t, row, H_C16, db->compute16_ps);
+	xp_state_set_i64(t, row, H_C32, db->compute32_ps);
 }
 
 static void step_row(struct xp_table *t, const char *host, const struct xp_step *s)
 {
 	size_t row = xp_table_row(t);
 	xp_set_str(t, row, S_HOST, host);
-	set_i64(t, row, S_ID, s->id);
+	xp_state_set_i64(t, row, S_ID, s->id);
 	xp_set_str(t, row, S_NAME, s->name ? s->name : "");
-	set_i64(t, row, S_BEGIN, s->begin_ps);
-	set_i64(t, row, S_DUR, s->duration_ps);
+	xp_state_set_i64(t, row, S_BEGIN, s->begin_ps);
+	xp_state_set_i64(t, row, S_DUR, s->duration_ps);
 	for (int k = 0; k < XP_N_EVENT_TYPES; k++)
-		set_i64(t, row, S_TYPES + (size_t)k, s->type_ps[k]);
+		xp_state_set_i64(t, row, S_TYPES + (size_t)k, s->type_ps[k]);
 	for (size_t d = 0; d < 3; d++) {
-		set_u64(t, row, S_TRANSFERS + d * 3, s->transfer_count[d]);
-		set_u64(t, row, S_TRANSFERS + d * 3 + 1, s->transfer_bytes[d]);
-		set_i64(t, row, S_TRANSFERS + d * 3 + 2, s->transfer_ps[d]);
+		xp_state_set_u64(t, row, S_TRANSFERS + d * 3, s->transfer_count[d]);
+		xp_state_set_u64(t, row, S_TRANSFERS + d * 3 + 1, s->transfer_bytes[d]);
+		xp_state_set_i64(t, row, S_TRANSFERS + d * 3 + 2, s->transfer_ps[d]);
 	}
 }
 
@@ -112,7 +117,7 @@ struct xp_result *xp_prep_state(const struct xp_prep *p)
 {
 	struct xp_result *r = xp_result_new("state");
 	struct xp_table *hosts = xp_result_add_table(r, "hosts", "Hosts");
-	xp_table_cols(hosts, host_cols, H_N);
+	host_columns(hosts);
 	struct xp_table *steps = xp_result_add_table(r, "steps", "Steps");
 	step_columns(steps);
 	for (uint32_t h = 0; h < p->n_hosts; h++) {
@@ -133,19 +138,15 @@ static char *dup(const char *s)
 	return d;
 }
 
-/* A table of STATE with exactly the columns it is written with, in that order (a table without rows
- * says none: JSON writes it as []). */
-static const struct xp_table *state_table(const struct xp_result *state, const char *name)
+const struct xp_table *xp_state_table(const struct xp_result *state, const char *name,
+				     void (*columns)(struct xp_table *t))
 {
 	const struct xp_table *t = state ? xp_result_table(state, name) : NULL;
 	if (!t || !t->n_rows)
 		return t;
 	struct xp_result *ref = xp_result_new("state");
 	struct xp_table *w = xp_result_add_table(ref, name, name);
-	if (!strcmp(name, "hosts"))
-		xp_table_cols(w, host_cols, H_N);
-	else
-		step_columns(w);
+	columns(w);
 	bool same = t->n_cols == w->n_cols;
 	for (size_t k = 0; same && k < w->n_cols; k++)
 		same = !strcmp(t->cols[k].key, w->cols[k].key);
@@ -155,7 +156,7 @@ static const struct xp_table *state_table(const struct xp_result *state, const c
 
 static const struct xp_table *hosts_table(const struct xp_result *state)
 {
-	return state_table(state, "hosts");
+	return xp_state_table(state, "hosts", host_columns);
 }
 
 size_t xp_state_hosts(const struct xp_result *state)
@@ -164,7 +165,7 @@ size_t xp_state_hosts(const struct xp_result *state)
 	return t ? t->n_rows : 0;
 }
 
-static const char *cell_str(const struct xp_table *t, size_t row, size_t col)
+const char *xp_state_str(const struct xp_table *t, size_t row, size_t col)
 {
 	const struct xp_cell *c = xp_table_cell(t, row, col);
 	return c->type == XP_T_STR && c->v.s ? c->v.s : NULL;
@@ -173,12 +174,12 @@ static const char *cell_str(const struct xp_table *t, size_t row, size_t col)
 const char *xp_state_host_name(const struct xp_result *state, size_t row)
 {
 	const struct xp_table *t = hosts_table(state);
-	return t && row < t->n_rows ? cell_str(t, row, H_HOST) : NULL;
+	return t && row < t->n_rows ? xp_state_str(t, row, H_HOST) : NULL;
 }
 
-static bool cell_i64(const struct xp_table *t, size_t row, size_t col, int64_t *v)
+bool xp_state_i64(const struct xp_table *t, size_t row, size_t col, int64_t *v)
 {
-	const char *s = cell_str(t, row, col);
+	const char *s = xp_state_str(t, row, col);
 	char *end;
 	if (!s || !*s)
 		return false;
@@ -188,9 +189,9 @@ static bool cell_i64(const struct xp_table *t, size_t row, size_t col, int64_t *
 	return !errno && !*end;
 }
 
-static bool cell_u64(const struct xp_table *t, size_t row, size_t col, uint64_t *v)
+bool xp_state_u64(const struct xp_table *t, size_t row, size_t col, uint64_t *v)
 {
-	const char *s = cell_str(t, row, col);
+	const char *s = xp_state_str(t, row, col);
 	char *end;
 	if (!s || !*s || *s == '-')
 		return false;
@@ -200,7 +201,7 @@ static bool cell_u64(const struct xp_table *t, size_t row, size_t col, uint64_t 
 	return !errno && !*end;
 }
 
-static bool cell_bool(const struct xp_table *t, size_t row, size_t col, bool *v)
+bool xp_state_bool(const struct xp_table *t, size_t row, size_t col, bool *v)
 {
 	const struct xp_cell *c = xp_table_cell(t, row, col);
 	*v = c->type == XP_T_BOOL && c->v.b;
@@ -222,40 +223,40 @@ static bool source_of(const char *s, enum xp_step_source *out)
 static bool read_host_flags(const struct xp_table *t, size_t row, struct xp_step_db *db, int64_t *base_ns)
 {
 	bool has_why;
-	bool ok = cell_i64(t, row, H_BASE, base_ns) && source_of(cell_str(t, row, H_SOURCE), &db->source) &&
-		  cell_bool(t, row, H_DEVICE, &db->has_device) && cell_bool(t, row, H_TPU, &db->tpu) &&
-		  cell_bool(t, row, H_LOOPS, &db->grouping_skipped_loops) && cell_bool(t, row, H_PYTORCH, &db->pytorch) &&
-		  cell_u64(t, row, H_DROPPED, &db->n_dropped) && cell_bool(t, row, H_HAS_WHY, &has_why) &&
-		  cell_str(t, row, H_WHY) && cell_i64(t, row, H_C16, &db->compute16_ps) &&
-		  cell_i64(t, row, H_C32, &db->compute32_ps);
+	bool ok = xp_state_i64(t, row, H_BASE, base_ns) && source_of(xp_state_str(t, row, H_SOURCE), &db->source) &&
+		  xp_state_bool(t, row, H_DEVICE, &db->has_device) && xp_state_bool(t, row, H_TPU, &db->tpu) &&
+		  xp_state_bool(t, row, H_LOOPS, &db->grouping_skipped_loops) && xp_state_bool(t, row, H_PYTORCH, &db->pytorch) &&
+		  xp_state_u64(t, row, H_DROPPED, &db->n_dropped) && xp_state_bool(t, row, H_HAS_WHY, &has_why) &&
+		  xp_state_str(t, row, H_WHY) && xp_state_i64(t, row, H_C16, &db->compute16_ps) &&
+		  xp_state_i64(t, row, H_C32, &db->compute32_ps);
 	if (ok && has_why)
-		db->dropped_why = dup(cell_str(t, row, H_WHY));
+		db->dropped_why = dup(xp_state_str(t, row, H_WHY));
 	return ok;
 }
 
 static bool read_step(const struct xp_table *t, size_t row, struct xp_step *s)
 {
-	bool ok = cell_i64(t, row, S_ID, &s->id) && cell_str(t, row, S_NAME) && cell_i64(t, row, S_BEGIN, &s->begin_ps) &&
-		  cell_i64(t, row, S_DUR, &s->duration_ps);
+	bool ok = xp_state_i64(t, row, S_ID, &s->id) && xp_state_str(t, row, S_NAME) && xp_state_i64(t, row, S_BEGIN, &s->begin_ps) &&
+		  xp_state_i64(t, row, S_DUR, &s->duration_ps);
 	for (size_t k = 0; ok && k < XP_N_EVENT_TYPES; k++)
-		ok = cell_i64(t, row, S_TYPES + k, &s->type_ps[k]);
+		ok = xp_state_i64(t, row, S_TYPES + k, &s->type_ps[k]);
 	for (size_t d = 0; ok && d < 3; d++)
-		ok = cell_u64(t, row, S_TRANSFERS + d * 3, &s->transfer_count[d]) &&
-		     cell_u64(t, row, S_TRANSFERS + d * 3 + 1, &s->transfer_bytes[d]) &&
-		     cell_i64(t, row, S_TRANSFERS + d * 3 + 2, &s->transfer_ps[d]);
+		ok = xp_state_u64(t, row, S_TRANSFERS + d * 3, &s->transfer_count[d]) &&
+		     xp_state_u64(t, row, S_TRANSFERS + d * 3 + 1, &s->transfer_bytes[d]) &&
+		     xp_state_i64(t, row, S_TRANSFERS + d * 3 + 2, &s->transfer_ps[d]);
 	if (ok)
-		s->name = dup(cell_str(t, row, S_NAME));
+		s->name = dup(xp_state_str(t, row, S_NAME));
 	return ok;
 }
 
 /* The steps of host NAME of a state, in their saved order (xp_prepare's: ascending id). */
 static bool read_steps(const struct xp_result *state, const char *name, struct xp_step_db *db)
 {
-	const struct xp_table *t = state_table(state, "steps");
+	const struct xp_table *t = xp_state_table(state, "steps", step_columns);
 	if (!t)
 		return false;
 	for (size_t row = 0; row < t->n_rows; row++) {
-		const char *h = cell_str(t, row, S_HOST);
+		const char *h = xp_state_str(t, row, S_HOST);
 		if (!h)
 			return false;
 		if (strcmp(h, name))

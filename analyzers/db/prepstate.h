@@ -22,6 +22,19 @@
  */
 struct xp_result *xp_prep_state(const struct xp_prep *p);
 
+/* An analysis' own state tables (kernel-stats') are written and read with these: integers as decimal strings. */
+void xp_state_set_i64(struct xp_table *t, size_t row, size_t col, int64_t v);
+void xp_state_set_u64(struct xp_table *t, size_t row, size_t col, uint64_t v);
+/* Cell (ROW, COL) read back; false when it is not what these write. */
+const char *xp_state_str(const struct xp_table *t, size_t row, size_t col);
+bool xp_state_i64(const struct xp_table *t, size_t row, size_t col, int64_t *v);
+bool xp_state_u64(const struct xp_table *t, size_t row, size_t col, uint64_t *v);
+bool xp_state_bool(const struct xp_table *t, size_t row, size_t col, bool *v);
+/* The table NAME of STATE when its columns are exactly those COLUMNS installs, in that order (a table
+ * without rows passes: JSON keeps no columns of it); NULL otherwise. */
+const struct xp_table *xp_state_table(const struct xp_result *state, const char *name,
+				     void (*columns)(struct xp_table *t));
+
 /* One host to rebuild: row ROW of STATE's hosts table, named NAME in the rebuilt preparation; PATH (the
  * saved report) names it in errors. */
 struct xp_state_host {

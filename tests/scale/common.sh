@@ -35,12 +35,12 @@ combine_refuses_hosts() { # reports...
 	grep -q 'reports of several hosts cannot be combined' "$work/refused.err" || fail "combine: $(cat "$work/refused.err")"
 	[ ! -e "$work/refused.json" ] || fail "combine of several hosts wrote its output"
 }
-# Several hosts' reports, one analysis (combine --analysis steps|pod): equal byte for byte to 'xpstat ANALYSIS'
+# Several hosts' reports, one analysis (combine --analysis steps|pod|kernel-stats): equal byte for byte to 'xpstat ANALYSIS'
 # over the whole run, in text, JSON and CSV (each table). Run from $work; RUN is the run directory.
 combine_analysis_equals() { # run-directory reports...
 	run=$1
 	shift
-	for a in steps pod; do
+	for a in steps pod kernel-stats; do
 		for f in text json csv; do
 			tables=main
 			[ $f = csv ] && [ $a = pod ] && tables="main steps"

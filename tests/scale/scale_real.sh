@@ -1,8 +1,9 @@
 #!/bin/sh
 # scale_real.sh - runs assembled from the real captures (../shared/testdata/real; skipped, 77, when absent): one saved
-# report per host (report --host-index), then combine --analysis steps and pod, byte for byte equal to 'xpstat steps'
-# and 'xpstat pod' over the run in text, JSON and CSV. Two runs: a TensorFlow multi-worker host with a JAX GPU host
-# (one host with steps, one without); three JAX captures that all record the hostname tw003 (named by their files).
+# report per host (report --host-index), then combine --analysis steps, pod and kernel-stats, byte for byte equal to
+# 'xpstat steps', 'xpstat pod' and 'xpstat kernel-stats' over the run in text, JSON and CSV. Runs: a TensorFlow multi-worker host with a JAX GPU host
+# (one host with steps, one without); three JAX captures that all record the hostname tw003 (named by their files);
+# two PyTorch (Kineto) workers.
 set -u
 xpstat=$1 real=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,6 +37,11 @@ assemble jax gemm.xplane.pb=tracelens/jax08_gemm/tw003.xplane.pb elementwise.xpl
 	conv.xplane.pb=tracelens/jax_conv_minimal_08/tw003.xplane.pb
 per_host jax 3
 cd "$work/jax" && combine_analysis_equals run h0.json.zst h1.json.zst h2.json.zst
+# PyTorch: two Kineto workers (PyTorch semantics, the operators' Tensor Core share).
+assemble pt rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz=hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz \
+	worker0.1623143089861.pt.trace.json.gz=kineto/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz
+per_host pt 2
+cd "$work/pt" && combine_analysis_equals run h0.json.zst h1.json.zst
 cd / || exit 1
 echo "scale-real: $fails failures"
 [ $fails = 0 ]
