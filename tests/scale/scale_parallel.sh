@@ -42,5 +42,15 @@ cd "$work" && combine_refuses_hosts per/*.json.zst
 # Given in any order (the shell's: 0, 1, 10, 11, ...), plain and compressed alike.
 combine_analysis_equals run per/*.json.zst
 combine_analysis_equals run p3.json $(ls per/*.json.zst | grep -v '/3.json')
+# The other generated variants of several hosts (GPU TensorFlow raw and grouped, JAX on AMD, CPU only).
+for v in raw grouped jax cpu; do
+	mkdir -p "$work/$v"
+	"$xpgen" --variant $v --hosts 3 -o "$work/$v/run" >/dev/null || { fail "xpgen --variant $v"; continue; }
+	cd "$work/$v" || exit 1
+	seq 0 2 | parallel --halt now,fail=1 -j 2 "$xpstat" report --quiet --host-index {} --format json -o h{}.json run ||
+		fail "$v: report --host-index"
+	combine_analysis_equals run h2.json h0.json h1.json
+	cd "$work" || exit 1
+done
 echo "scale-parallel: $fails failures"
 [ $fails = 0 ]
