@@ -82,6 +82,8 @@ struct xp_analysis {
 	/* The analysis of several hosts from saved reports' state, as run makes it from their captures (NULL:
 	 * combine cannot rebuild it); it takes the options run takes by default. */
 	struct xp_result *(*combine)(const struct xp_combine_in *in);
+	/* The state tables combine reads besides the step databases' (hosts, steps), NULL-terminated; NULL: none. */
+	const char *const *state_tables;
 };
 
 /* A table report made complete shows this many rows as text. */

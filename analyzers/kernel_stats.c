@@ -410,6 +410,7 @@ static struct xp_result *combine(const struct xp_combine_in *in)
 }
 
 static const char *const reads[] = {XP_KERNEL_DETAIL_STATS, NULL};
+static const char *const state_tables[] = {XP_KERNEL_STATE_TABLES, NULL};
 
 const struct xp_analysis xp_analysis_kernel_stats = {
 	.name = "kernel-stats",
@@ -418,4 +419,5 @@ const struct xp_analysis xp_analysis_kernel_stats = {
 	.opts_size = sizeof(struct xp_kernel_stats_opts),
 	.run = run,
 	.combine = combine,
+	.state_tables = state_tables,
 };

@@ -32,6 +32,7 @@
 
 struct combine_opts {
 	const struct xp_analysis *analysis;     /* --analysis NAME; NULL: the whole report */
+	const char *keep[8];                    /* the state tables it reads (the others are not kept) */
 };
 
 struct combine_in {
@@ -151,9 +152,10 @@ static int read_all(struct xp_ctx *ctx, struct combine_in *in)
 		struct xp_err err = {0};
 		/* Read whatever it is: a truncated or corrupt report is told as such (where it breaks). */
 		const struct combine_opts *co = ctx->cmd_opts;
-		int (*read)(const char *, uint64_t, struct xp_report **, struct xp_err *) =
-			co->analysis ? xp_report_read_heads : xp_report_read;
-		if (read(ctx->paths[i], ctx->max_input_bytes, &in->reps[i], &err)) {
+		int rc_read = co->analysis ? xp_report_read_heads(ctx->paths[i], ctx->max_input_bytes, co->keep,
+								  &in->reps[i], &err)
+					   : xp_report_read(ctx->paths[i], ctx->max_input_bytes, &in->reps[i], &err);
+		if (rc_read) {
 			xp_err_print(&err);
 			return err.status ? err.status : XP_EXIT_BAD_INPUT;
 		}
@@ -330,6 +332,14 @@ static int combine_set(struct xp_ctx *ctx, int key, const char *arg)
 				      "combine the whole report of one host, or run 'xpstat report')", arg,
 				      combinable_names());
 	co->analysis = a;
+	/* Every analysis gets the step databases; its own tables besides. */
+	static const char *const prep[] = {XP_PREP_STATE_TABLES};
+	size_t n = 0;
+	for (size_t k = 0; k < sizeof prep / sizeof *prep; k++)
+		co->keep[n++] = prep[k];
+	for (const char *const *t = a->state_tables; t && *t && n + 1 < sizeof co->keep / sizeof *co->keep; t++)
+		co->keep[n++] = *t;
+	co->keep[n] = NULL;
 	return 0;
 }
 

@@ -5,6 +5,8 @@
 #include "kernel_db.h"
 #include "prepstate.h"
 
+/* The state tables they are. */
+#define XP_KERNEL_STATE_TABLES "kernel_hosts", "kernel_reports"
 /* DB's hosts (named as in C) and reports as the tables kernel_hosts and kernel_reports of STATE. */
 void xp_kernel_db_state(const struct xp_kernel_db *db, const struct xp_capture *c, struct xp_result *state);
 /* The database of the N hosts (host h: hosts[h]) as reading their captures builds it, unsorted; NULL with E

@@ -21,6 +21,8 @@
  * saturated duration lies past 2^53.
  */
 struct xp_result *xp_prep_state(const struct xp_prep *p);
+/* Its tables. */
+#define XP_PREP_STATE_TABLES "hosts", "steps"
 
 /* An analysis' own state tables (kernel-stats') are written and read with these: integers as decimal strings. */
 void xp_state_set_i64(struct xp_table *t, size_t row, size_t col, int64_t v);

@@ -536,7 +536,11 @@ struct strip {
 	const struct jlex *lx;
 	char *out;
 	size_t n;
+	const char *const *keep;        /* the state tables kept (NULL-terminated; NULL: all) */
 };
+
+/* Where a member is: the document, "reports", a section, "state", the state's "tables". */
+enum where { W_DOC, W_REPORTS, W_SECTION, W_STATE, W_STATE_TABLES };
 
 static void put(struct strip *s, const uint8_t *p, size_t n)
 {
@@ -556,15 +560,35 @@ static bool key_is(const struct jval *k, const char *name)
 	return k->len == strlen(name) && !memcmp(k->p, name, k->len);
 }
 
-/* The member KEY at LEVEL (0: the document, 1: "reports", 2: a section) is left out. */
-static bool dropped(const struct jval *k, int level)
+/* The member K of an object at W is left out: a section's numbers, a state table not asked for. */
+static bool dropped(const struct strip *s, const struct jval *k, enum where w)
 {
-	return level == 2 && (key_is(k, "summary") || key_is(k, "tables") || key_is(k, "diagnostics"));
+	if (w == W_SECTION)
+		return key_is(k, "summary") || key_is(k, "tables") || key_is(k, "diagnostics");
+	if (w != W_STATE_TABLES || !s->keep)
+		return false;
+	for (const char *const *t = s->keep; *t; t++)
+		if (key_is(k, *t))
+			return false;
+	return true;
 }
 
-/* Copy the object at *PP less the members dropped() names; "reports" and its sections are walked too. */
-static int strip_object(struct strip *s, const uint8_t **pp, int level)
+/* The object under member K of an object at W that is walked too (-1: none, copied whole). */
+static int walked(const struct jval *k, enum where w)
 {
+	if (w == W_DOC)
+		return key_is(k, "reports") ? W_REPORTS : key_is(k, "state") ? W_STATE : -1;
+	if (w == W_REPORTS)
+		return W_SECTION;
+	if (w == W_STATE)
+		return key_is(k, "tables") ? W_STATE_TABLES : -1;
+	return -1;
+}
+
+/* Copy the object at *PP less the members dropped() names, walking those walked() names. */
+static int strip_object(struct strip *s, const uint8_t **pp, enum where where)
+{
+	int level = where == W_DOC ? 0 : where == W_REPORTS || where == W_STATE ? 1 : 2;
 	const struct jlex *lx = s->lx;
 	const uint8_t *p = *pp, *end = lx->end;
 	bool first_in = true, first_out = true;
@@ -593,7 +617,7 @@ static int strip_object(struct strip *s, const uint8_t **pp, int level)
 		p = skip_ws(p + 1, end);
 		if (p >= end)
 			return jl_err(lx, end, "a value expected");
-		bool drop = dropped(&k, level);
+		bool drop = dropped(s, &k, where);
 		if (!drop) {
 			if (!first_out)
 				put(s, (const uint8_t *)",", 1);
@@ -601,9 +625,10 @@ static int strip_object(struct strip *s, const uint8_t **pp, int level)
 			put(s, (const uint8_t *)":", 1);
 			first_out = false;
 		}
-		bool walk = *p == '{' && ((level == 0 && key_is(&k, "reports")) || level == 1);
+		int inner = *p == '{' && !drop ? walked(&k, where) : -1;
+		bool walk = inner >= 0;
 		const uint8_t *vs = p;
-		if (walk ? strip_object(s, &p, level + 1) : jl_value(lx, &p, level + 1, &v))
+		if (walk ? strip_object(s, &p, (enum where)inner) : jl_value(lx, &p, level + 1, &v))
 			return J_ERR;
 		if (!drop && !walk)
 			put(s, vs, (size_t)(p - vs));
@@ -615,14 +640,14 @@ static int strip_object(struct strip *s, const uint8_t **pp, int level)
 }
 
 /* TEXT less its sections' numbers into *OUT (freed by the caller); -1 with ERR set when it is not JSON. */
-static int strip_numbers(const char *path, const char *text, size_t len, char **out, size_t *out_len,
-			 struct xp_err *err)
+static int strip_numbers(const char *path, const char *text, size_t len, const char *const *keep, char **out,
+			 size_t *out_len, struct xp_err *err)
 {
 	const uint8_t *p = (const uint8_t *)text, *end = p + len;
 	struct jlex lx = {.base = p, .end = end, .off0 = 0, .eof = true, .path = path, .err = err};
-	struct strip s = {&lx, xmalloc(len + 1), 0};
+	struct strip s = {&lx, xmalloc(len + 1), 0, keep};
 	p = skip_ws(p, end);
-	int rc = p < end && *p == '{' ? strip_object(&s, &p, 0) : jl_err(&lx, p < end ? p : end, "not a JSON object");
+	int rc = p < end && *p == '{' ? strip_object(&s, &p, W_DOC) : jl_err(&lx, p < end ? p : end, "not a JSON object");
 	if (!rc && skip_ws(p, end) != end)
 		rc = jl_err(&lx, skip_ws(p, end), "text after the document");
 	if (rc) {
@@ -641,7 +666,8 @@ static int strip_numbers(const char *path, const char *text, size_t len, char **
 	return 0;
 }
 
-static int read_file(const char *path, uint64_t max_bytes, bool heads_only, struct xp_report **out,
+static int read_file(const char *path, uint64_t max_bytes, bool heads_only, const char *const *keep,
+		     struct xp_report **out,
 		     struct xp_err *err)
 {
 	*out = NULL;
@@ -651,7 +677,7 @@ static int read_file(const char *path, uint64_t max_bytes, bool heads_only, stru
 		return -1;
 	char *heads = NULL;
 	size_t n = 0;
-	int rc = heads_only && strip_numbers(path, (const char *)b.data, (size_t)b.len, &heads, &n, err) ? -1
+	int rc = heads_only && strip_numbers(path, (const char *)b.data, (size_t)b.len, keep, &heads, &n, err) ? -1
 		 : heads ? parse(path, heads, n, true, out, err)
 			 : parse(path, (const char *)b.data, (size_t)b.len, false, out, err);
 	free(heads);
@@ -661,12 +687,13 @@ static int read_file(const char *path, uint64_t max_bytes, bool heads_only, stru
 
 int xp_report_read(const char *path, uint64_t max_bytes, struct xp_report **out, struct xp_err *err)
 {
-	return read_file(path, max_bytes, false, out, err);
+	return read_file(path, max_bytes, false, NULL, out, err);
 }
 
-int xp_report_read_heads(const char *path, uint64_t max_bytes, struct xp_report **out, struct xp_err *err)
+int xp_report_read_heads(const char *path, uint64_t max_bytes, const char *const *keep, struct xp_report **out,
+			 struct xp_err *err)
 {
-	return read_file(path, max_bytes, true, out, err);
+	return read_file(path, max_bytes, true, keep, out, err);
 }
 
 /* A command name as xpstat writes them ("kernel-stats", "kernel_stats"): it is
