@@ -195,7 +195,8 @@ static void set_cell(struct xp_table *t, size_t row, size_t c, const cJSON *v)
 {
 	const struct xp_col *col = &t->cols[c];
 	if (cJSON_IsString(v)) {
-		xp_set_str(t, row, c, v->valuestring);
+		/* Pooled: a saved table repeats its texts (host, kernel and op names) row after row. */
+		xp_set_str_pooled(t, row, c, v->valuestring);
 		return;
 	}
 	if (cJSON_IsBool(v)) {
