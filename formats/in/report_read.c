@@ -667,6 +667,17 @@ static int strip_numbers(const char *path, const char *text, size_t len, const c
 	return 0;
 }
 
+int xp_report_parse_heads(const char *path, const char *text, size_t len, const char *const *keep,
+			  struct xp_report **out, struct xp_err *err)
+{
+	char *heads = NULL;
+	size_t n = 0;
+	*out = NULL;
+	int rc = strip_numbers(path, text, len, keep, &heads, &n, err) ? -1 : parse(path, heads, n, true, out, err);
+	free(heads);
+	return rc;
+}
+
 static int read_file(const char *path, uint64_t max_bytes, bool heads_only, const char *const *keep,
 		     struct xp_report **out,
 		     struct xp_err *err)
@@ -676,12 +687,8 @@ static int read_file(const char *path, uint64_t max_bytes, bool heads_only, cons
 	struct xp_buf b;
 	if (xp_buf_open(path, max_bytes ? max_bytes : UINT64_MAX - 2, &b, err))
 		return -1;
-	char *heads = NULL;
-	size_t n = 0;
-	int rc = heads_only && strip_numbers(path, (const char *)b.data, (size_t)b.len, keep, &heads, &n, err) ? -1
-		 : heads ? parse(path, heads, n, true, out, err)
-			 : parse(path, (const char *)b.data, (size_t)b.len, false, out, err);
-	free(heads);
+	int rc = heads_only ? xp_report_parse_heads(path, (const char *)b.data, (size_t)b.len, keep, out, err)
+			    : parse(path, (const char *)b.data, (size_t)b.len, false, out, err);
 	xp_buf_close(&b);
 	return rc;
 }

@@ -19,6 +19,9 @@ int xp_report_read(const char *path, uint64_t max_bytes, struct xp_report **out,
  * which combine --analysis reads, without the cost of its numbers. */
 int xp_report_read_heads(const char *path, uint64_t max_bytes, const char *const *keep, struct xp_report **out,
 			 struct xp_err *err);
+/* xp_report_read_heads over LEN bytes of text in memory. */
+int xp_report_parse_heads(const char *path, const char *text, size_t len, const char *const *keep,
+			  struct xp_report **out, struct xp_err *err);
 /* The same over LEN bytes of text in memory (PATH names them in errors). */
 int xp_report_parse(const char *path, const char *text, size_t len, struct xp_report **out, struct xp_err *err);
 
