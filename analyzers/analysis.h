@@ -52,6 +52,21 @@ struct xp_run_in {
 	const void *opts;           /* the analysis's own options (struct xp_<name>_opts); NULL: as report runs it */
 	bool xprof_compat;          /* --compat xprof */
 	struct xp_err *err;         /* a usage error (a bad regular expression) when run returns NULL; may be NULL */
+	/* report: where the analysis adds the tables its combine rebuilds it from (they go to the saved
+	 * report's "state"); NULL when not asked. */
+	struct xp_result *state;
+};
+
+struct xp_state_host;
+
+/* What combine gives an analysis to rebuild it of several hosts from saved reports (prepstate.h). */
+struct xp_combine_in {
+	const struct xp_capture *c;         /* the hosts, in the run's order: names and time bases only */
+	const struct xp_prep *p;            /* their step databases */
+	const struct xp_state_host *hosts;  /* each host's saved state (n: c->n_hosts) */
+	bool xprof_compat;
+	const char *semantics;              /* the capture's rules (NULL: TensorFlow/JAX) */
+	struct xp_err *err;                 /* why, when combine returns NULL (exit 3) */
 };
 
 struct xp_analysis {
@@ -64,6 +79,11 @@ struct xp_analysis {
 	size_t opts_size;
 	const void *opts_init;
 	struct xp_result *(*run)(const struct xp_run_in *in);
+	/* The analysis of several hosts from saved reports' state, as run makes it from their captures (NULL:
+	 * combine cannot rebuild it); it takes the options run takes by default. */
+	struct xp_result *(*combine)(const struct xp_combine_in *in);
+	/* The state tables combine reads besides the step databases' (hosts, steps), NULL-terminated; NULL: none. */
+	const char *const *state_tables;
 };
 
 /* A table report made complete shows this many rows as text. */

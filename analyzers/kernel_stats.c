@@ -2,6 +2,7 @@
 #include "kernel_stats.h"
 #include "analyzers/db/hlodb.h"
 #include "analyzers/db/kernel_db.h"
+#include "analyzers/db/kernel_state.h"
 #include "analyzers/prepare/prepare.h"
 #include "analyzers/db/steptime.h"
 #include "formats/core/strpool.h"
@@ -321,9 +322,8 @@ static void implausible_diag(struct xp_result *r, const struct xp_kernel_db *db)
 }
 
 static void fill_table(struct xp_result *r, const struct xp_capture *c, const struct xp_kernel_db *db,
-		       const bool *kept, const struct xp_kernel_stats_opts *o, const struct totals *t)
+		       const bool *kept, const struct xp_kernel_stats_opts *o, const struct totals *t, bool pytorch)
 {
-	bool pytorch = xp_capture_semantics(c) != NULL;
 	struct xp_table *tab = xp_result_add_table(r, "kernels", pytorch ? "Kernels (per kernel and op; occupancy is "
 						   "the estimated achieved occupancy Kineto records)" : "Kernels (per kernel and op)");
 	columns(tab, c->n_hosts <= 1, t->any_module, pytorch);
@@ -339,14 +339,13 @@ static void fill_table(struct xp_result *r, const struct xp_capture *c, const st
 	}
 }
 
-struct xp_result *xp_analyze_kernel_stats(const struct xp_capture *c, const struct xp_kernel_stats_opts *o,
-					  struct xp_err *e)
+/* The result of DB (of C's hosts), made by SEMANTICS' rules (NULL: TensorFlow/JAX); DB gets sorted. */
+static struct xp_result *analyze(const struct xp_capture *c, struct xp_kernel_db *db,
+				 const struct xp_kernel_stats_opts *o, const char *semantics, struct xp_err *e)
 {
 	struct filters f;
 	if (!filters_init(&f, o, e))
 		return NULL;
-	struct xp_kernel_db_opts dbo = {.xprof_compat = o->xprof_compat};
-	struct xp_kernel_db *db = xp_kernel_db_build(c, &dbo);
 	xp_kernel_db_sort(db, o->sort);
 	bool *kept = xcalloc(db->n, sizeof *kept);
 	for (size_t i = 0; i < db->n; i++)
@@ -358,17 +357,35 @@ struct xp_result *xp_analyze_kernel_stats(const struct xp_capture *c, const stru
 	struct xp_result *r = xp_result_new("kernel-stats");
 	set_verdict(r, c, db, o, &t);
 	summary(r, c, db, o, &t);
-	fill_table(r, c, db, kept, o, &t);
+	fill_table(r, c, db, kept, o, &t, semantics != NULL);
 	r->primary = 0;
 	if (!db->kernels)
 		no_kernels_diag(r, db);
 	implausible_diag(r, db);
 	xp_hlo_diagnostics(r, db->n_hlo_bad, db->hlo_problem, 0, 0, 0);
-	xp_result_set_semantics(r, xp_capture_semantics(c));
+	xp_result_set_semantics(r, semantics);
 	free(kept);
-	xp_kernel_db_free(db);
 	filters_free(&f);
 	return r;
+}
+
+/* The database of C; report saves it in its state (IN's, may be NULL) for combine. */
+static struct xp_result *of_capture(const struct xp_capture *c, const struct xp_kernel_stats_opts *o,
+				    struct xp_result *state, struct xp_err *e)
+{
+	struct xp_kernel_db_opts dbo = {.xprof_compat = o->xprof_compat};
+	struct xp_kernel_db *db = xp_kernel_db_build(c, &dbo);
+	if (state)
+		xp_kernel_db_state(db, c, state);
+	struct xp_result *r = analyze(c, db, o, xp_capture_semantics(c), e);
+	xp_kernel_db_free(db);
+	return r;
+}
+
+struct xp_result *xp_analyze_kernel_stats(const struct xp_capture *c, const struct xp_kernel_stats_opts *o,
+					  struct xp_err *e)
+{
+	return of_capture(c, o, NULL, e);
 }
 
 static struct xp_result *run(const struct xp_run_in *in)
@@ -377,10 +394,23 @@ static struct xp_result *run(const struct xp_run_in *in)
 	if (in->opts)
 		o = *(const struct xp_kernel_stats_opts *)in->opts;
 	o.xprof_compat = in->xprof_compat;
-	return xp_analyze_kernel_stats(in->c, &o, in->err);
+	return of_capture(in->c, &o, in->state, in->err);
+}
+
+/* Several hosts from their saved databases, with the options run takes by default. */
+static struct xp_result *combine(const struct xp_combine_in *in)
+{
+	struct xp_kernel_db *db = xp_kernel_db_from_state(in->hosts, in->c->n_hosts, in->err);
+	if (!db)
+		return NULL;
+	struct xp_kernel_stats_opts o = {.xprof_compat = in->xprof_compat};
+	struct xp_result *r = analyze(in->c, db, &o, in->semantics, in->err);
+	xp_kernel_db_free(db);
+	return r;
 }
 
 static const char *const reads[] = {XP_KERNEL_DETAIL_STATS, NULL};
+static const char *const state_tables[] = {XP_KERNEL_STATE_TABLES, NULL};
 
 const struct xp_analysis xp_analysis_kernel_stats = {
 	.name = "kernel-stats",
@@ -388,4 +418,6 @@ const struct xp_analysis xp_analysis_kernel_stats = {
 	.reads = reads,
 	.opts_size = sizeof(struct xp_kernel_stats_opts),
 	.run = run,
+	.combine = combine,
+	.state_tables = state_tables,
 };

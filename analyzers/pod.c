@@ -236,6 +236,12 @@ struct xp_result *xp_analyze_pod(const struct xp_prep *p)
 	return r;
 }
 
+/* It reads only the step databases, host names and time bases, which the saved state holds. */
+static struct xp_result *combine(const struct xp_combine_in *in)
+{
+	return xp_analyze_pod(in->p);
+}
+
 static struct xp_result *run(const struct xp_run_in *in)
 {
 	return xp_analyze_pod(in->p);
@@ -246,4 +252,5 @@ const struct xp_analysis xp_analysis_pod = {
 	.needs = XP_NEEDS_PREP,
 	.reads = NULL,
 	.run = run,
+	.combine = combine,
 };

@@ -1,6 +1,7 @@
 /* report.c - every analysis of one capture from one preparation, in a fixed order (`xpstat report`). */
 #include "report.h"
 #include "registry.h"
+#include "analyzers/db/prepstate.h"
 #include "analyzers/db/shared.h"
 #include "analyzers/prepare/prepare.h"
 #include "formats/core/xalloc.h"
@@ -62,6 +63,7 @@ struct pool {
 	bool prep_done;                 /* made, or failed (then p stays NULL) */
 	bool started[N_TASKS];          /* taken by a thread (or not wanted) */
 	struct xp_result *r[N_SECTIONS];
+	struct xp_result *st[N_SECTIONS];       /* each analysis' own state tables (combine) */
 	pthread_mutex_t lock;
 	pthread_cond_t ready;
 };
@@ -121,7 +123,7 @@ static void *worker(void *arg)
 			xp_shared_tfdata(pl->s);
 		} else if (sections[i]->needs == XP_NEEDS_CAPTURE || p) {
 			struct xp_run_in in = {.c = pl->c, .p = p, .s = pl->s, .opts = pl->o->opts[i],
-					       .xprof_compat = pl->o->xprof_compat};
+					       .xprof_compat = pl->o->xprof_compat, .state = pl->st[i]};
 			pl->r[i] = sections[i]->run(&in);
 		}
 	}
@@ -139,6 +141,20 @@ static void groups_ready(const struct xp_prep *p, void *arg)
 	pthread_mutex_unlock(&pl->lock);
 }
 
+/* FROM's tables appended to INTO's; FROM is freed. */
+static void take_tables(struct xp_result *into, struct xp_result *from)
+{
+	for (size_t k = 0; k < from->n_tables; k++) {
+		if (into->n_tables == into->cap_tables) {
+			into->cap_tables = into->cap_tables ? into->cap_tables * 2 : 4;
+			into->tables = xrealloc(into->tables, into->cap_tables * sizeof *into->tables);
+		}
+		into->tables[into->n_tables++] = from->tables[k];
+	}
+	from->n_tables = 0;
+	xp_result_free(from);
+}
+
 struct xp_report *xp_report_run(const struct xp_capture *c, const struct xp_prep_opts *po,
 				const struct xp_report_opts *o, const char *const *only, struct xp_err *e)
 {
@@ -146,6 +162,7 @@ struct xp_report *xp_report_run(const struct xp_capture *c, const struct xp_prep
 	size_t n = 0;
 	bool need_prep = false;
 	for (size_t i = 0; i < N_SECTIONS; i++) {
+		pl.st[i] = xp_result_new("state");
 		pl.started[i] = !wanted(sections[i]->name, only);
 		n += !pl.started[i];
 		need_prep |= !pl.started[i] && sections[i]->needs != XP_NEEDS_CAPTURE;
@@ -182,8 +199,10 @@ struct xp_report *xp_report_run(const struct xp_capture *c, const struct xp_prep
 	pthread_mutex_destroy(&pl.lock);
 	xp_shared_free(pl.s);
 	if (need_prep && !p) {
-		for (size_t i = 0; i < N_SECTIONS; i++)
+		for (size_t i = 0; i < N_SECTIONS; i++) {
 			xp_result_free(pl.r[i]);
+			xp_result_free(pl.st[i]);
+		}
 		return NULL;
 	}
 	struct xp_report *rep = xp_report_new("");
@@ -192,6 +211,11 @@ struct xp_report *xp_report_run(const struct xp_capture *c, const struct xp_prep
 			xp_result_set_semantics(pl.r[i], xp_capture_semantics(c));
 			xp_report_add(rep, sections[i]->name, pl.r[i]);
 		}
+	/* What combine rebuilds the cross-host tables from (written in saved reports only): the step databases,
+	 * then each analysis' own tables in report order. */
+	rep->state = p && !p->opts.groups_only ? xp_prep_state(p) : xp_result_new("state");
+	for (size_t i = 0; i < N_SECTIONS; i++)
+		take_tables(rep->state, pl.st[i]);
 	if (p)
 		xp_prep_free(p);
 	return rep;

@@ -86,6 +86,12 @@ struct xp_result *xp_analyze_steps(const struct xp_prep *p)
 	return r;
 }
 
+/* It reads only the step databases, host names and time bases, which the saved state holds. */
+static struct xp_result *combine(const struct xp_combine_in *in)
+{
+	return xp_analyze_steps(in->p);
+}
+
 static struct xp_result *run(const struct xp_run_in *in)
 {
 	return xp_analyze_steps(in->p);
@@ -96,4 +102,5 @@ const struct xp_analysis xp_analysis_steps = {
 	.needs = XP_NEEDS_PREP,
 	.reads = NULL,
 	.run = run,
+	.combine = combine,
 };

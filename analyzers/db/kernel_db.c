@@ -141,6 +141,9 @@ void xp_kernel_db_free(struct xp_kernel_db *db)
 {
 	if (!db)
 		return;
+	for (uint32_t h = 0; h < db->n_hosts && db->hosts; h++)
+		free(db->hosts[h].hlo_problem);
+	free(db->hosts);
 	free(db->rows);
 	free(db->hlo_problem);
 	free(db->index->slot);
@@ -518,45 +521,92 @@ static void read_plane(struct xp_kernel_db *db, const struct xp_capture *c, uint
 	pass_free(&pp);
 }
 
-static void read_host(struct xp_kernel_db *db, const struct xp_capture *c, uint32_t h,
+struct xp_kernel_db *xp_kernel_db_new(uint32_t n_hosts)
+{
+	struct xp_kernel_db *db = db_new();
+	db->n_hosts = n_hosts;
+	db->hosts = xcalloc(n_hosts ? n_hosts : 1, sizeof *db->hosts);
+	return db;
+}
+
+void xp_kernel_db_add_host(struct xp_kernel_db *db, uint32_t h, const struct xp_kernel_host *hs)
+{
+	struct xp_kernel_host *mine = &db->hosts[h];
+	*mine = *hs;
+	mine->hlo_problem = hs->hlo_problem ? xstrndup(hs->hlo_problem, strlen(hs->hlo_problem)) : NULL;
+	db->gpu_planes += hs->gpu_planes;
+	db->kernels += hs->kernels;
+	db->total_ps += hs->total_ps;
+	if (hs->pt) {
+		db->pt = true;
+		db->pt_op_kernel_ps = xp_sat_add(db->pt_op_kernel_ps, hs->pt_op_kernel_ps);
+		db->pt_tc_bottom_ps = xp_sat_add(db->pt_tc_bottom_ps, hs->pt_tc_bottom_ps);
+	}
+	if (hs->n_hlo_bad && !db->hlo_problem)
+		db->hlo_problem = xstrndup(hs->hlo_problem, strlen(hs->hlo_problem));
+	db->n_hlo_bad += hs->n_hlo_bad;
+}
+
+void xp_kernel_db_add(struct xp_kernel_db *db, const struct xp_kernel_report *r)
+{
+	struct xp_pool *pool = db->index->pool;
+	struct xp_kernel_report c = *r;
+	c.name = (char *)xp_pool_str(pool, r->name, strlen(r->name));
+	c.op_name = (char *)xp_pool_str(pool, r->op_name, strlen(r->op_name));
+	c.module = r->module ? (char *)xp_pool_str(pool, r->module, strlen(r->module)) : NULL;
+	struct rkey k;
+	key_of(&c, &k);
+	size_t n = db->n, row = db_insert(db, &k, &c);
+	if (row != n)
+		xp_kernel_value_merge(&db->rows[row].v, &c.v);
+}
+
+/* Host H's planes into DB, its totals through xp_kernel_db_add_host (what combine rebuilds them with). */
+static void read_host(struct xp_kernel_db *db, const struct xp_capture *c, uint32_t h, uint32_t slot,
 		      const struct xp_kernel_db_opts *o)
 {
 	const struct xp_host *host = &c->hosts[h];
 	struct xp_hlo_db *hlo = xp_hlo_db_build(c, host);
 	struct xp_pt_ops *pt = xp_host_is_pytorch(host) ? xp_pt_ops_build(c, host) : NULL;
+	struct xp_kernel_host hs = {0};
+	uint64_t kernels = db->kernels;
+	int64_t total = db->total_ps;
 	for (uint32_t i = 0; i < host->n_planes; i++) {
 		if (host->planes[i].kind != XP_PLANE_GPU)
 			continue;
-		db->gpu_planes++;
+		hs.gpu_planes++;
 		read_plane(db, c, i, h, o && o->xprof_compat, hlo, pt);
 	}
+	/* read_plane counts kernels into DB's totals; they move to the host's. */
+	hs.kernels = db->kernels - kernels;
+	hs.total_ps = db->total_ps - total;
+	db->kernels = kernels;
+	db->total_ps = total;
 	if (pt) {
-		db->pt = true;
-		db->pt_op_kernel_ps = xp_sat_add(db->pt_op_kernel_ps, pt->op_kernel_ps);
-		db->pt_tc_bottom_ps = xp_sat_add(db->pt_tc_bottom_ps, pt->tc_bottom_ps);
+		hs.pt = true;
+		hs.pt_op_kernel_ps = pt->op_kernel_ps;
+		hs.pt_tc_bottom_ps = pt->tc_bottom_ps;
 	}
 	xp_pt_ops_free(pt);
-	if (hlo->n_bad && !db->hlo_problem)
-		db->hlo_problem = xstrndup(hlo->first_bad, strlen(hlo->first_bad));
-	db->n_hlo_bad += hlo->n_bad;
+	hs.n_hlo_bad = hlo->n_bad;
+	hs.hlo_problem = hlo->n_bad ? (char *)hlo->first_bad : NULL;
+	xp_kernel_db_add_host(db, slot, &hs);
 	xp_hlo_db_free(hlo);
 }
 
 struct xp_kernel_db *xp_kernel_db_host(const struct xp_capture *c, uint32_t h, const struct xp_kernel_db_opts *o)
 {
-	struct xp_kernel_db *db = db_new();
-	db->n_hosts = 1;
+	struct xp_kernel_db *db = xp_kernel_db_new(1);
 	if (h < c->n_hosts)
-		read_host(db, c, h, o);
+		read_host(db, c, h, 0, o);
 	return db;
 }
 
 struct xp_kernel_db *xp_kernel_db_build(const struct xp_capture *c, const struct xp_kernel_db_opts *o)
 {
-	struct xp_kernel_db *db = db_new();
-	db->n_hosts = c->n_hosts;
+	struct xp_kernel_db *db = xp_kernel_db_new(c->n_hosts);
 	for (uint32_t h = 0; h < c->n_hosts; h++)
-		read_host(db, c, h, o);
+		read_host(db, c, h, h, o);
 	return db;
 }
 

@@ -49,6 +49,18 @@ struct xp_kernel_report {
 
 struct xp_kernel_index;
 
+/* What one host adds to a database besides its reports (spec §4.4 has none of it; the summary and
+ * diagnostics say it), kept per host so that a saved report's state carries each host's own. */
+struct xp_kernel_host {
+	uint32_t gpu_planes;
+	uint64_t kernels;
+	int64_t total_ps;
+	uint64_t n_hlo_bad;
+	char *hlo_problem;          /* the host's first undecodable HLO proto, or NULL */
+	bool pt;
+	int64_t pt_op_kernel_ps, pt_tc_bottom_ps;
+};
+
 struct xp_kernel_db {
 	size_t n, cap;
 	struct xp_kernel_report *rows;
@@ -63,6 +75,7 @@ struct xp_kernel_db {
 	bool pt;
 	int64_t pt_op_kernel_ps, pt_tc_bottom_ps;
 	struct xp_kernel_index *index;  /* private */
+	struct xp_kernel_host *hosts;   /* per host of the capture (n_hosts; xp_kernel_db_host: one) */
 };
 
 struct xp_kernel_db_opts {
@@ -75,6 +88,12 @@ struct xp_kernel_db *xp_kernel_db_build(const struct xp_capture *c, const struct
 /* Reports of host H only (rows' host = H). */
 struct xp_kernel_db *xp_kernel_db_host(const struct xp_capture *c, uint32_t h, const struct xp_kernel_db_opts *o);
 void xp_kernel_db_free(struct xp_kernel_db *db);
+/* An empty database of N_HOSTS hosts that xp_kernel_db_add_host fills (combine: from saved state). */
+struct xp_kernel_db *xp_kernel_db_new(uint32_t n_hosts);
+/* Host H's totals into DB (its strings copied), as reading the host adds them; hosts are added in order. */
+void xp_kernel_db_add_host(struct xp_kernel_db *db, uint32_t h, const struct xp_kernel_host *hs);
+/* R as a report of DB (its strings pooled there); a report of the same key adds to it. */
+void xp_kernel_db_add(struct xp_kernel_db *db, const struct xp_kernel_report *r);
 
 enum xp_kernel_sort {
 	XP_KSORT_TOTAL = 0,         /* total time descending (the reference's order) */

@@ -80,7 +80,8 @@ const char *xp_pool_str(struct xp_pool *p, const char *s, size_t len)
 	size_t i = (size_t)text_hash(s, len) & (p->cap - 1);
 	for (; p->slot[i]; i = (i + 1) & (p->cap - 1)) {
 		const char *t = p->strs[p->slot[i]];
-		if (!memcmp(t, s, len) && !t[len])
+		/* Length first: a shorter pooled text may end its chunk, and memcmp would read past it. */
+		if (strnlen(t, len + 1) == len && !memcmp(t, s, len))
 			return t;
 	}
 	uint32_t id = ++p->n;

@@ -1,6 +1,7 @@
 /* report_read.c - reading a saved xpstat JSON document (a report, or any command's result) back into typed results. */
 #include "report_read.h"
 #include "input.h"
+#include "json_lex.h"
 #include "formats/core/hash.h"
 #include "formats/core/work.h"
 #include "formats/core/xalloc.h"
@@ -194,7 +195,8 @@ static void set_cell(struct xp_table *t, size_t row, size_t c, const cJSON *v)
 {
 	const struct xp_col *col = &t->cols[c];
 	if (cJSON_IsString(v)) {
-		xp_set_str(t, row, c, v->valuestring);
+		/* Pooled: a saved table repeats its texts (host, kernel and op names) row after row. */
+		xp_set_str_pooled(t, row, c, v->valuestring);
 		return;
 	}
 	if (cJSON_IsBool(v)) {
@@ -218,6 +220,7 @@ static void set_cell(struct xp_table *t, size_t row, size_t c, const cJSON *v)
 struct rd {
 	const char *path;
 	struct xp_err *err;
+	bool heads_only;        /* a section's verdict and semantics, not its numbers (combine --analysis) */
 };
 
 static int bad(const struct rd *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -414,6 +417,8 @@ static struct xp_result *read_document(const struct rd *d, const cJSON *doc, con
 		rc = bad(d, "\"semantics\" is not a string");
 	else if (!rc && sem)
 		xp_result_set_semantics(r, sem->valuestring);
+	if (!rc && d->heads_only)
+		return r;
 	if (!rc)
 		rc = read_summary(d, r, cJSON_GetObjectItemCaseSensitive(doc, "summary"));
 	if (!rc && tables && !cJSON_IsObject(tables))
@@ -522,16 +527,186 @@ bool xp_saved_json_path(const char *path)
 	return !strncmp(p, "\"schema_version\"", 16);
 }
 
-int xp_report_read(const char *path, uint64_t max_bytes, struct xp_report **out, struct xp_err *err)
+static int parse(const char *path, const char *text, size_t len, bool heads_only, struct xp_report **out,
+		 struct xp_err *err);
+
+/* --- heads only: the document less its sections' numbers ---------------------------------------------- */
+
+/*
+ * combine --analysis reads of each report its provenance, its state and each section's verdict and
+ * semantics. A report's tables are most of its bytes, so they are lexed (every byte still validated:
+ * a truncated report is refused as one) but not parsed into a tree: the document is copied less each
+ * section's summary, tables and diagnostics, and that copy is parsed.
+ */
+struct strip {
+	const struct jlex *lx;
+	char *out;
+	size_t n;
+	const char *const *keep;        /* the state tables kept (NULL-terminated; NULL: all) */
+};
+
+/* Where a member is: the document, "reports", a section, "state", the state's "tables". */
+enum where { W_DOC, W_REPORTS, W_SECTION, W_STATE, W_STATE_TABLES };
+
+static void put(struct strip *s, const uint8_t *p, size_t n)
+{
+	memcpy(s->out + s->n, p, n);
+	s->n += n;
+}
+
+static const uint8_t *skip_ws(const uint8_t *p, const uint8_t *end)
+{
+	while (p < end && jl_is_ws(*p))
+		p++;
+	return p;
+}
+
+static bool key_is(const struct jval *k, const char *name)
+{
+	return k->len == strlen(name) && !memcmp(k->p, name, k->len);
+}
+
+/* The member K of an object at W is left out: a section's numbers, a state table not asked for. */
+static bool dropped(const struct strip *s, const struct jval *k, enum where w)
+{
+	if (w == W_SECTION)
+		return key_is(k, "summary") || key_is(k, "tables") || key_is(k, "diagnostics");
+	if (w != W_STATE_TABLES || !s->keep)
+		return false;
+	for (const char *const *t = s->keep; *t; t++)
+		if (key_is(k, *t))
+			return false;
+	return true;
+}
+
+/* The object under member K of an object at W that is walked too (-1: none, copied whole). */
+static int walked(const struct jval *k, enum where w)
+{
+	if (w == W_DOC)
+		return key_is(k, "reports") ? W_REPORTS : key_is(k, "state") ? W_STATE : -1;
+	if (w == W_REPORTS)
+		return W_SECTION;
+	if (w == W_STATE)
+		return key_is(k, "tables") ? W_STATE_TABLES : -1;
+	return -1;
+}
+
+/* Copy the object at *PP less the members dropped() names, walking those walked() names. */
+static int strip_object(struct strip *s, const uint8_t **pp, enum where where)
+{
+	int level = where == W_DOC ? 0 : where == W_REPORTS || where == W_STATE ? 1 : 2;
+	const struct jlex *lx = s->lx;
+	const uint8_t *p = *pp, *end = lx->end;
+	bool first_in = true, first_out = true;
+	put(s, p++, 1);
+	for (;;) {
+		p = skip_ws(p, end);
+		if (p < end && *p == '}') {
+			p++;
+			break;
+		}
+		if (!first_in) {
+			if (p >= end || *p != ',')
+				return jl_err(lx, p < end ? p : end, "',' or '}' expected");
+			p = skip_ws(p + 1, end);
+		}
+		const uint8_t *ks = p;
+		struct jval k, v;
+		if (p >= end || *p != '"')
+			return jl_err(lx, p < end ? p : end, "a member name expected");
+		if (jl_value(lx, &p, level, &k))
+			return J_ERR;
+		const uint8_t *ke = p;
+		p = skip_ws(p, end);
+		if (p >= end || *p != ':')
+			return jl_err(lx, p < end ? p : end, "':' expected");
+		p = skip_ws(p + 1, end);
+		if (p >= end)
+			return jl_err(lx, end, "a value expected");
+		bool drop = dropped(s, &k, where);
+		if (!drop) {
+			if (!first_out)
+				put(s, (const uint8_t *)",", 1);
+			put(s, ks, (size_t)(ke - ks));
+			put(s, (const uint8_t *)":", 1);
+			first_out = false;
+		}
+		int inner = *p == '{' && !drop ? walked(&k, where) : -1;
+		bool walk = inner >= 0;
+		const uint8_t *vs = p;
+		if (walk ? strip_object(s, &p, (enum where)inner) : jl_value(lx, &p, level + 1, &v))
+			return J_ERR;
+		if (!drop && !walk)
+			put(s, vs, (size_t)(p - vs));
+		first_in = false;
+	}
+	put(s, (const uint8_t *)"}", 1);
+	*pp = p;
+	return J_OK;
+}
+
+/* TEXT less its sections' numbers into *OUT (freed by the caller); -1 with ERR set when it is not JSON. */
+static int strip_numbers(const char *path, const char *text, size_t len, const char *const *keep, char **out,
+			 size_t *out_len, struct xp_err *err)
+{
+	const uint8_t *p = (const uint8_t *)text, *end = p + len;
+	struct jlex lx = {.base = p, .end = end, .off0 = 0, .eof = true, .path = path, .err = err};
+	struct strip s = {&lx, xmalloc(len + 1), 0, keep};
+	p = skip_ws(p, end);
+	int rc = p < end && *p == '{' ? strip_object(&s, &p, W_DOC) : jl_err(&lx, p < end ? p : end, "not a JSON object");
+	if (!rc && skip_ws(p, end) != end)
+		rc = jl_err(&lx, skip_ws(p, end), "text after the document");
+	if (rc) {
+		/* The lexer names what it usually reads; this is a saved report. */
+		static const char lexer[] = "malformed trace JSON: ";
+		if (!strncmp(err->msg, lexer, sizeof lexer - 1)) {
+			char msg[sizeof err->msg];
+			snprintf(msg, sizeof msg, "not a valid JSON document: %s", err->msg + sizeof lexer - 1);
+			memcpy(err->msg, msg, sizeof msg);
+		}
+		free(s.out);
+		return -1;
+	}
+	*out = s.out;
+	*out_len = s.n;
+	return 0;
+}
+
+int xp_report_parse_heads(const char *path, const char *text, size_t len, const char *const *keep,
+			  struct xp_report **out, struct xp_err *err)
+{
+	char *heads = NULL;
+	size_t n = 0;
+	*out = NULL;
+	int rc = strip_numbers(path, text, len, keep, &heads, &n, err) ? -1 : parse(path, heads, n, true, out, err);
+	free(heads);
+	return rc;
+}
+
+static int read_file(const char *path, uint64_t max_bytes, bool heads_only, const char *const *keep,
+		     struct xp_report **out,
+		     struct xp_err *err)
 {
 	*out = NULL;
 	/* Mapped, or decompressed when the file is gzip or zstd (report -o x.json.zst). */
 	struct xp_buf b;
 	if (xp_buf_open(path, max_bytes ? max_bytes : UINT64_MAX - 2, &b, err))
 		return -1;
-	int rc = xp_report_parse(path, (const char *)b.data, (size_t)b.len, out, err);
+	int rc = heads_only ? xp_report_parse_heads(path, (const char *)b.data, (size_t)b.len, keep, out, err)
+			    : parse(path, (const char *)b.data, (size_t)b.len, false, out, err);
 	xp_buf_close(&b);
 	return rc;
+}
+
+int xp_report_read(const char *path, uint64_t max_bytes, struct xp_report **out, struct xp_err *err)
+{
+	return read_file(path, max_bytes, false, NULL, out, err);
+}
+
+int xp_report_read_heads(const char *path, uint64_t max_bytes, const char *const *keep, struct xp_report **out,
+			 struct xp_err *err)
+{
+	return read_file(path, max_bytes, true, keep, out, err);
 }
 
 /* A command name as xpstat writes them ("kernel-stats", "kernel_stats"): it is
@@ -556,7 +731,8 @@ static const char *bad_section(const cJSON *reports)
 	return NULL;
 }
 
-int xp_report_parse(const char *path, const char *text, size_t len, struct xp_report **out, struct xp_err *err)
+static int parse(const char *path, const char *text, size_t len, bool heads_only, struct xp_report **out,
+		 struct xp_err *err)
 {
 	*out = NULL;
 	const char *end = NULL;
@@ -589,7 +765,7 @@ int xp_report_parse(const char *path, const char *text, size_t len, struct xp_re
 		cJSON_Delete(doc);
 		return rc;
 	}
-	struct rd d = {path, err};
+	struct rd d = {path, err, heads_only};
 	const cJSON *reports = cJSON_GetObjectItemCaseSensitive(doc, "reports");
 	if (!strcmp(command, "report") && !cJSON_IsObject(reports)) {
 		cJSON_Delete(doc);
@@ -619,6 +795,10 @@ int xp_report_parse(const char *path, const char *text, size_t len, struct xp_re
 		rc = read_provenance(&d, rep, cJSON_GetObjectItemCaseSensitive(doc, "provenance"));
 	if (!rc && !strcmp(command, "report"))
 		rc = read_head(&d, rep, doc);
+	const cJSON *state = cJSON_GetObjectItemCaseSensitive(doc, "state");
+	struct rd whole = {path, err, false};
+	if (!rc && state && !strcmp(command, "report") && !(rep->state = read_document(&whole, state, "state")))
+		rc = -1;
 	cJSON_Delete(doc);
 	if (rc) {
 		xp_report_free(rep);
@@ -626,4 +806,9 @@ int xp_report_parse(const char *path, const char *text, size_t len, struct xp_re
 	}
 	*out = rep;
 	return 0;
+}
+
+int xp_report_parse(const char *path, const char *text, size_t len, struct xp_report **out, struct xp_err *err)
+{
+	return parse(path, text, len, false, out, err);
 }

@@ -14,6 +14,14 @@ bool xp_saved_json_path(const char *path);
 /* Read it: a report's analyses, or one command's result as a report of one analysis.
  * Returns 0, or -1 with ERR set (exit status 3). */
 int xp_report_read(const char *path, uint64_t max_bytes, struct xp_report **out, struct xp_err *err);
+/* The same, but each result holds only its verdict and semantics (no summary, tables or diagnostics), and the
+ * state only its tables KEEP names (NULL-terminated; NULL: all): the provenance and the state of a report,
+ * which combine --analysis reads, without the cost of its numbers. */
+int xp_report_read_heads(const char *path, uint64_t max_bytes, const char *const *keep, struct xp_report **out,
+			 struct xp_err *err);
+/* xp_report_read_heads over LEN bytes of text in memory. */
+int xp_report_parse_heads(const char *path, const char *text, size_t len, const char *const *keep,
+			  struct xp_report **out, struct xp_err *err);
 /* The same over LEN bytes of text in memory (PATH names them in errors). */
 int xp_report_parse(const char *path, const char *text, size_t len, struct xp_report **out, struct xp_err *err);
 

@@ -72,6 +72,7 @@ void xp_report_free(struct xp_report *rep)
 	free(rep->verdict);
 	free(rep->version);
 	free(rep->compat);
+	xp_result_free(rep->state);
 	for (size_t i = 0; i < rep->n; i++) {
 		free(rep->sec[i].key);
 		free(rep->sec[i].command);

@@ -40,6 +40,9 @@ struct xp_report {
 	char *compat;           /* "xpstat" or "xprof" */
 	size_t n_captures;
 	struct xp_report_capture *captures;
+	/* What combine rebuilds the cross-host tables from ("state" in JSON, saved reports only): each host's
+	 * step database and time base (analyzers/db/prepstate.c). NULL when none. */
+	struct xp_result *state;
 };
 
 struct xp_report *xp_report_new(const char *source);

@@ -45,6 +45,10 @@ int xp_report_write_json(const struct xp_report *rep, const char *verdict, char 
 		xp_json_put_result(f, rep->sec[i].r, 2);
 	}
 	xp_json_object_end(f, 1);
+	if (rep->state) {
+		xp_json_member(f, 0, false, "state");
+		xp_json_put_result(f, rep->state, 1);
+	}
 	xp_json_object_end(f, 0);
 	putc('\n', f);
 	return 0;

@@ -35,3 +35,30 @@ combine_refuses_hosts() { # reports...
 	grep -q 'reports of several hosts cannot be combined' "$work/refused.err" || fail "combine: $(cat "$work/refused.err")"
 	[ ! -e "$work/refused.json" ] || fail "combine of several hosts wrote its output"
 }
+# Several hosts' reports, one analysis (combine --analysis steps|pod|kernel-stats): equal byte for byte to 'xpstat ANALYSIS'
+# over the whole run, in text, JSON and CSV (each table). Run from $work; RUN is the run directory.
+combine_analysis_equals() { # run-directory reports...
+	run=$1
+	shift
+	for a in steps pod kernel-stats; do
+		for f in text json csv; do
+			tables=main
+			[ $f = csv ] && [ $a = pod ] && tables="main steps"
+			for t in $tables; do
+				opt=
+				[ $t = main ] || opt="--table $t"
+				# shellcheck disable=SC2086
+				"$xpstat" $a --format $f $opt "$run" >"$work/expected.out" 2>"$work/expected.err" ||
+					{ fail "$a --format $f $opt $run: $(cat "$work/expected.err")"; continue; }
+				# shellcheck disable=SC2086
+				"$xpstat" combine --analysis $a --format $f $opt "$@" >"$work/combined.out" 2>"$work/combined.err" ||
+					{ fail "combine --analysis $a --format $f $opt: $(cat "$work/combined.err")"; continue; }
+				cmp -s "$work/expected.out" "$work/combined.out" ||
+					fail "combine --analysis $a --format $f $opt differs from '$a' over $run: $(diff "$work/expected.out" "$work/combined.out" | head -5)"
+				# The progress and Read lines go to stdout/stderr alike; stderr must agree too.
+				cmp -s "$work/expected.err" "$work/combined.err" ||
+					fail "combine --analysis $a --format $f $opt: stderr differs: $(cat "$work/combined.err")"
+			done
+		done
+	done
+}

@@ -1,7 +1,9 @@
 #!/bin/sh
 # scale_parallel.sh - GNU parallel over a generated 16-host run: one report per host (report --host-index),
 # saved compressed, each combined and compared byte for byte with one-process report of that host (JSON and
-# CSV directory); the 16 together are refused (exit 3) until multi-host tables can be rebuilt exactly.
+# CSV directory); the 16 together give steps and pod (combine --analysis) as one process over the run gives them,
+# byte for byte in every format, and the whole report of the 16 is refused (exit 3) until the other multi-host
+# tables can be rebuilt exactly.
 set -u
 xpstat=$1 xpgen=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,5 +39,18 @@ done
 cmp -s "$work/check-p3.json" "$work/check-p3.json.gz" || fail "check with a .gz baseline differs"
 cmp -s "$work/check-p3.json" "$work/check-3.json.zst" || fail "check with a .zst baseline differs"
 cd "$work" && combine_refuses_hosts per/*.json.zst
+# Given in any order (the shell's: 0, 1, 10, 11, ...), plain and compressed alike.
+combine_analysis_equals run per/*.json.zst
+combine_analysis_equals run p3.json $(ls per/*.json.zst | grep -v '/3.json')
+# The other generated variants of several hosts (GPU TensorFlow raw and grouped, JAX on AMD, CPU only).
+for v in raw grouped jax cpu; do
+	mkdir -p "$work/$v"
+	"$xpgen" --variant $v --hosts 3 -o "$work/$v/run" >/dev/null || { fail "xpgen --variant $v"; continue; }
+	cd "$work/$v" || exit 1
+	seq 0 2 | parallel --halt now,fail=1 -j 2 "$xpstat" report --quiet --host-index {} --format json -o h{}.json run ||
+		fail "$v: report --host-index"
+	combine_analysis_equals run h2.json h0.json h1.json
+	cd "$work" || exit 1
+done
 echo "scale-parallel: $fails failures"
 [ $fails = 0 ]

@@ -115,6 +115,16 @@ combine_equals out/hosts/5.json.zst 5
 [ "$(job_exit "$2")" = ExitCode=3:0 ] || fail "combine job: $(job_state "$2") $(job_exit "$2"), not exit 3"
 grep -q 'reports of several hosts cannot be combined' "$work/out/logs/combine.out" || fail "combine job: $(cat "$work/out/logs/combine.out")"
 [ ! -e "$work/out/report.json" ] || fail "the refused combine job wrote report.json"
+# The array's reports give the pod's steps and hosts compared as one process over the run gives them.
+cd "$work" && combine_analysis_equals run out/hosts/*.json.zst
+
+# The recipe with an analysis: the 16 hosts' pod, as 'xpstat pod' over the run writes it.
+jobs=$(cd "$work" && XPSTAT=$xpstat sh "$recipe" run out-pod json pod) || die "sbatch: $jobs"
+set -- $jobs
+wait_jobs "$1" "$2"
+[ "$(job_state "$2")" = JobState=COMPLETED ] || fail "pod combine job: $(job_state "$2") $(cat "$work/out-pod/logs/combine.out")"
+(cd "$work" && "$xpstat" pod --quiet --format json -o expected-pod.json run) || fail "pod of the run"
+cmp -s "$work/out-pod/pod.json" "$work/expected-pod.json" || fail "Slurm recipe --analysis pod differs from pod"
 
 # A one-host run through the whole recipe: array of one task, then combine, equal to report (JSON, CSV).
 mkdir -p "$work/solo/run"
