@@ -91,6 +91,8 @@ int xp_load(struct xp_ctx *ctx, struct xp_capture **out);
 int xp_run_analysis(struct xp_ctx *ctx, const struct xp_analysis *a, const void *opts);
 /* Render r with the chosen writer to stdout or -o (atomically). Frees nothing. */
 int xp_emit(struct xp_ctx *ctx, const struct xp_result *r);
+/* xp_emit with what C's captures were (issue 21): the Read line under the verdict, JSON's provenance. */
+int xp_emit_read(struct xp_ctx *ctx, const struct xp_capture *c, const struct xp_result *r);
 struct xp_out_opts;
 /* The same for any rendering FN (report's sections, check's JUnit): stdout or -o, written atomically. */
 /* FN writes to F and returns 0, or an xp_exit status with *E set, which xp_emit_fn prints. */

@@ -30,7 +30,7 @@ static int info_run(struct xp_ctx *ctx)
 		return rc;
 	o->threads = ctx->threads;
 	struct xp_result *r = xp_analyze_info(c, o);
-	rc = xp_emit(ctx, r);
+	rc = xp_emit_read(ctx, c, r);
 	xp_result_free(r);
 	xp_capture_free(c);
 	return rc;

@@ -64,13 +64,7 @@ static int kernel_stats_run(struct xp_ctx *ctx)
 		xp_capture_free(c);
 		return xp_usage_error(ctx, "%s", e.msg);
 	}
-	/* What was read, as every command says it (issue 21): the Read line, JSON's provenance. */
-	struct xp_report *prov = xp_report_new(NULL);
-	xp_gate_provenance(prov, c, ctx->xprof_compat);
-	ctx->provenance = prov;
-	rc = xp_emit(ctx, r);
-	ctx->provenance = NULL;
-	xp_report_free(prov);
+	rc = xp_emit_read(ctx, c, r);
 	xp_result_free(r);
 	xp_capture_free(c);
 	return rc;

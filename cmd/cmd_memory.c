@@ -74,7 +74,7 @@ static int memory_run(struct xp_ctx *ctx)
 	if (!m->points_set)
 		m->o.points = !strcmp(ctx->format, "text") ? TEXT_POINTS : 0;
 	struct xp_result *r = xp_analyze_memory(p, &m->o, &e);
-	rc = r ? xp_emit(ctx, r) : xp_usage_error(ctx, "%s", e.msg);
+	rc = r ? xp_emit_read(ctx, c, r) : xp_usage_error(ctx, "%s", e.msg);
 	xp_result_free(r);
 	xp_prep_free(p);
 	xp_capture_free(c);

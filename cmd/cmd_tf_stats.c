@@ -82,7 +82,7 @@ static int tf_stats_run(struct xp_ctx *ctx)
 		xp_capture_free(c);
 		return xp_usage_error(ctx, "%s", e.msg);
 	}
-	rc = xp_emit(ctx, r);
+	rc = xp_emit_read(ctx, c, r);
 	xp_result_free(r);
 	xp_capture_free(c);
 	return rc;

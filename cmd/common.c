@@ -410,6 +410,17 @@ int xp_emit(struct xp_ctx *ctx, const struct xp_result *r)
 	return xp_emit_fn(ctx, write_result, &e);
 }
 
+int xp_emit_read(struct xp_ctx *ctx, const struct xp_capture *c, const struct xp_result *r)
+{
+	struct xp_report *prov = xp_report_new(NULL);
+	xp_gate_provenance(prov, c, ctx->xprof_compat);
+	ctx->provenance = prov;
+	int rc = xp_emit(ctx, r);
+	ctx->provenance = NULL;
+	xp_report_free(prov);
+	return rc;
+}
+
 int xp_run_analysis(struct xp_ctx *ctx, const struct xp_analysis *a, const void *opts)
 {
 	struct xp_capture *c;
@@ -430,12 +441,7 @@ int xp_run_analysis(struct xp_ctx *ctx, const struct xp_analysis *a, const void 
 	struct xp_result *r = a->run(&in);
 	if (r)
 		xp_result_set_semantics(r, xp_capture_semantics(c));
-	struct xp_report *prov = xp_report_new(NULL);
-	xp_gate_provenance(prov, c, ctx->xprof_compat);
-	ctx->provenance = prov;
-	rc = xp_emit(ctx, r);
-	ctx->provenance = NULL;
-	xp_report_free(prov);
+	rc = xp_emit_read(ctx, c, r);
 	xp_result_free(r);
 	xp_prep_free(p);
 	xp_capture_free(c);
