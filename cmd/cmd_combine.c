@@ -248,6 +248,8 @@ static struct xp_report *combined_provenance(const struct combine_in *in, const 
 	for (uint32_t h = 0; h < c->n_hosts; h++) {
 		const struct xp_report_capture *k = &in->reps[refs[h].rep]->captures[refs[h].row];
 		xp_report_add_capture(prov, k->name, k->run, c->hosts[h].name, NULL, NULL, k->bytes);
+		if (k->producer && !(prov->captures[prov->n_captures - 1].producer = strdup(k->producer)))
+			xp_oom();
 	}
 	return prov;
 }
