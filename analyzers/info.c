@@ -42,6 +42,7 @@ struct host_survey {
 	uint8_t *kernel_seen;       /* by name id: seen as a kernel's name */
 	size_t n_kernel_names;      /* distinct kernel names */
 	bool level0, task_env;
+	const char *producer;       /* xp_host_producer, worked out once */
 };
 
 /* Names of the metadata entries, classified once per plane. */
@@ -294,7 +295,7 @@ static void hosts_table(struct xp_result *r, const struct xp_capture *c, struct 
 		xp_set_str(t, row, HO_COMP, h->compression == XP_COMP_GZIP ? "gzip" : h->compression == XP_COMP_ZSTD ? "zstd" : "none");
 		xp_set_bytes(t, row, HO_FB, (int64_t)h->file_bytes);
 		xp_set_bytes(t, row, HO_DB, (int64_t)h->decoded_bytes);
-		xp_set_str(t, row, HO_PROD, xp_host_producer(c, h));
+		xp_set_str(t, row, HO_PROD, hs[i].producer);
 		xp_set_str(t, row, HO_ERA, era_name(h, &hs[i]));
 		xp_set_bool(t, row, HO_GRP, h->pre_grouped);
 		xp_set_int(t, row, HO_PL, h->n_planes);
@@ -712,9 +713,9 @@ static void summarize(struct xp_result *r, const struct xp_capture *c, const str
 	xp_sum_int(r, "kernels", "Kernels", (int64_t)kernels);
 	xp_sum_int(r, "memory_events", "Memory events", (int64_t)mem);
 	xp_sum_bool(r, "step_markers", "Step markers", steps);
-	const char *prod = c->n_hosts ? xp_host_producer(c, &c->hosts[0]) : "unknown";
+	const char *prod = c->n_hosts ? hs[0].producer : "unknown";
 	for (uint32_t h = 1; h < c->n_hosts; h++)
-		if (strcmp(prod, xp_host_producer(c, &c->hosts[h])))
+		if (strcmp(prod, hs[h].producer))
 			prod = "Mixed";
 	xp_result_set_verdict(r, "%s capture: %u host%s, %u planes, %" PRIu64 " events, %u GPU%s with events%s",
 			      prod, c->n_hosts, c->n_hosts == 1 ? "" : "s", planes, events, gpus, gpus == 1 ? "" : "s",
@@ -842,6 +843,7 @@ static void survey_host(const struct xp_capture *c, const struct xp_host *h, str
 	memset(hs, 0, sizeof *hs);
 	hs->kernel_seen = xcalloc((size_t)c->strings.n + 1, 1);
 	struct plane_class *pc = xcalloc(h->n_planes ? h->n_planes : 1, sizeof *pc);
+	hs->producer = xp_host_producer(c, h);
 	bool zero_kernels = xp_host_is_pytorch(h);
 	for (uint32_t i = 0; i < h->n_planes; i++) {
 		classify_plane(c, &h->planes[i], &pc[i], &ps[i], hs);
