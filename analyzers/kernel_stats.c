@@ -199,36 +199,62 @@ static void dim_text(const uint32_t d[3], char *buf, size_t n)
 	snprintf(buf, n, "%" PRIu32 ",%" PRIu32 ",%" PRIu32, d[0], d[1], d[2]);
 }
 
-static void add_row(struct xp_table *t, const struct xp_capture *c,
-		    const struct xp_kernel_report *r, int64_t all_ps)
+/* The rows shown, made when written from the sorted database (a table of cells would cost 20 cells a row, and
+ * a capture with a launch shape per launch has millions of rows). */
+struct shown_rows {
+	struct xp_kernel_db *db;
+	uint32_t *pick;         /* the database rows shown, in order */
+	int64_t all_ps;         /* what the time share is of */
+};
+
+static void set_cell(struct xp_cell *c, enum xp_type type, int64_t v)
 {
-	size_t row = xp_table_row(t);
-	char dim[48];
-	xp_set_int(t, row, KC_RANK, (int64_t)row + 1);
-	xp_set_str_pooled(t, row, KC_HOST, r->host < c->n_hosts ? c->hosts[r->host].name : "");
-	xp_set_dur(t, row, KC_TOTAL, r->v.total_ps);
-	xp_set_pct(t, row, KC_SHARE, pct(r->v.total_ps, all_ps));
-	xp_set_int(t, row, KC_COUNT, (int64_t)r->v.occurrences);
-	xp_set_dur(t, row, KC_AVG, xp_kernel_avg_ps(&r->v));
-	xp_set_dur(t, row, KC_MIN, r->v.min_ps);
-	xp_set_dur(t, row, KC_MAX, r->v.max_ps);
-	if (r->details.fields & XP_KD_F_REGS)   /* AMD's form has no register count: unknown, not 0 */
-		xp_set_int(t, row, KC_REGS, r->details.regs);
-	xp_set_bytes(t, row, KC_SSHM, r->details.static_shmem);
-	xp_set_bytes(t, row, KC_DSHM, r->details.dynamic_shmem);
-	xp_set_bytes(t, row, KC_SHM, (int64_t)r->details.static_shmem + r->details.dynamic_shmem);
-	dim_text(r->details.grid, dim, sizeof dim);
-	xp_set_str_pooled(t, row, KC_GRID, dim);
-	dim_text(r->details.block, dim, sizeof dim);
-	xp_set_str_pooled(t, row, KC_BLOCK, dim);
-	if (r->has_occupancy)
-		xp_set_pct(t, row, KC_OCC, r->occupancy_pct);
-	xp_set_bool(t, row, KC_ELIG, r->tc_eligible);
-	xp_set_bool(t, row, KC_TC, r->uses_tc);
+	c->type = type;
+	c->v.i = v;
+}
+
+static void fill_row(void *src, size_t row, struct xp_cell *cells, char *text, size_t text_size)
+{
+	const struct shown_rows *s = src;
+	const struct xp_kernel_report *r = &s->db->rows[s->pick[row]];
+	set_cell(&cells[KC_RANK], XP_T_INT, (int64_t)row + 1);
+	xp_cell_text(&cells[KC_HOST], xp_kernel_db_host_name(s->db, r->host));
+	set_cell(&cells[KC_TOTAL], XP_T_DUR, r->v.total_ps);
+	cells[KC_SHARE].type = XP_T_PCT;
+	cells[KC_SHARE].v.d = pct(r->v.total_ps, s->all_ps);
+	set_cell(&cells[KC_COUNT], XP_T_INT, (int64_t)r->v.occurrences);
+	set_cell(&cells[KC_AVG], XP_T_DUR, xp_kernel_avg_ps(&r->v));
+	set_cell(&cells[KC_MIN], XP_T_DUR, r->v.min_ps);
+	set_cell(&cells[KC_MAX], XP_T_DUR, r->v.max_ps);
+	if (r->details->fields & XP_KD_F_REGS)   /* AMD's form has no register count: unknown, not 0 */
+		set_cell(&cells[KC_REGS], XP_T_INT, r->details->regs);
+	set_cell(&cells[KC_SSHM], XP_T_BYTES, r->details->static_shmem);
+	set_cell(&cells[KC_DSHM], XP_T_BYTES, r->details->dynamic_shmem);
+	set_cell(&cells[KC_SHM], XP_T_BYTES, (int64_t)r->details->static_shmem + r->details->dynamic_shmem);
+	size_t half = text_size / 2;
+	dim_text(r->details->grid, text, half);
+	xp_cell_text(&cells[KC_GRID], text);
+	dim_text(r->details->block, text + half, half);
+	xp_cell_text(&cells[KC_BLOCK], text + half);
+	if (r->has_occupancy) {
+		cells[KC_OCC].type = XP_T_PCT;
+		cells[KC_OCC].v.d = r->occupancy_pct;
+	}
+	cells[KC_ELIG].type = cells[KC_TC].type = XP_T_BOOL;
+	cells[KC_ELIG].v.b = r->tc_eligible;
+	cells[KC_TC].v.b = r->uses_tc;
 	if (r->module)
-		xp_set_str_pooled(t, row, KC_MODULE, r->module);
-	xp_set_str_pooled(t, row, KC_OP, r->op_name);
-	xp_set_str_pooled(t, row, KC_KERNEL, r->name);
+		xp_cell_text(&cells[KC_MODULE], r->module);
+	xp_cell_text(&cells[KC_OP], r->op_name);
+	xp_cell_text(&cells[KC_KERNEL], r->name);
+}
+
+static void release_rows(void *src)
+{
+	struct shown_rows *s = src;
+	xp_kernel_db_free(s->db);
+	free(s->pick);
+	free(s);
 }
 
 static bool filtering(const struct xp_kernel_stats_opts *o)
@@ -307,11 +333,11 @@ static void implausible_diag(struct xp_result *r, const struct xp_kernel_db *db)
 	size_t n = 0;
 	uint32_t max = 0;
 	for (size_t i = 0; i < db->n; i++) {
-		if (db->rows[i].details.regs <= MAX_PLAUSIBLE_REGS)
+		if (db->rows[i].details->regs <= MAX_PLAUSIBLE_REGS)
 			continue;
 		n++;
-		if (db->rows[i].details.regs > max)
-			max = db->rows[i].details.regs;
+		if (db->rows[i].details->regs > max)
+			max = db->rows[i].details->regs;
 	}
 	if (n)
 		xp_result_diag(r, XP_SEV_INFO, "implausible_kernel_details", NULL,
@@ -321,16 +347,22 @@ static void implausible_diag(struct xp_result *r, const struct xp_kernel_db *db)
 			       n, n == 1 ? "" : "s", n == 1 ? "s" : "", MAX_PLAUSIBLE_REGS, max);
 }
 
-static void fill_table(struct xp_result *r, const struct xp_capture *c, const struct xp_kernel_db *db,
+static void fill_table(struct xp_result *r, const struct xp_capture *c, struct xp_kernel_db *db,
 		       const bool *kept, const struct xp_kernel_stats_opts *o, const struct totals *t, bool pytorch)
 {
 	struct xp_table *tab = xp_result_add_table(r, "kernels", pytorch ? "Kernels (per kernel and op; occupancy is "
 						   "the estimated achieved occupancy Kineto records)" : "Kernels (per kernel and op)");
 	columns(tab, c->n_hosts <= 1, t->any_module, pytorch);
-	size_t limit = o->top ? o->top : SIZE_MAX;
-	for (size_t i = 0; i < db->n && tab->n_rows < limit; i++)
+	size_t limit = o->top ? o->top : SIZE_MAX, n = 0;
+	struct shown_rows *s = xcalloc(1, sizeof *s);
+	s->pick = xcalloc(t->rows ? t->rows : 1, sizeof *s->pick);
+	for (size_t i = 0; i < db->n && n < limit; i++)
 		if (kept[i])
-			add_row(tab, c, &db->rows[i], db->total_ps);
+			s->pick[n++] = (uint32_t)i;
+	s->all_ps = db->total_ps;
+	xp_kernel_db_keep_names(db, c);
+	s->db = xp_kernel_db_ref(db);
+	xp_table_rows_from(tab, n, fill_row, s, release_rows);
 	tab->text_limit = o->top ? o->top : 25;
 	if (tab->n_rows < t->rows) {
 		char note[96];

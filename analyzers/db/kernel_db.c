@@ -66,11 +66,85 @@ int64_t xp_kernel_avg_ps(const struct xp_kernel_value *v)
  * A report's strings are the pool's (one copy per distinct name), so that a row costs its struct and an index
  * slot, and its key compares as integers: the ids of its name, op and module, the launch shape and the flags.
  */
+/* One copy of each launch shape, in blocks that never move (reports point at them): a capture with a launch shape
+ * per launch has millions of reports but hundreds of shapes. */
+#define SHAPE_BLOCK 256
+struct shape_store {
+	struct xp_kernel_details **blocks;
+	size_t n;               /* shapes */
+	size_t cap;             /* slots: a power of two */
+	uint32_t *slot;         /* shape + 1; 0 = empty */
+};
+
 struct xp_kernel_index {
 	struct xp_pool *pool;
 	size_t cap;             /* power of two; 0 after a sort, rebuilt when needed */
 	uint32_t *slot;         /* row + 1; 0 = empty */
+	struct shape_store shapes;
 };
+
+static struct xp_kernel_details *shape_at(const struct shape_store *s, size_t i)
+{
+	return &s->blocks[i / SHAPE_BLOCK][i % SHAPE_BLOCK];
+}
+
+static size_t shape_pos(const struct shape_store *s, const struct xp_kernel_details *d)
+{
+	size_t i = (size_t)xp_hash_bytes(XP_HASH_SEED, d, sizeof *d) & (s->cap - 1);
+	while (s->slot[i] && memcmp(shape_at(s, s->slot[i] - 1), d, sizeof *d))
+		i = (i + 1) & (s->cap - 1);
+	return i;
+}
+
+static void shapes_grow(struct shape_store *s)
+{
+	free(s->slot);
+	s->cap = s->cap ? s->cap * 2 : 64;
+	s->slot = xcalloc(s->cap, sizeof *s->slot);
+	for (size_t i = 0; i < s->n; i++)
+		s->slot[shape_pos(s, shape_at(s, i))] = (uint32_t)i + 1;
+}
+
+/* The store's copy of D (made now when new). D must be fully set, padding included (parse and memset do). */
+static const struct xp_kernel_details *shape_intern(struct shape_store *s, const struct xp_kernel_details *d)
+{
+	if (s->n * 2 + 2 > s->cap)
+		shapes_grow(s);
+	size_t i = shape_pos(s, d);
+	if (s->slot[i])
+		return shape_at(s, s->slot[i] - 1);
+	if (s->n % SHAPE_BLOCK == 0) {
+		s->blocks = xrealloc(s->blocks, (s->n / SHAPE_BLOCK + 1) * sizeof *s->blocks);
+		s->blocks[s->n / SHAPE_BLOCK] = xmalloc(SHAPE_BLOCK * sizeof **s->blocks);
+	}
+	*shape_at(s, s->n) = *d;
+	s->slot[i] = (uint32_t)++s->n;
+	return shape_at(s, s->n - 1);
+}
+
+static void shapes_free(struct shape_store *s)
+{
+	for (size_t b = 0; b * SHAPE_BLOCK < s->n; b++)
+		free(s->blocks[b]);
+	free(s->blocks);
+	free(s->slot);
+}
+
+const struct xp_kernel_details *xp_kernel_db_shape(struct xp_kernel_db *db, const struct xp_kernel_details *d)
+{
+	struct xp_kernel_details copy;
+	memset(&copy, 0, sizeof copy);  /* the store compares bytes */
+	copy.regs = d->regs;
+	copy.static_shmem = d->static_shmem;
+	copy.dynamic_shmem = d->dynamic_shmem;
+	copy.private_mem = d->private_mem;
+	memcpy(copy.grid, d->grid, sizeof copy.grid);
+	memcpy(copy.block, d->block, sizeof copy.block);
+	copy.occupancy_pct = d->occupancy_pct;
+	copy.fields = d->fields;
+	copy.form = d->form;
+	return shape_intern(&db->index->shapes, &copy);
+}
 
 static bool opt_eq(const char *a, const char *b)
 {
@@ -88,7 +162,7 @@ struct rkey {
 
 static void key_of(const struct xp_kernel_report *r, struct rkey *k)
 {
-	const struct xp_kernel_details *d = &r->details;
+	const struct xp_kernel_details *d = r->details;
 	*k = (struct rkey){r->host, xp_pool_id(r->name), xp_pool_id(r->op_name), r->module ? xp_pool_id(r->module) : 0,
 			   {d->grid[0], d->grid[1], d->grid[2], d->block[0], d->block[1], d->block[2], d->regs,
 			    d->static_shmem, d->dynamic_shmem},
@@ -137,10 +211,44 @@ static struct xp_kernel_db *db_new(void)
 	return db;
 }
 
+struct xp_kernel_db *xp_kernel_db_ref(struct xp_kernel_db *db)
+{
+	db->refs++;
+	return db;
+}
+
+void xp_kernel_db_keep_names(struct xp_kernel_db *db, const struct xp_capture *c)
+{
+	if (db->host_names)
+		return;
+	db->n_names = c->n_hosts;
+	db->host_names = xcalloc(c->n_hosts ? c->n_hosts : 1, sizeof *db->host_names);
+	for (uint32_t h = 0; h < c->n_hosts; h++)
+		db->host_names[h] = xstrndup(c->hosts[h].name, strlen(c->hosts[h].name));
+}
+
+const char *xp_kernel_db_host_name(const struct xp_kernel_db *db, uint32_t h)
+{
+	return h < db->n_names ? db->host_names[h] : "";
+}
+
+void xp_kernel_db_number(struct xp_kernel_db *db)
+{
+	for (size_t i = 0; i < db->n; i++)
+		db->rows[i].seq = (uint32_t)i;
+}
+
 void xp_kernel_db_free(struct xp_kernel_db *db)
 {
 	if (!db)
 		return;
+	if (db->refs) {
+		db->refs--;
+		return;
+	}
+	for (uint32_t h = 0; h < db->n_names; h++)
+		free(db->host_names[h]);
+	free(db->host_names);
 	for (uint32_t h = 0; h < db->n_hosts && db->hosts; h++)
 		free(db->hosts[h].hlo_problem);
 	free(db->hosts);
@@ -148,6 +256,7 @@ void xp_kernel_db_free(struct xp_kernel_db *db)
 	free(db->hlo_problem);
 	free(db->index->slot);
 	xp_pool_free(db->index->pool);
+	shapes_free(&db->index->shapes);
 	free(db->index);
 	free(db);
 }
@@ -202,7 +311,7 @@ struct plane_pass {
 	const struct xp_pt_ops *pt;             /* PyTorch: the launching operator of each kernel */
 	uint32_t plane;
 	struct xp_textmap pt_ops;               /* PyTorch operator name -> op */
-	struct xp_kernel_details *dets;         /* values of `details` */
+	const struct xp_kernel_details **dets;  /* values of `details`: the database's copies */
 	struct kop *ops;                        /* values of `tf_ops` and `hlo_ops` */
 	const char **mods;                      /* values of `modules` */
 	size_t n_dets, n_ops, n_mods;
@@ -281,12 +390,15 @@ static const struct xp_kernel_details *details_of(struct plane_pass *pp, const s
 {
 	uint32_t k;
 	if (!xp_textmap_get(&pp->details, v->s, v->len, &k)) {
+		struct xp_kernel_details d;
+		memset(&d, 0, sizeof d);
+		xp_kernel_details_parse(v->s, v->len, &d);
 		k = (uint32_t)pp->n_dets++;
 		pp->dets = grow_to(pp->dets, pp->n_dets, sizeof *pp->dets);
-		xp_kernel_details_parse(v->s, v->len, &pp->dets[k]);
+		pp->dets[k] = xp_kernel_db_shape(pp->db, &d);
 		xp_textmap_put(&pp->details, v->s, v->len, k);
 	}
-	return &pp->dets[k];
+	return pp->dets[k];
 }
 
 static const struct kop *new_op(struct plane_pass *pp, const char *name, size_t len)
@@ -399,9 +511,9 @@ static void occupancy(const struct plane_pass *pp, const struct xp_line *l, uint
 {
 	struct xp_value v;
 	int64_t n;
-	if (r->details.fields & XP_KD_F_OCC) {
+	if (r->details->fields & XP_KD_F_OCC) {
 		r->has_occupancy = true;
-		r->occupancy_pct = r->details.occupancy_pct;
+		r->occupancy_pct = r->details->occupancy_pct;
 	} else if (pp->ids.occupancy && xp_event_find(pp->c, pp->p, l, i, pp->ids.occupancy, &v)) {
 		if (v.kind == XP_STAT_F64 && v.d == v.d) {
 			r->has_occupancy = true;
@@ -438,7 +550,7 @@ static void report_of(struct plane_pass *pp, const struct xp_line *l, uint64_t i
 	memset(r, 0, sizeof *r);
 	r->host = pp->host;
 	r->name = (char *)n->name;
-	r->details = *details_of(pp, &ks->v[S_DETAILS]);
+	r->details = details_of(pp, &ks->v[S_DETAILS]);
 	r->uses_tc = n->tc;
 	if (pp->pt) {
 		pt_report(pp, l, i, r);
@@ -554,6 +666,7 @@ void xp_kernel_db_add(struct xp_kernel_db *db, const struct xp_kernel_report *r)
 	c.name = (char *)xp_pool_str(pool, r->name, strlen(r->name));
 	c.op_name = (char *)xp_pool_str(pool, r->op_name, strlen(r->op_name));
 	c.module = r->module ? (char *)xp_pool_str(pool, r->module, strlen(r->module)) : NULL;
+	c.details = xp_kernel_db_shape(db, r->details);
 	struct rkey k;
 	key_of(&c, &k);
 	size_t n = db->n, row = db_insert(db, &k, &c);
@@ -629,14 +742,14 @@ static int cmp_reference(const struct xp_kernel_report *a, const struct xp_kerne
 	if (d || (d = strcmp(a->name, b->name)))
 		return d;
 	for (int k = 0; k < 3; k++)
-		if ((d = cmp_u32(a->details.grid[k], b->details.grid[k])))
+		if ((d = cmp_u32(a->details->grid[k], b->details->grid[k])))
 			return d;
 	for (int k = 0; k < 3; k++)
-		if ((d = cmp_u32(a->details.block[k], b->details.block[k])))
+		if ((d = cmp_u32(a->details->block[k], b->details->block[k])))
 			return d;
-	if ((d = cmp_u32(a->details.regs, b->details.regs)) ||
-	    (d = cmp_u32(a->details.static_shmem, b->details.static_shmem)) ||
-	    (d = cmp_u32(a->details.dynamic_shmem, b->details.dynamic_shmem)) ||
+	if ((d = cmp_u32(a->details->regs, b->details->regs)) ||
+	    (d = cmp_u32(a->details->static_shmem, b->details->static_shmem)) ||
+	    (d = cmp_u32(a->details->dynamic_shmem, b->details->dynamic_shmem)) ||
 	    (d = cmp_u32(a->uses_tc, b->uses_tc)) || (d = cmp_u32(a->tc_eligible, b->tc_eligible)) ||
 	    (d = strcmp(a->op_name, b->op_name)))
 		return d;
@@ -749,6 +862,7 @@ void xp_kernel_db_sort(struct xp_kernel_db *db, enum xp_kernel_sort key)
 	sort_skeys(k, db->n);
 	permute(db->rows, k, db->n);
 	free(k);
+	db->sorts++;
 	/* the index is rebuilt only if a report is added to the sorted database */
 	free(db->index->slot);
 	db->index->slot = NULL;

@@ -36,10 +36,11 @@ void xp_kernel_value_merge(struct xp_kernel_value *a, const struct xp_kernel_val
 
 struct xp_kernel_report {
 	uint32_t host;              /* index of the host in the capture */
+	uint32_t seq;               /* the row's place when xp_kernel_db_number last numbered them */
 	char *name;                 /* kernel name (the database's pooled copy, shared by its reports) */
 	char *op_name;              /* TF op name, JAX framework op (HLO metadata op_name), HLO op name, or "" (pooled) */
 	char *module;               /* hlo_module of an XLA kernel ("" when absent; pooled); NULL for TF kernels */
-	struct xp_kernel_details details;   /* registers, shared memory, grid, block */
+	const struct xp_kernel_details *details;   /* registers, shared memory, grid, block: the database's copy */
 	bool uses_tc;               /* kernel uses Tensor Cores (name rule) */
 	bool tc_eligible;           /* op could use them (op rule, einsum rule, or uses_tc) */
 	bool has_occupancy;         /* occ_pct or theoretical_occupancy_pct seen (first occurrence) */
@@ -75,6 +76,10 @@ struct xp_kernel_db {
 	bool pt;
 	int64_t pt_op_kernel_ps, pt_tc_bottom_ps;
 	struct xp_kernel_index *index;  /* private */
+	unsigned refs;              /* holders of the database (xp_kernel_db_ref); freed when the last lets go */
+	unsigned sorts;             /* times sorted: what a row order taken earlier checks */
+	char **host_names;          /* the capture's host names (xp_kernel_db_keep_names), or NULL */
+	uint32_t n_names;
 	struct xp_kernel_host *hosts;   /* per host of the capture (n_hosts; xp_kernel_db_host: one) */
 };
 
@@ -87,12 +92,23 @@ struct xp_kernel_db_opts {
 struct xp_kernel_db *xp_kernel_db_build(const struct xp_capture *c, const struct xp_kernel_db_opts *o);
 /* Reports of host H only (rows' host = H). */
 struct xp_kernel_db *xp_kernel_db_host(const struct xp_capture *c, uint32_t h, const struct xp_kernel_db_opts *o);
+/* Lets go of DB: frees it unless a table that shows its rows still holds it (xp_kernel_db_ref). */
 void xp_kernel_db_free(struct xp_kernel_db *db);
+/* One more holder of DB, which lets go with xp_kernel_db_free (a table whose rows DB makes on demand). */
+struct xp_kernel_db *xp_kernel_db_ref(struct xp_kernel_db *db);
+/* Copies of C's host names in DB, for its rows shown after C is gone. */
+void xp_kernel_db_keep_names(struct xp_kernel_db *db, const struct xp_capture *c);
+/* The name of host H (kept names), or "". */
+const char *xp_kernel_db_host_name(const struct xp_kernel_db *db, uint32_t h);
+/* Number the rows in their present order (seq), so that this order can be found again after a sort. */
+void xp_kernel_db_number(struct xp_kernel_db *db);
 /* An empty database of N_HOSTS hosts that xp_kernel_db_add_host fills (combine: from saved state). */
 struct xp_kernel_db *xp_kernel_db_new(uint32_t n_hosts);
 /* Host H's totals into DB (its strings copied), as reading the host adds them; hosts are added in order. */
 void xp_kernel_db_add_host(struct xp_kernel_db *db, uint32_t h, const struct xp_kernel_host *hs);
-/* R as a report of DB (its strings pooled there); a report of the same key adds to it. */
+/* DB's one copy of launch shape D (every report of that shape points at it). */
+const struct xp_kernel_details *xp_kernel_db_shape(struct xp_kernel_db *db, const struct xp_kernel_details *d);
+/* R as a report of DB (its strings and shape pooled there); a report of the same key adds to it. */
 void xp_kernel_db_add(struct xp_kernel_db *db, const struct xp_kernel_report *r);
 
 enum xp_kernel_sort {

@@ -76,40 +76,86 @@ static void host_row(struct xp_table *t, const char *name, const struct xp_kerne
 	xp_state_set_i64(t, row, KH_PT_TC, hs->pt_tc_bottom_ps);
 }
 
-static void set_dims(struct xp_table *t, size_t row, size_t col, const uint32_t d[3])
+static void dims_text(const uint32_t d[3], char *buf, size_t n)
 {
-	char buf[48];
-	snprintf(buf, sizeof buf, "%" PRIu32 ",%" PRIu32 ",%" PRIu32, d[0], d[1], d[2]);
-	xp_set_str(t, row, col, buf);
+	snprintf(buf, n, "%" PRIu32 ",%" PRIu32 ",%" PRIu32, d[0], d[1], d[2]);
 }
 
-static void report_row(struct xp_table *t, const char *host, const struct xp_kernel_report *r)
+/* A decimal integer cell whose text is the row's (TEXT, advanced past it). */
+static void number_cell(struct xp_cell *c, char **text, size_t *left, int64_t v, bool is_unsigned)
 {
-	size_t row = xp_table_row(t);
-	char occ[48];
-	xp_set_str(t, row, KR_HOST, host);
-	xp_set_str(t, row, KR_NAME, r->name);
-	xp_set_str(t, row, KR_OP, r->op_name);
-	xp_set_bool(t, row, KR_HAS_MODULE, r->module != NULL);
-	xp_set_str(t, row, KR_MODULE, r->module ? r->module : "");
-	xp_state_set_u64(t, row, KR_FIELDS, r->details.fields);
-	xp_state_set_u64(t, row, KR_REGS, r->details.regs);
-	xp_state_set_u64(t, row, KR_SSHM, r->details.static_shmem);
-	xp_state_set_u64(t, row, KR_DSHM, r->details.dynamic_shmem);
-	set_dims(t, row, KR_GRID, r->details.grid);
-	set_dims(t, row, KR_BLOCK, r->details.block);
-	xp_set_bool(t, row, KR_TC, r->uses_tc);
-	xp_set_bool(t, row, KR_ELIG, r->tc_eligible);
-	xp_set_bool(t, row, KR_HAS_OCC, r->has_occupancy);
-	snprintf(occ, sizeof occ, "%a", r->occupancy_pct);
-	xp_set_str(t, row, KR_OCC, occ);
-	xp_state_set_u64(t, row, KR_COUNT, r->v.occurrences);
-	xp_state_set_i64(t, row, KR_TOTAL, r->v.total_ps);
-	xp_state_set_i64(t, row, KR_MIN, r->v.min_ps);
-	xp_state_set_i64(t, row, KR_MAX, r->v.max_ps);
+	int n = is_unsigned ? snprintf(*text, *left, "%" PRIu64, (uint64_t)v) : snprintf(*text, *left, "%" PRId64, v);
+	xp_cell_text(c, *text);
+	*text += n + 1;
+	*left -= (size_t)n + 1;
 }
 
-void xp_kernel_db_state(const struct xp_kernel_db *db, const struct xp_capture *c, struct xp_result *state)
+static void bool_cell(struct xp_cell *c, bool v)
+{
+	c->type = XP_T_BOOL;
+	c->v.b = v;
+}
+
+/* The saved reports, made on demand from the database in the order it had when saved: SEQ numbers them. */
+struct saved_rows {
+	struct xp_kernel_db *db;
+	uint32_t *at;           /* the row now at each saved place */
+	unsigned sorts;         /* the database's sort count AT was made for */
+};
+
+static const struct xp_kernel_report *saved_row(struct saved_rows *s, size_t row)
+{
+	if (!s->at || s->sorts != s->db->sorts) {
+		free(s->at);
+		s->at = xcalloc(s->db->n ? s->db->n : 1, sizeof *s->at);
+		for (size_t i = 0; i < s->db->n; i++)
+			s->at[s->db->rows[i].seq] = (uint32_t)i;
+		s->sorts = s->db->sorts;
+	}
+	return &s->db->rows[s->at[row]];
+}
+
+/* Sizes: 5 numbers of up to 20 digits and 3 of up to 10, two launch shapes of 32, an occupancy of 24. */
+static void fill_report(void *src, size_t row, struct xp_cell *cells, char *text, size_t left)
+{
+	struct saved_rows *s = src;
+	const struct xp_kernel_report *r = saved_row(s, row);
+	xp_cell_text(&cells[KR_HOST], xp_kernel_db_host_name(s->db, r->host));
+	xp_cell_text(&cells[KR_NAME], r->name);
+	xp_cell_text(&cells[KR_OP], r->op_name);
+	bool_cell(&cells[KR_HAS_MODULE], r->module != NULL);
+	xp_cell_text(&cells[KR_MODULE], r->module ? r->module : "");
+	number_cell(&cells[KR_FIELDS], &text, &left, r->details->fields, true);
+	number_cell(&cells[KR_REGS], &text, &left, r->details->regs, true);
+	number_cell(&cells[KR_SSHM], &text, &left, r->details->static_shmem, true);
+	number_cell(&cells[KR_DSHM], &text, &left, r->details->dynamic_shmem, true);
+	dims_text(r->details->grid, text, 40);
+	xp_cell_text(&cells[KR_GRID], text);
+	text += 40, left -= 40;
+	dims_text(r->details->block, text, 40);
+	xp_cell_text(&cells[KR_BLOCK], text);
+	text += 40, left -= 40;
+	bool_cell(&cells[KR_TC], r->uses_tc);
+	bool_cell(&cells[KR_ELIG], r->tc_eligible);
+	bool_cell(&cells[KR_HAS_OCC], r->has_occupancy);
+	int n = snprintf(text, 40, "%a", r->occupancy_pct);
+	xp_cell_text(&cells[KR_OCC], text);
+	text += n + 1, left -= (size_t)n + 1;
+	number_cell(&cells[KR_COUNT], &text, &left, (int64_t)r->v.occurrences, true);
+	number_cell(&cells[KR_TOTAL], &text, &left, r->v.total_ps, false);
+	number_cell(&cells[KR_MIN], &text, &left, r->v.min_ps, false);
+	number_cell(&cells[KR_MAX], &text, &left, r->v.max_ps, false);
+}
+
+static void release_saved(void *src)
+{
+	struct saved_rows *s = src;
+	xp_kernel_db_free(s->db);
+	free(s->at);
+	free(s);
+}
+
+void xp_kernel_db_state(struct xp_kernel_db *db, const struct xp_capture *c, struct xp_result *state)
 {
 	struct xp_table *hosts = xp_result_add_table(state, "kernel_hosts", "Kernel totals per host");
 	host_columns(hosts);
@@ -117,8 +163,12 @@ void xp_kernel_db_state(const struct xp_kernel_db *db, const struct xp_capture *
 	report_columns(reports);
 	for (uint32_t h = 0; h < db->n_hosts && h < c->n_hosts; h++)
 		host_row(hosts, c->hosts[h].name, &db->hosts[h]);
-	for (size_t i = 0; i < db->n; i++)
-		report_row(reports, db->rows[i].host < c->n_hosts ? c->hosts[db->rows[i].host].name : "", &db->rows[i]);
+	/* A row per kernel-op-shape: made when written, from the database the analysis keeps anyway. */
+	xp_kernel_db_keep_names(db, c);
+	xp_kernel_db_number(db);
+	struct saved_rows *s = xcalloc(1, sizeof *s);
+	s->db = xp_kernel_db_ref(db);
+	xp_table_rows_from(reports, db->n, fill_report, s, release_saved);
 }
 
 /* --- reading back ----------------------------------------------------------------------------------- */
@@ -149,20 +199,24 @@ static bool read_host(const struct xp_table *t, size_t row, struct xp_kernel_hos
 	return ok && (!hs->n_hlo_bad || *why);
 }
 
-static bool read_report(const struct xp_table *t, size_t row, uint32_t host, struct xp_kernel_report *r)
+/* Row ROW as R, whose launch shape is *D until the database keeps its copy. */
+static bool read_report(const struct xp_table *t, size_t row, uint32_t host, struct xp_kernel_report *r,
+			struct xp_kernel_details *d)
 {
 	bool has_module;
 	const char *occ = xp_state_str(t, row, KR_OCC);
 	char *end = NULL;
 	memset(r, 0, sizeof *r);
+	memset(d, 0, sizeof *d);
+	r->details = d;
 	r->host = host;
 	r->name = (char *)xp_state_str(t, row, KR_NAME);
 	r->op_name = (char *)xp_state_str(t, row, KR_OP);
 	bool ok = r->name && r->op_name && xp_state_bool(t, row, KR_HAS_MODULE, &has_module) &&
-		  xp_state_str(t, row, KR_MODULE) && u32_of(t, row, KR_FIELDS, &r->details.fields) &&
-		  u32_of(t, row, KR_REGS, &r->details.regs) && u32_of(t, row, KR_SSHM, &r->details.static_shmem) &&
-		  u32_of(t, row, KR_DSHM, &r->details.dynamic_shmem) && dims_of(t, row, KR_GRID, r->details.grid) &&
-		  dims_of(t, row, KR_BLOCK, r->details.block) && xp_state_bool(t, row, KR_TC, &r->uses_tc) &&
+		  xp_state_str(t, row, KR_MODULE) && u32_of(t, row, KR_FIELDS, &d->fields) &&
+		  u32_of(t, row, KR_REGS, &d->regs) && u32_of(t, row, KR_SSHM, &d->static_shmem) &&
+		  u32_of(t, row, KR_DSHM, &d->dynamic_shmem) && dims_of(t, row, KR_GRID, d->grid) &&
+		  dims_of(t, row, KR_BLOCK, d->block) && xp_state_bool(t, row, KR_TC, &r->uses_tc) &&
 		  xp_state_bool(t, row, KR_ELIG, &r->tc_eligible) && xp_state_bool(t, row, KR_HAS_OCC, &r->has_occupancy) &&
 		  occ && xp_state_u64(t, row, KR_COUNT, &r->v.occurrences) && r->v.occurrences &&
 		  xp_state_i64(t, row, KR_TOTAL, &r->v.total_ps) && xp_state_i64(t, row, KR_MIN, &r->v.min_ps) &&
@@ -195,11 +249,12 @@ static bool read_one(struct xp_kernel_db *db, uint32_t h, const struct xp_state_
 	for (size_t row = 0; row < reports->n_rows && found; row++) {
 		const char *hn = xp_state_str(reports, row, KR_HOST);
 		struct xp_kernel_report r;
+		struct xp_kernel_details d;
 		if (!hn)
 			return false;
 		if (strcmp(hn, name))
 			continue;
-		if (!read_report(reports, row, h, &r))
+		if (!read_report(reports, row, h, &r, &d))
 			return false;
 		xp_kernel_db_add(db, &r);
 	}

@@ -93,12 +93,41 @@ struct xp_result *xp_result_new(const char *command)
 	return r;
 }
 
+/* The rows of a table made on demand, and the two made last. */
+struct row_slot {
+	size_t row;             /* SIZE_MAX: empty */
+	struct xp_cell *cells;
+	char text[XP_ROW_TEXT_SIZE];
+};
+
+struct xp_row_source {
+	xp_row_fill *fill;
+	void *src;
+	void (*release)(void *src);
+	struct row_slot slot[2];
+	unsigned last;          /* the slot filled last */
+};
+
+static void source_free(struct xp_row_source *s)
+{
+	if (!s)
+		return;
+	if (s->release)
+		s->release(s->src);
+	free(s->slot[0].cells);
+	free(s->slot[1].cells);
+	free(s);
+}
+
 static void table_free(struct xp_table *t)
 {
 	size_t i;
 
 	if (!t)
 		return;
+	source_free(t->source);
+	if (t->source)
+		t->n_rows = 0;  /* no cells of its own */
 	for (i = 0; i < t->n_rows * t->n_cols; i++)
 		cell_clear(&t->cells[i]);
 	for (i = 0; i < t->n_cols; i++) {
@@ -284,6 +313,8 @@ size_t xp_table_col(struct xp_table *t, const char *key, const char *header, enu
 {
 	struct xp_col *c;
 
+	if (t->source)
+		xp_die("internal error: a column added to table %s, whose rows are made on demand", t->name);
 	if (t->n_rows)
 		widen_rows(t);
 	t->cols = grow(t->cols, &t->cap_cols, t->n_cols + 1, sizeof(*t->cols));
@@ -324,6 +355,8 @@ void xp_col_header(struct xp_table *t, size_t col, const char *header)
 
 size_t xp_table_row(struct xp_table *t)
 {
+	if (t->source)
+		xp_die("internal error: a row added to table %s, whose rows are made on demand", t->name);
 	/* cap_rows counts rows: the cell array holds cap_rows * n_cols cells. */
 	if (t->n_rows == t->cap_rows) {
 		size_t width = t->n_cols ? t->n_cols : 1;
@@ -339,17 +372,59 @@ size_t xp_table_row(struct xp_table *t)
 	return t->n_rows++;
 }
 
+/* ROW's cell COL, made now unless one of the two slots holds the row. */
+static struct xp_cell *source_cell(struct xp_row_source *s, size_t n_cols, size_t row, size_t col)
+{
+	for (unsigned k = 0; k < 2; k++)
+		if (s->slot[k].row == row)
+			return &s->slot[k].cells[col];
+	s->last ^= 1;
+	struct row_slot *sl = &s->slot[s->last];
+	memset(sl->cells, 0, n_cols * sizeof *sl->cells);
+	sl->text[0] = 0;
+	s->fill(s->src, row, sl->cells, sl->text, sizeof sl->text);
+	sl->row = row;
+	return &sl->cells[col];
+}
+
 struct xp_cell *xp_table_cell(const struct xp_table *t, size_t row, size_t col)
 {
 	if (row >= t->n_rows || col >= t->n_cols)
 		xp_die("internal error: cell (%zu, %zu) outside table %s (%zu x %zu)", row, col, t->name, t->n_rows,
 		       t->n_cols);
+	if (t->source)
+		return source_cell(t->source, t->n_cols, row, col);
 	return &t->cells[row * t->n_cols + col];
+}
+
+void xp_table_rows_from(struct xp_table *t, size_t n_rows, xp_row_fill *fill, void *src, void (*release)(void *src))
+{
+	if (t->source || t->n_rows)
+		xp_die("internal error: table %s already has rows", t->name);
+	struct xp_row_source *s = xcalloc(1, sizeof *s);
+	s->fill = fill;
+	s->src = src;
+	s->release = release;
+	for (int k = 0; k < 2; k++) {
+		s->slot[k].row = SIZE_MAX;
+		s->slot[k].cells = xcalloc(t->n_cols ? t->n_cols : 1, sizeof(struct xp_cell));
+	}
+	t->source = s;
+	t->n_rows = n_rows;
+}
+
+void xp_cell_text(struct xp_cell *c, const char *text)
+{
+	c->type = text ? XP_T_STR : XP_T_NULL;
+	c->pooled = true;       /* not the cell's to free */
+	c->v.s = (char *)text;
 }
 
 /* Clear a cell and give it a type; the caller fills the value. */
 static struct xp_cell *set_cell(struct xp_table *t, size_t row, size_t col, enum xp_type type)
 {
+	if (t->source)
+		xp_die("internal error: a cell of table %s set, whose rows are made on demand", t->name);
 	struct xp_cell *c = xp_table_cell(t, row, col);
 
 	cell_clear(c);

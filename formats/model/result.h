@@ -9,6 +9,7 @@
 #include "formats/core/satint.h"
 
 struct xp_pool;
+struct xp_row_source;
 
 /*
  * An analyzer fills a struct xp_result and never prints. Writers in formats/
@@ -90,6 +91,7 @@ struct xp_table {
 	size_t text_limit;      /* text shows at most this many rows (0 = all) */
 	char *text_note;        /* shown under the text table, e.g. "12 more rows: use --format csv" */
 	struct xp_pool *pool;   /* one copy of each text of the xp_set_str_pooled cells (NULL: none yet) */
+	struct xp_row_source *source;   /* rows made on demand (xp_table_rows_from), or NULL: cells hold them */
 };
 
 enum xp_severity { XP_SEV_INFO = 0, XP_SEV_WARNING = 1, XP_SEV_ERROR = 2 };
@@ -160,6 +162,20 @@ void xp_col_header(struct xp_table *t, size_t col, const char *header);
 /* Append a row of NULL cells and return its index. */
 size_t xp_table_row(struct xp_table *t);
 struct xp_cell *xp_table_cell(const struct xp_table *t, size_t row, size_t col);
+
+/*
+ * A table of millions of rows that a compact database already holds (a kernel row per launch shape) would cost
+ * 16 bytes a cell if copied into cells; instead its rows can be made on demand, one at a time, when a writer
+ * reads them. FILL sets the table's n_cols CELLS of ROW (they come zeroed, i.e. null); a text cell points into
+ * the source or into TEXT (TEXT_SIZE bytes, the row's own), and stays valid until that row is replaced: the
+ * table keeps the two rows read last, so two rows can be compared, not three. RELEASE (may be NULL) frees SRC
+ * with the table. The columns must be in place; the table's cells can no longer be set.
+ */
+#define XP_ROW_TEXT_SIZE 512
+typedef void xp_row_fill(void *src, size_t row, struct xp_cell *cells, char *text, size_t text_size);
+void xp_table_rows_from(struct xp_table *t, size_t n_rows, xp_row_fill *fill, void *src, void (*release)(void *src));
+/* A text cell that FILL points at TEXT it does not own (the source's or the row's text). */
+void xp_cell_text(struct xp_cell *c, const char *text);
 void xp_set_str(struct xp_table *t, size_t row, size_t col, const char *s);
 void xp_set_strn(struct xp_table *t, size_t row, size_t col, const char *s, size_t len);
 /* As xp_set_str, for a text many rows repeat (a kernel or op name, a launch shape): the table keeps it once,

@@ -104,23 +104,23 @@ static void test_a6_reports(void)
 	CHECK_INT(r->v.total_ps, 2000);
 	CHECK(!r->uses_tc);
 	CHECK(r->tc_eligible);              /* "Conv2D" suffix */
-	CHECK_INT(r->details.regs, 32);
-	CHECK_INT(r->details.dynamic_shmem, 16384);
-	CHECK_INT(r->details.grid[0], 2);
-	CHECK_INT(r->details.grid[1], 1);
-	CHECK_INT(r->details.grid[2], 1);
-	CHECK_INT(r->details.block[0], 32);
-	CHECK_INT(r->details.block[1], 1);
-	CHECK_INT(r->details.block[2], 1);
+	CHECK_INT(r->details->regs, 32);
+	CHECK_INT(r->details->dynamic_shmem, 16384);
+	CHECK_INT(r->details->grid[0], 2);
+	CHECK_INT(r->details->grid[1], 1);
+	CHECK_INT(r->details->grid[2], 1);
+	CHECK_INT(r->details->block[0], 32);
+	CHECK_INT(r->details->block[1], 1);
+	CHECK_INT(r->details->block[2], 1);
 	CHECK(!r->has_occupancy);           /* "occ_pct=13.0" is no KEY:VALUE token */
 	CHECK_DBL(r->occupancy_pct, 0, 0);
 	r = &db->rows[2];
 	CHECK_STR(r->name, "kernel_name_shortest");
 	CHECK_INT(r->v.total_ps, 1000);
-	CHECK_INT(r->details.regs, 16);
+	CHECK_INT(r->details->regs, 16);
 	for (int k = 0; k < 3; k++) {
-		CHECK_INT(r->details.grid[k], 1);
-		CHECK_INT(r->details.block[k], 1);
+		CHECK_INT(r->details->grid[k], 1);
+		CHECK_INT(r->details->block[k], 1);
 	}
 	CHECK(!r->uses_tc);
 	CHECK(!r->tc_eligible);
@@ -182,10 +182,13 @@ static void test_a6_table(void)
 
 /* ---- A7: kernel_stats_utils_test TestGroupKernelReportsByOpName ---- */
 
+static const struct xp_kernel_details no_shape;
+
 static struct xp_kernel_report report(const char *name, const char *op, int64_t ns, bool tc, bool eligible)
 {
 	struct xp_kernel_report r;
 	memset(&r, 0, sizeof r);
+	r.details = &no_shape;
 	r.name = (char *)name;
 	r.op_name = (char *)op;
 	r.uses_tc = tc;
@@ -384,13 +387,13 @@ static const struct form_case forms[] = {
 
 static void check_form(const struct xp_kernel_report *r, const struct form_case *f)
 {
-	CHECK_INT(r->details.form, f->form);
-	CHECK_INT(r->details.regs, f->regs);
-	CHECK_INT(r->details.static_shmem, f->sshm);
-	CHECK_INT(r->details.dynamic_shmem, f->dshm);
+	CHECK_INT(r->details->form, f->form);
+	CHECK_INT(r->details->regs, f->regs);
+	CHECK_INT(r->details->static_shmem, f->sshm);
+	CHECK_INT(r->details->dynamic_shmem, f->dshm);
 	for (int k = 0; k < 3; k++) {
-		CHECK_INT(r->details.grid[k], f->grid[k]);
-		CHECK_INT(r->details.block[k], f->block[k]);
+		CHECK_INT(r->details->grid[k], f->grid[k]);
+		CHECK_INT(r->details->block[k], f->block[k]);
 	}
 	CHECK_INT(r->has_occupancy, f->occ);
 	CHECK_DBL(r->occupancy_pct, f->occ_pct, 0);
@@ -676,7 +679,7 @@ static void test_occupancy_and_grouping(void)
 	r = &db->rows[1];
 	CHECK_STR(r->name, "k_stat");
 	CHECK_DBL(r->occupancy_pct, 62.5, 0);
-	CHECK_INT(db->rows[2].details.grid[0], 2);
+	CHECK_INT(db->rows[2].details->grid[0], 2);
 	CHECK_STR(db->rows[3].op_name, "b");
 	struct xp_kernel_value half = {2, 3, 1, 2};
 	CHECK_INT(xp_kernel_avg_ps(&half), 2);        /* 1.5 ps rounds half up */
@@ -704,13 +707,13 @@ static void test_tie_order(void)
 	REQUIRE_INT(db->n, 6);
 	/* a/x/regs8/block1, a/y (op after regs and block), a/regs9, a/block2 ... */
 	CHECK_STR(db->rows[0].name, "a");
-	CHECK_INT(db->rows[0].details.block[0], 1);
-	CHECK_INT(db->rows[0].details.regs, 8);
+	CHECK_INT(db->rows[0].details->block[0], 1);
+	CHECK_INT(db->rows[0].details->regs, 8);
 	CHECK_STR(db->rows[0].op_name, "x");
 	CHECK_STR(db->rows[1].op_name, "y");
-	CHECK_INT(db->rows[2].details.block[0], 1);
-	CHECK_INT(db->rows[2].details.regs, 9);
-	CHECK_INT(db->rows[3].details.block[0], 2);
+	CHECK_INT(db->rows[2].details->block[0], 1);
+	CHECK_INT(db->rows[2].details->regs, 9);
+	CHECK_INT(db->rows[3].details->block[0], 2);
 	CHECK_STR(db->rows[4].name, "b");
 	CHECK_STR(db->rows[5].name, "c");   /* 2 x 50 = 100 too */
 	xp_kernel_db_sort(db, XP_KSORT_NAME);
