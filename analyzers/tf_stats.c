@@ -46,7 +46,6 @@ struct side {
 
 /* Kernel time by op (spec §4.5) for the Tensor Core column, indexed by (op, module). */
 struct tc_index {
-	struct xp_kernel_db *kdb;
 	struct xp_kernel_ops *ops;
 	size_t cap;
 	size_t *slot;               /* op index + 1 */
@@ -97,8 +96,9 @@ static void tc_build(struct tfs *s)
 {
 	struct xp_kernel_db_opts ko = {.xprof_compat = s->o->xprof_compat};
 	struct tc_index *t = &s->tc;
-	t->kdb = xp_kernel_db_build(s->c, &ko);
-	t->ops = xp_kernel_ops_by_op(t->kdb, true);   /* per-op facts in one pass: no sort of the reports */
+	struct xp_kernel_db *kdb = xp_kernel_db_build(s->c, &ko);
+	t->ops = xp_kernel_ops_by_op(kdb, true);   /* per-op facts in one pass: no sort of the reports */
+	xp_kernel_db_free(kdb);    /* a report per launch shape: gone before the op database is built */
 	t->cap = 64;
 	while (t->cap < t->ops->n * 2 + 2)
 		t->cap *= 2;
@@ -127,12 +127,23 @@ static const struct xp_kernel_op *tc_find(const struct tfs *s, const struct xp_o
 static void tc_free(struct tc_index *t)
 {
 	xp_kernel_ops_free(t->ops);
-	xp_kernel_db_free(t->kdb);
 	free(t->slot);
+}
+
+static bool any_gpu_plane(const struct xp_capture *c)
+{
+	for (uint32_t h = 0; h < c->n_hosts; h++)
+		for (uint32_t i = 0; i < c->hosts[h].n_planes; i++)
+			if (c->hosts[h].planes[i].kind == XP_PLANE_GPU)
+				return true;
+	return false;
 }
 
 static void build_device(struct tfs *s)
 {
+	/* The kernels' per-op facts first, so that their database and the op database are never held together. */
+	if (any_gpu_plane(s->c))
+		tc_build(s);
 	struct xp_op_db_opts oo = {.xprof_compat = s->o->xprof_compat};
 	struct xp_op_db *all = xp_op_db_empty();
 	for (uint32_t h = 0; h < s->c->n_hosts; h++) {
@@ -158,8 +169,6 @@ static void build_device(struct tfs *s)
 	/* Device ops carry is_eager in TF 2.3-2.10 captures; without it, a kernel is eager when its host launch ran
 	 * inside an eager EagerExecute (the launches of xp_eager_launches). */
 	s->dev.eager_known = true;
-	if (s->gpus)
-		tc_build(s);
 }
 
 /* --- PyTorch captures: the operator database on both sides ----------------------------------------- */

@@ -123,9 +123,27 @@ static bool valid_utf8(const char *s)
 	return true;
 }
 
+/* Printable ASCII that needs no escape: most names, written in one piece without a second scan. */
+static bool plain_ascii(const char *s, size_t *len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	for (; *p; p++)
+		if (*p < 0x20 || *p >= 0x7f || *p == '"' || *p == '\\')
+			return false;
+	*len = (size_t)(p - (const unsigned char *)s);
+	return true;
+}
+
 /* A string value or key; bytes that are not UTF-8 become U+FFFD. */
 static void put_string(FILE *f, const char *s)
 {
+	size_t len;
+	if (plain_ascii(s, &len)) {
+		putc_unlocked('"', f);
+		put_raw(f, s, len);
+		putc_unlocked('"', f);
+		return;
+	}
 	if (valid_utf8(s)) {
 		put_escaped(f, s);
 		return;
@@ -206,21 +224,55 @@ static void put_summary(FILE *f, const struct xp_result *r, int depth)
 	object_end(f, depth);
 }
 
+/* What member() writes before each column's value, made once per table: a table of millions of rows repeats it. */
+static char **member_texts(const struct xp_table *t, int depth, size_t **lens)
+{
+	char **text = calloc(t->n_cols ? t->n_cols : 1, sizeof *text);
+	*lens = calloc(t->n_cols ? t->n_cols : 1, sizeof **lens);
+	for (size_t c = 0; text && *lens && c < t->n_cols; c++) {
+		char *buf = NULL;
+		size_t n = 0;
+		FILE *m = open_memstream(&buf, &n);
+		if (!m)
+			break;
+		member(m, depth, c == 0, t->cols[c].key);
+		if (fclose(m))
+			break;
+		text[c] = buf;
+		(*lens)[c] = n;
+	}
+	return text;
+}
+
+static void free_texts(char **text, size_t *lens, size_t n)
+{
+	for (size_t c = 0; text && c < n; c++)
+		free(text[c]);
+	free(text);
+	free(lens);
+}
+
 /* An array of row objects; the array's elements sit one level deeper than it. */
 static void put_table(FILE *f, const struct xp_table *t, int depth)
 {
+	size_t *lens;
+	char **text = member_texts(t, depth + 1, &lens);
 	putc_unlocked('[', f);
 	for (size_t row = 0; row < t->n_rows; row++) {
 		if (row)
 			put_str(f, ", ");
 		putc_unlocked('{', f);
 		for (size_t c = 0; c < t->n_cols; c++) {
-			member(f, depth + 1, c == 0, t->cols[c].key);
+			if (text && lens && text[c])
+				put_raw(f, text[c], lens[c]);
+			else
+				member(f, depth + 1, c == 0, t->cols[c].key);
 			put_cell(f, xp_table_cell(t, row, c), t->cols[c].unit);
 		}
 		object_end(f, depth + 1);
 	}
 	putc_unlocked(']', f);
+	free_texts(text, lens, t->n_cols);
 }
 
 static void put_diags(FILE *f, const struct xp_result *r, int depth)
