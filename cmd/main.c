@@ -9,6 +9,7 @@
 
 #include <getopt.h>
 #include <locale.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -518,6 +519,9 @@ int main(int argc, char **argv)
 {
 	setlocale(LC_ALL, "");
 	setlocale(LC_NUMERIC, "C");
+	/* Arrays of millions of events grow by realloc: mapped on their own, they grow by remapping pages instead
+	 * of copying, and go back to the system when freed (glibc's sliding threshold would keep them in the heap). */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	atexit(work_report);
 	xp_pending_on_signals();
 	format_help_init();
