@@ -203,9 +203,20 @@ static void dim_text(const uint32_t d[3], char *buf, size_t n)
  * a capture with a launch shape per launch has millions of rows). */
 struct shown_rows {
 	struct xp_kernel_db *db;
-	uint32_t *pick;         /* the database rows shown, in order */
+	enum xp_kernel_sort key;
+	bool *kept;             /* per database row: passes the filters */
+	uint32_t *pick;         /* the database rows shown, in order: the first n_picked of the table's */
+	size_t n_picked, n_rows;
 	int64_t all_ps;         /* what the time share is of */
 };
+
+/* The first N rows in order: a text table reads its first rows only, CSV and JSON go on to the rest. */
+static void pick_rows(struct shown_rows *s, size_t n)
+{
+	free(s->pick);
+	s->pick = xcalloc(n ? n : 1, sizeof *s->pick);
+	s->n_picked = xp_kernel_db_order(s->db, s->key, s->kept, n, s->pick);
+}
 
 static void set_cell(struct xp_cell *c, enum xp_type type, int64_t v)
 {
@@ -215,7 +226,9 @@ static void set_cell(struct xp_cell *c, enum xp_type type, int64_t v)
 
 static void fill_row(void *src, size_t row, struct xp_cell *cells, char *text, size_t text_size)
 {
-	const struct shown_rows *s = src;
+	struct shown_rows *s = src;
+	if (row >= s->n_picked)
+		pick_rows(s, s->n_rows);   /* every row then: CSV and JSON read them all */
 	const struct xp_kernel_report *r = &s->db->rows[s->pick[row]];
 	set_cell(&cells[KC_RANK], XP_T_INT, (int64_t)row + 1);
 	xp_cell_text(&cells[KC_HOST], xp_kernel_db_host_name(s->db, r->host));
@@ -254,6 +267,7 @@ static void release_rows(void *src)
 	struct shown_rows *s = src;
 	xp_kernel_db_free(s->db);
 	free(s->pick);
+	free(s->kept);
 	free(s);
 }
 
@@ -347,23 +361,24 @@ static void implausible_diag(struct xp_result *r, const struct xp_kernel_db *db)
 			       n, n == 1 ? "" : "s", n == 1 ? "s" : "", MAX_PLAUSIBLE_REGS, max);
 }
 
-static void fill_table(struct xp_result *r, const struct xp_capture *c, struct xp_kernel_db *db,
-		       const bool *kept, const struct xp_kernel_stats_opts *o, const struct totals *t, bool pytorch)
+/* The table takes KEPT. Its rows are found in order when first read: only the first text_limit rows for text. */
+static void fill_table(struct xp_result *r, const struct xp_capture *c, struct xp_kernel_db *db, bool *kept,
+		       const struct xp_kernel_stats_opts *o, const struct totals *t, bool pytorch)
 {
 	struct xp_table *tab = xp_result_add_table(r, "kernels", pytorch ? "Kernels (per kernel and op; occupancy is "
 						   "the estimated achieved occupancy Kineto records)" : "Kernels (per kernel and op)");
 	columns(tab, c->n_hosts <= 1, t->any_module, pytorch);
-	size_t limit = o->top ? o->top : SIZE_MAX, n = 0;
+	size_t n = o->top && o->top < t->rows ? o->top : t->rows;
 	struct shown_rows *s = xcalloc(1, sizeof *s);
-	s->pick = xcalloc(t->rows ? t->rows : 1, sizeof *s->pick);
-	for (size_t i = 0; i < db->n && n < limit; i++)
-		if (kept[i])
-			s->pick[n++] = (uint32_t)i;
+	s->key = o->sort;
+	s->kept = kept;
+	s->n_rows = n;
 	s->all_ps = db->total_ps;
 	xp_kernel_db_keep_names(db, c);
 	s->db = xp_kernel_db_ref(db);
-	xp_table_rows_from(tab, n, fill_row, s, release_rows);
 	tab->text_limit = o->top ? o->top : 25;
+	pick_rows(s, n < tab->text_limit ? n : tab->text_limit);
+	xp_table_rows_from(tab, n, fill_row, s, release_rows);
 	if (tab->n_rows < t->rows) {
 		char note[96];
 		snprintf(note, sizeof note, "top %zu of %zu rows (--top)", tab->n_rows, t->rows);
@@ -371,15 +386,14 @@ static void fill_table(struct xp_result *r, const struct xp_capture *c, struct x
 	}
 }
 
-/* The result of DB (of C's hosts), made by SEMANTICS' rules (NULL: TensorFlow/JAX); DB gets sorted. */
+/* The result of DB (of C's hosts), made by SEMANTICS' rules (NULL: TensorFlow/JAX); the result holds DB. */
 static struct xp_result *analyze(const struct xp_capture *c, struct xp_kernel_db *db,
 				 const struct xp_kernel_stats_opts *o, const char *semantics, struct xp_err *e)
 {
 	struct filters f;
 	if (!filters_init(&f, o, e))
 		return NULL;
-	xp_kernel_db_sort(db, o->sort);
-	bool *kept = xcalloc(db->n, sizeof *kept);
+	bool *kept = xcalloc(db->n ? db->n : 1, sizeof *kept);
 	for (size_t i = 0; i < db->n; i++)
 		kept[i] = keep(&f, &db->rows[i]);
 	struct totals t;
@@ -396,7 +410,6 @@ static struct xp_result *analyze(const struct xp_capture *c, struct xp_kernel_db
 	implausible_diag(r, db);
 	xp_hlo_diagnostics(r, db->n_hlo_bad, db->hlo_problem, 0, 0, 0);
 	xp_result_set_semantics(r, semantics);
-	free(kept);
 	filters_free(&f);
 	return r;
 }

@@ -849,6 +849,14 @@ static void permute(struct xp_kernel_report *rows, struct skey *k, size_t n)
 	}
 }
 
+/* The index is rebuilt only if a report is added to a database that was sorted or ordered. */
+static void drop_index(struct xp_kernel_db *db)
+{
+	free(db->index->slot);
+	db->index->slot = NULL;
+	db->index->cap = 0;
+}
+
 void xp_kernel_db_sort(struct xp_kernel_db *db, enum xp_kernel_sort key)
 {
 	if (db->n < 2)
@@ -863,10 +871,48 @@ void xp_kernel_db_sort(struct xp_kernel_db *db, enum xp_kernel_sort key)
 	permute(db->rows, k, db->n);
 	free(k);
 	db->sorts++;
-	/* the index is rebuilt only if a report is added to the sorted database */
-	free(db->index->slot);
-	db->index->slot = NULL;
-	db->index->cap = 0;
+	drop_index(db);
+}
+
+/* The first N of sorted keys K (M of them, sorted in place when N is not small); their rows into OUT. */
+static size_t first_rows(struct skey *k, size_t m, size_t n, uint32_t *out)
+{
+	if (n > m)
+		n = m;
+	if (n > 64) {
+		sort_skeys(k, m);
+	} else {
+		/* A text table shows 25 rows: keep the best N seen, in order, instead of sorting millions. */
+		size_t have = 0;
+		for (size_t i = 0; i < m; i++) {
+			if (have == n && !skey_less(&k[i], &k[n - 1]))
+				continue;
+			struct skey x = k[i];
+			size_t j = have < n ? have++ : n - 1;
+			for (; j > 0 && skey_less(&x, &k[j - 1]); j--)
+				k[j] = k[j - 1];
+			k[j] = x;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		out[i] = k[i].row;
+	return n;
+}
+
+size_t xp_kernel_db_order(struct xp_kernel_db *db, enum xp_kernel_sort key, const bool *kept, size_t n, uint32_t *out)
+{
+	const uint32_t *rank = xp_pool_ranks(db->index->pool);
+	struct skey *k = xcalloc(db->n ? db->n : 1, sizeof *k);
+	size_t m = 0;
+	for (size_t i = 0; i < db->n; i++)
+		if (kept[i])
+			k[m++] = skey_of(&db->rows[i], i, key, rank);
+	sort_rows = db->rows;
+	sort_key = key;
+	n = first_rows(k, m, n, out);
+	free(k);
+	drop_index(db);
+	return n;
 }
 
 /* --- by op (spec §4.5) ---------------------------------------------------------------------- */

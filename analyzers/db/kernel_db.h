@@ -122,6 +122,9 @@ enum xp_kernel_sort {
  * grid x,y,z, block x,y,z, registers, static, dynamic shared memory,
  * uses-TC, eligible, op name (all ascending), then module and host. */
 void xp_kernel_db_sort(struct xp_kernel_db *db, enum xp_kernel_sort key);
+/* The rows of the first N reports that KEPT marks, in the order of xp_kernel_db_sort, into OUT; their number.
+ * DB stays as it is; the first few are picked without sorting the rest (a text table's rows). */
+size_t xp_kernel_db_order(struct xp_kernel_db *db, enum xp_kernel_sort key, const bool *kept, size_t n, uint32_t *out);
 /* Average in ps, rounded to the nearest picosecond (the reference divides
  * whole nanoseconds and truncates: up to 1 ns less). */
 int64_t xp_kernel_avg_ps(const struct xp_kernel_value *v);

@@ -910,6 +910,58 @@ static void test_implausible_registers(void)
 	xsb_free(b);
 }
 
+/* Picking the first rows of a database (a text table's) gives the rows a full sort puts first, in every order, with
+ * ties of total decided the same way; asking for every row gives the whole sorted order. */
+static void test_order_without_sort(void)
+{
+	static const char *const names[] = {"gemm", "relu", "reduce", "copy"};
+	struct xp_kernel_db *db = xp_kernel_db_new(1);
+	struct xp_kernel_host hs = {0};
+	xp_kernel_db_add_host(db, 0, &hs);
+	unsigned seed = 7;
+	for (int i = 0; i < 400; i++) {
+		struct xp_kernel_details d;
+		memset(&d, 0, sizeof d);
+		seed = seed * 1103515245u + 12345u;
+		d.grid[0] = 1 + seed % 5;
+		d.regs = 16 * (1 + seed % 3);
+		int64_t ps = (int64_t)(1 + (seed >> 8) % 40) * 1000;   /* many ties of total */
+		struct xp_kernel_report r = report(names[(seed >> 4) % 4], (seed >> 6) % 2 ? "op_a" : "op_b", 0, false, false);
+		r.details = &d;
+		r.v = (struct xp_kernel_value){1 + (seed >> 12) % 3, ps, ps, ps};
+		xp_kernel_db_add(db, &r);
+	}
+	bool *kept = calloc(db->n, sizeof *kept);
+	for (size_t i = 0; i < db->n; i++)
+		kept[i] = i % 3 != 0;
+	for (int key = XP_KSORT_TOTAL; key <= XP_KSORT_NAME; key++) {
+		uint32_t few[25], *all = calloc(db->n, sizeof *all), *sorted = calloc(db->n, sizeof *sorted);
+		size_t n_few = xp_kernel_db_order(db, (enum xp_kernel_sort)key, kept, 25, few);
+		size_t n_all = xp_kernel_db_order(db, (enum xp_kernel_sort)key, kept, db->n, all);
+		CHECK_INT(n_few, 25);
+		/* The same rows by a full sort: number them, sort, and list the kept ones in their new order. */
+		xp_kernel_db_number(db);
+		xp_kernel_db_sort(db, (enum xp_kernel_sort)key);
+		size_t m = 0;
+		bool *kept_now = calloc(db->n, sizeof *kept_now);
+		for (size_t i = 0; i < db->n; i++)
+			if ((kept_now[i] = kept[db->rows[i].seq]))
+				sorted[m++] = db->rows[i].seq;
+		CHECK_INT(n_all, m);
+		for (size_t i = 0; i < m && i < n_all; i++)
+			CHECK_INT(all[i], sorted[i]);
+		for (size_t i = 0; i < n_few; i++)
+			CHECK_INT(few[i], sorted[i]);
+		/* The database is in sorted order now: later rounds read it as their starting order. */
+		memcpy(kept, kept_now, db->n * sizeof *kept);
+		free(kept_now);
+		free(all);
+		free(sorted);
+	}
+	free(kept);
+	xp_kernel_db_free(db);
+}
+
 int main(void)
 {
 	static const struct test tests[] = {
@@ -934,6 +986,7 @@ int main(void)
 		TEST(test_op_filter_module),
 		TEST(test_no_gpu),
 		TEST(test_implausible_registers),
+		TEST(test_order_without_sort),
 	};
 	return RUN_TESTS("test_kernel_stats", tests);
 }
