@@ -25,7 +25,7 @@
  *   - the whole report of several hosts: overview's and tf-stats' merged op
  *     rows and input-pipeline's breakdown host need per-host state that saved
  *     reports do not carry yet. The analyses whose descriptors have a combine
- *     function (steps, pod, kernel-stats) are rebuilt of any number of hosts
+ *     function (steps, pod, kernel-stats, tf-data) are rebuilt of any number of hosts
  *     from each report's "state" with --analysis, through the analysis' own
  *     code, so they are `xpstat NAME` over the run, byte for byte.
  */
@@ -320,7 +320,7 @@ enum { OPT_ANALYSIS = 1 };
 
 static const struct xp_opt combine_cli[] = {
 	{"analysis", 1, OPT_ANALYSIS, "NAME", "only the analysis NAME, as 'xpstat NAME' writes it over the whole run, "
-	 "in any format: steps, pod or kernel-stats (of any number of hosts)"},
+	 "in any format: steps, pod, kernel-stats or tf-data (of any number of hosts)"},
 	{NULL, 0, 0, NULL, NULL},
 };
 

@@ -35,15 +35,18 @@ combine_refuses_hosts() { # reports...
 	grep -q 'reports of several hosts cannot be combined' "$work/refused.err" || fail "combine: $(cat "$work/refused.err")"
 	[ ! -e "$work/refused.json" ] || fail "combine of several hosts wrote its output"
 }
-# Several hosts' reports, one analysis (combine --analysis steps|pod|kernel-stats): equal byte for byte to 'xpstat ANALYSIS'
+# The analyses combine --analysis rebuilds of several hosts.
+combinable="steps pod kernel-stats tf-data"
+# Several hosts' reports, one analysis (combine --analysis, each of $combinable): equal byte for byte to 'xpstat ANALYSIS'
 # over the whole run, in text, JSON and CSV (each table). Run from $work; RUN is the run directory.
 combine_analysis_equals() { # run-directory reports...
 	run=$1
 	shift
-	for a in steps pod kernel-stats; do
+	for a in $combinable; do
 		for f in text json csv; do
 			tables=main
 			[ $f = csv ] && [ $a = pod ] && tables="main steps"
+			[ $f = csv ] && [ $a = tf-data ] && tables="main input_pipelines slowest_call calls"
 			for t in $tables; do
 				opt=
 				[ $t = main ] || opt="--table $t"
