@@ -340,14 +340,12 @@ static struct xp_result *run(const struct xp_run_in *in)
 	return r;
 }
 
-/* Several hosts from their saved models. */
+/* Several hosts from their saved models (combine puts them in the preparation's shared inputs). */
 static struct xp_result *combine(const struct xp_combine_in *in)
 {
-	struct xp_tfdata *t = xp_tfdata_from_state(in->hosts, in->c->n_hosts, in->err);
-	if (!t)
-		return NULL;
-	struct xp_result *r = xp_tf_data_result(t);
-	xp_tfdata_free(t);
+	struct xp_tfdata *own;
+	struct xp_result *r = xp_tf_data_result(xp_use_tfdata(in->p, &own));
+	xp_tfdata_free(own);
 	return r;
 }
 

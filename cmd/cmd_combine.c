@@ -4,6 +4,7 @@
 #include "formats/in/input.h"
 #include "formats/in/report_read.h"
 #include "analyzers/db/prepstate.h"
+#include "analyzers/db/shared.h"
 #include "analyzers/registry.h"
 #include "formats/out/out_report.h"
 #include "formats/core/xalloc.h"
@@ -25,14 +26,14 @@
  *   - the whole report of several hosts: overview's and tf-stats' merged op
  *     rows and input-pipeline's breakdown host need per-host state that saved
  *     reports do not carry yet. The analyses whose descriptors have a combine
- *     function (steps, pod, kernel-stats, tf-data) are rebuilt of any number of hosts
+ *     function (steps, pod, kernel-stats, tf-data, input-pipeline) are rebuilt of any number of hosts
  *     from each report's "state" with --analysis, through the analysis' own
  *     code, so they are `xpstat NAME` over the run, byte for byte.
  */
 
 struct combine_opts {
 	const struct xp_analysis *analysis;     /* --analysis NAME; NULL: the whole report */
-	const char *keep[8];                    /* the state tables it reads (the others are not kept) */
+	const char *keep[16];                   /* the state tables it reads (the others are not kept) */
 };
 
 struct combine_in {
@@ -266,6 +267,11 @@ static int combine_analysis(struct xp_ctx *ctx, const struct combine_in *in, con
 	struct xp_capture *cap = NULL;
 	bool xprof = !strcmp(or_empty(in->reps[0]->compat), "xprof");
 	struct xp_prep *p = xp_prep_from_state(hosts, names->n_hosts, xprof, &cap, &e);
+	/* The inputs report's analyses share (host op DB, tf.data model, run environments), as the analysis reads. */
+	if (p && !(p->shared = xp_shared_from_state(hosts, names->n_hosts, a->state_tables, &e))) {
+		xp_prep_state_free(p, cap);
+		p = NULL;
+	}
 	int rc = 0;
 	if (!p) {
 		xp_err_print(&e);
@@ -289,6 +295,7 @@ static int combine_analysis(struct xp_ctx *ctx, const struct combine_in *in, con
 		ctx->provenance = NULL;
 		xp_report_free(prov);
 		xp_result_free(r);
+		xp_shared_free(p->shared);
 		xp_prep_state_free(p, cap);
 	}
 	free(hosts);
@@ -320,7 +327,7 @@ enum { OPT_ANALYSIS = 1 };
 
 static const struct xp_opt combine_cli[] = {
 	{"analysis", 1, OPT_ANALYSIS, "NAME", "only the analysis NAME, as 'xpstat NAME' writes it over the whole run, "
-	 "in any format: steps, pod, kernel-stats or tf-data (of any number of hosts)"},
+	 "in any format: steps, pod, kernel-stats, tf-data or input-pipeline (of any number of hosts)"},
 	{NULL, 0, 0, NULL, NULL},
 };
 
