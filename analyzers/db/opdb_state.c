@@ -213,7 +213,7 @@ static bool read_row(const struct xp_table *t, size_t row, struct xp_op_db *db)
 	enum xp_op_kind kind;
 	const char *name = xp_state_str(t, row, R_NAME), *module, *cat, *prov;
 	bool created = false;
-	int64_t elem;
+	int64_t elem = 0;
 	if (!name || !kind_of(xp_state_str(t, row, R_KIND), &kind) || !opt_of(t, row, R_HAS_MODULE, &module) ||
 	    !opt_of(t, row, R_HAS_CAT, &cat) || !opt_of(t, row, R_HAS_PROV, &prov))
 		return false;
