@@ -66,3 +66,18 @@ combine_analysis_equals() { # run-directory reports...
 		done
 	done
 }
+# A saved report whose state does not read back (EXPR, a sed expression, spoils one cell of it): combine --analysis
+# ANALYSIS refuses it (exit 3, one line naming the report, nothing written). Run from $work's run directory.
+combine_refuses_state() { # analysis sed-expression report other-reports...
+	a=$1 expr=$2 r=$3
+	shift 3
+	sed "$expr" "$r" >bad-state.json
+	cmp -s "$r" bad-state.json && { fail "combine --analysis $a: '$expr' changed nothing in $r"; return; }
+	rm -f bad-state.out
+	"$xpstat" combine --analysis "$a" -o bad-state.out bad-state.json "$@" 2>bad-state.err
+	st=$?
+	[ $st = 3 ] || fail "combine --analysis $a of a spoilt state: exit $st, not 3"
+	[ "$(wc -l <bad-state.err)" = 1 ] || fail "combine --analysis $a of a spoilt state: not one line: $(cat bad-state.err)"
+	grep -q 'bad-state.json: .*does not read back' bad-state.err || fail "combine --analysis $a: $(cat bad-state.err)"
+	[ ! -e bad-state.out ] || fail "combine --analysis $a of a spoilt state wrote its output"
+}
