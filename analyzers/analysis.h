@@ -66,6 +66,7 @@ struct xp_combine_in {
 	const struct xp_state_host *hosts;  /* each host's saved state (n: c->n_hosts) */
 	bool xprof_compat;
 	const char *semantics;              /* the capture's rules (NULL: TensorFlow/JAX) */
+	bool report;                        /* as report runs it (complete tables), not as its command by default */
 	struct xp_err *err;                 /* why, when combine returns NULL (exit 3) */
 };
 

@@ -6,7 +6,9 @@
 #include "analyzers/db/perfenv.h"
 #include "analyzers/db/shared.h"
 #include "analyzers/db/steptime.h"
-#include "analyzers/db/tfdata.h"
+#include "analyzers/db/hostdb.h"
+#include "analyzers/db/opdb_state.h"
+#include "analyzers/db/tfdata_state.h"
 #include "analyzers/prepare/prepare.h"
 #include "formats/model/result.h"
 
@@ -341,7 +343,7 @@ static void gather(struct ip *ip)
 				&ip->hi);
 	for (uint32_t h = 0; h < p->n_hosts; h++) {
 		struct xp_run_env e;
-		xp_run_env_host(p->cap, p->hosts[h].host, &e);
+		xp_use_run_env(p, h, &e);
 		ip->tpu |= e.tpu || p->hosts[h].steps.tpu;
 		ip->gpu |= e.gpu;
 	}
@@ -682,11 +684,35 @@ struct xp_result *xp_analyze_input_pipeline(const struct xp_prep *p, const struc
 	return r;
 }
 
+/* What combine rebuilds it from: each host's host op DB and run environment (the tf.data model is tf-data's). */
+static void save_state(const struct xp_run_in *in)
+{
+	const struct xp_capture *c = in->c;
+	for (uint32_t h = 0; h < c->n_hosts; h++) {
+		/* One host: the report's shared database is that host's (sorted: combine sorts the sum again). */
+		struct xp_op_db *own = c->n_hosts > 1 || !in->s ? xp_op_db_host(c, &c->hosts[h], NULL) : NULL;
+		xp_op_db_state(in->state, "input_host", c->hosts[h].name, own ? own : xp_shared_input_host_db(in->s));
+		xp_op_db_free(own);
+	}
+	xp_run_env_state(c, in->state);
+}
+
 static struct xp_result *run(const struct xp_run_in *in)
+{
+	struct xp_input_opts o = {.xprof_compat = in->xprof_compat};
+	if (in->state)
+		save_state(in);
+	return xp_analyze_input_pipeline(in->p, &o);
+}
+
+/* Several hosts from their saved step databases, host op DBs, run environments and tf.data models. */
+static struct xp_result *combine(const struct xp_combine_in *in)
 {
 	struct xp_input_opts o = {.xprof_compat = in->xprof_compat};
 	return xp_analyze_input_pipeline(in->p, &o);
 }
+
+static const char *const state_tables[] = {XP_OPDB_STATE_TABLES, XP_TFDATA_STATE_TABLES, NULL};
 
 const struct xp_analysis xp_analysis_input_pipeline = {
 	.name = "input-pipeline",
@@ -694,4 +720,6 @@ const struct xp_analysis xp_analysis_input_pipeline = {
 	.reads = NULL,
 	.opts_size = sizeof(struct xp_input_opts),
 	.run = run,
+	.combine = combine,
+	.state_tables = state_tables,
 };

@@ -2,7 +2,7 @@
 #include "tf_data.h"
 #include "analyzers/db/steptime.h"
 #include "analyzers/db/shared.h"
-#include "analyzers/db/tfdata.h"
+#include "analyzers/db/tfdata_state.h"
 #include "formats/model/capture.h"
 #include "formats/model/result.h"
 
@@ -326,15 +326,36 @@ struct xp_result *xp_analyze_tf_data(const struct xp_capture *c)
 	return r;
 }
 
-/* In a report, from the tf.data model the report's analyses share. */
+/* In a report, from the tf.data model the report's analyses share; saved in its state for combine. */
 static struct xp_result *run(const struct xp_run_in *in)
 {
-	return in->s ? xp_tf_data_result(xp_shared_tfdata(in->s)) : xp_analyze_tf_data(in->c);
+	if (!in->s && !in->state)
+		return xp_analyze_tf_data(in->c);
+	struct xp_tfdata *own = NULL;
+	const struct xp_tfdata *t = in->s ? xp_shared_tfdata(in->s) : (own = xp_tfdata_build(in->c));
+	if (in->state)
+		xp_tfdata_state(t, in->state);
+	struct xp_result *r = xp_tf_data_result(t);
+	xp_tfdata_free(own);
+	return r;
 }
+
+/* Several hosts from their saved models (combine puts them in the preparation's shared inputs). */
+static struct xp_result *combine(const struct xp_combine_in *in)
+{
+	struct xp_tfdata *own;
+	struct xp_result *r = xp_tf_data_result(xp_use_tfdata(in->p, &own));
+	xp_tfdata_free(own);
+	return r;
+}
+
+static const char *const state_tables[] = {XP_TFDATA_STATE_TABLES, NULL};
 
 const struct xp_analysis xp_analysis_tf_data = {
 	.name = "tf-data",
 	.needs = XP_NEEDS_CAPTURE,
 	.reads = NULL,
 	.run = run,
+	.combine = combine,
+	.state_tables = state_tables,
 };

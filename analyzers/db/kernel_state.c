@@ -173,14 +173,6 @@ void xp_kernel_db_state(struct xp_kernel_db *db, const struct xp_capture *c, str
 
 /* --- reading back ----------------------------------------------------------------------------------- */
 
-static bool u32_of(const struct xp_table *t, size_t row, size_t col, uint32_t *v)
-{
-	uint64_t x;
-	bool ok = xp_state_u64(t, row, col, &x) && x <= UINT32_MAX;
-	*v = (uint32_t)x;
-	return ok;
-}
-
 static bool dims_of(const struct xp_table *t, size_t row, size_t col, uint32_t d[3])
 {
 	const char *s = xp_state_str(t, row, col);
@@ -191,7 +183,7 @@ static bool dims_of(const struct xp_table *t, size_t row, size_t col, uint32_t d
 static bool read_host(const struct xp_table *t, size_t row, struct xp_kernel_host *hs)
 {
 	const char *why = xp_state_str(t, row, KH_HLO_WHY);
-	bool ok = u32_of(t, row, KH_PLANES, &hs->gpu_planes) && xp_state_u64(t, row, KH_KERNELS, &hs->kernels) &&
+	bool ok = xp_state_u32(t, row, KH_PLANES, &hs->gpu_planes) && xp_state_u64(t, row, KH_KERNELS, &hs->kernels) &&
 		  xp_state_i64(t, row, KH_TOTAL, &hs->total_ps) && xp_state_u64(t, row, KH_HLO_BAD, &hs->n_hlo_bad) &&
 		  why && xp_state_bool(t, row, KH_PT, &hs->pt) && xp_state_i64(t, row, KH_PT_OP, &hs->pt_op_kernel_ps) &&
 		  xp_state_i64(t, row, KH_PT_TC, &hs->pt_tc_bottom_ps);
@@ -213,9 +205,9 @@ static bool read_report(const struct xp_table *t, size_t row, uint32_t host, str
 	r->name = (char *)xp_state_str(t, row, KR_NAME);
 	r->op_name = (char *)xp_state_str(t, row, KR_OP);
 	bool ok = r->name && r->op_name && xp_state_bool(t, row, KR_HAS_MODULE, &has_module) &&
-		  xp_state_str(t, row, KR_MODULE) && u32_of(t, row, KR_FIELDS, &d->fields) &&
-		  u32_of(t, row, KR_REGS, &d->regs) && u32_of(t, row, KR_SSHM, &d->static_shmem) &&
-		  u32_of(t, row, KR_DSHM, &d->dynamic_shmem) && dims_of(t, row, KR_GRID, d->grid) &&
+		  xp_state_str(t, row, KR_MODULE) && xp_state_u32(t, row, KR_FIELDS, &d->fields) &&
+		  xp_state_u32(t, row, KR_REGS, &d->regs) && xp_state_u32(t, row, KR_SSHM, &d->static_shmem) &&
+		  xp_state_u32(t, row, KR_DSHM, &d->dynamic_shmem) && dims_of(t, row, KR_GRID, d->grid) &&
 		  dims_of(t, row, KR_BLOCK, d->block) && xp_state_bool(t, row, KR_TC, &r->uses_tc) &&
 		  xp_state_bool(t, row, KR_ELIG, &r->tc_eligible) && xp_state_bool(t, row, KR_HAS_OCC, &r->has_occupancy) &&
 		  occ && xp_state_u64(t, row, KR_COUNT, &r->v.occurrences) && r->v.occurrences &&

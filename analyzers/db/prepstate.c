@@ -201,6 +201,14 @@ bool xp_state_u64(const struct xp_table *t, size_t row, size_t col, uint64_t *v)
 	return !errno && !*end;
 }
 
+bool xp_state_u32(const struct xp_table *t, size_t row, size_t col, uint32_t *v)
+{
+	uint64_t x;
+	bool ok = xp_state_u64(t, row, col, &x) && x <= UINT32_MAX;
+	*v = (uint32_t)x;
+	return ok;
+}
+
 bool xp_state_bool(const struct xp_table *t, size_t row, size_t col, bool *v)
 {
 	const struct xp_cell *c = xp_table_cell(t, row, col);

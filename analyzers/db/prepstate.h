@@ -31,6 +31,7 @@ void xp_state_set_u64(struct xp_table *t, size_t row, size_t col, uint64_t v);
 const char *xp_state_str(const struct xp_table *t, size_t row, size_t col);
 bool xp_state_i64(const struct xp_table *t, size_t row, size_t col, int64_t *v);
 bool xp_state_u64(const struct xp_table *t, size_t row, size_t col, uint64_t *v);
+bool xp_state_u32(const struct xp_table *t, size_t row, size_t col, uint32_t *v);
 bool xp_state_bool(const struct xp_table *t, size_t row, size_t col, bool *v);
 /* The table NAME of STATE when its columns are exactly those COLUMNS installs, in that order (a table
  * without rows passes: JSON keeps no columns of it); NULL otherwise. */

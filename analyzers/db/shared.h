@@ -3,6 +3,8 @@
 #define XPSTAT_SHARED_H
 
 #include "opdb.h"
+#include "perfenv.h"
+#include "prepstate.h"
 #include "tfdata.h"
 #include "analyzers/prepare/prepare.h"
 
@@ -11,6 +13,14 @@ struct xp_shared *xp_shared_new(const struct xp_capture *c);
 void xp_shared_free(struct xp_shared *s);
 const struct xp_op_db *xp_shared_input_host_db(struct xp_shared *s);   /* xp_input_host_db(c) */
 const struct xp_tfdata *xp_shared_tfdata(struct xp_shared *s);         /* xp_tfdata_build(c) */
+/* combine: the shared inputs of N hosts read back from their saved state (hosts[h] is host h), those of the
+ * state tables in TABLES (what the analyses to run declared: the input host op DB for "op_dbs", the tf.data
+ * model for "tfdata_hosts", the run environments for "run_env"). Asking it for another is an internal error.
+ * NULL with E set (exit 3) when a state does not read back. */
+struct xp_shared *xp_shared_from_state(const struct xp_state_host *hosts, uint32_t n, const char *const *tables,
+				       struct xp_err *e);
+/* Host H's run environment: saved (combine), else from the capture. */
+void xp_use_run_env(const struct xp_prep *p, uint32_t h, struct xp_run_env *e);
 /* The shared object when p->shared is set, else a new one put in *own (the caller frees *own). */
 const struct xp_op_db *xp_use_input_host_db(const struct xp_prep *p, struct xp_op_db **own);
 const struct xp_tfdata *xp_use_tfdata(const struct xp_prep *p, struct xp_tfdata **own);

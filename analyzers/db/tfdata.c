@@ -849,9 +849,14 @@ struct xp_tfdata *xp_tfdata_build(const struct xp_capture *c)
 	t->hosts = xcalloc(c->n_hosts, sizeof *t->hosts);
 	for (uint32_t h = 0; h < c->n_hosts; h++)
 		build_host(c, &c->hosts[h], &t->hosts[h]);
+	xp_tfdata_finish(t);
+	return t;
+}
+
+void xp_tfdata_finish(struct xp_tfdata *t)
+{
 	bottleneck_analysis(t);
 	set_summary(t);
-	return t;
 }
 
 void xp_tfdata_free(struct xp_tfdata *t)

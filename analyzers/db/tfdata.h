@@ -82,6 +82,9 @@ struct xp_tfdata {
 
 /* Every host's pipelines and the bottleneck analysis. Strings point into c. */
 struct xp_tfdata *xp_tfdata_build(const struct xp_capture *c);
+/* The bottleneck analysis and summary of T, whose hosts are in place (xp_tfdata_build does it; combine calls it
+ * on hosts read back from saved reports). */
+void xp_tfdata_finish(struct xp_tfdata *t);
 void xp_tfdata_free(struct xp_tfdata *t);
 const struct xp_tfdata_pipeline *xp_tfdata_row_pipeline(const struct xp_tfdata *t,
 							 const struct xp_tfdata_bottleneck_row *b);

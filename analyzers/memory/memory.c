@@ -4,6 +4,7 @@
 #include "analyzers/db/steptime.h"
 #include "profile.h"
 #include "pt_memory.h"
+#include "mem_state.h"
 #include "analyzers/prepare/prepare.h"
 #include "formats/model/result.h"
 
@@ -187,8 +188,11 @@ static void breakdown_add(struct xp_table *t, const struct bcols *c, const struc
 {
 	if (!a->has_peak)
 		return;
-	struct mem_row *rows;
-	size_t n = xp_mem_breakdown(&m->hosts[a->host], a, &rows);
+	struct mem_row *own = NULL;
+	const struct mem_row *rows = a->saved_rows;
+	size_t n = m->saved ? a->n_saved_rows : xp_mem_breakdown(&m->hosts[a->host], a, &own);
+	if (!m->saved)
+		rows = own;
 	for (size_t i = 0; i < n; i++) {
 		const struct mem_row *b = &rows[i];
 		size_t r = xp_table_row(t);
@@ -203,7 +207,7 @@ static void breakdown_add(struct xp_table *t, const struct bcols *c, const struc
 		set_str(t, r, c->shape, b->shape);
 		set_step(t, r, c->step, a, a->peak_step);
 	}
-	free(rows);
+	free(own);
 }
 
 /* --- timeline ---------------------------------------------------------------------------- */
@@ -307,7 +311,7 @@ static void set_verdict(struct xp_result *r, const struct mem *m)
 		xp_result_set_verdict(r, "No memory events: the capture has no MemoryAllocation or MemoryDeallocation events");
 		return;
 	}
-	if (!a && xp_capture_semantics(m->p->cap)) {
+	if (!a && m->semantics) {
 		xp_result_set_verdict(r, "%zu allocator%s; PyTorch's figures in the devices table", n, n == 1 ? "" : "s");
 		return;
 	}
@@ -445,7 +449,10 @@ static void mem_result(struct xp_result *r, const struct mem *m)
 		if (m->sorted[i]->selected)
 			allocator_row(at, &ac, m, m->sorted[i]);
 	r->primary = 0;
-	if (xp_capture_semantics(m->p->cap)) {
+	if (m->semantics && m->saved) {
+		xp_pt_memory_table_of(r, m->pt, m->n_pt);
+		r->primary = r->n_tables - 1;
+	} else if (m->semantics) {
 		xp_pt_memory_table(r, m->p->cap, m->o.allocator);
 		r->primary = r->n_tables - 1;
 	}
@@ -472,7 +479,9 @@ static void mem_result(struct xp_result *r, const struct mem *m)
 	add_diags(r, m);
 }
 
-struct xp_result *xp_analyze_memory(const struct xp_prep *p, const struct xp_memory_opts *o, struct xp_err *e)
+/* The result of M; report saves M in STATE (when not NULL) for combine. */
+static struct xp_result *analyze(const struct xp_prep *p, const struct xp_memory_opts *o, struct xp_result *state,
+				 struct xp_err *e)
 {
 	struct mem m;
 	xp_mem_profile(&m, p, o);
@@ -481,6 +490,7 @@ struct xp_result *xp_analyze_memory(const struct xp_prep *p, const struct xp_mem
 		xp_mem_profile_free(&m);
 		return NULL;
 	}
+	m.semantics = xp_capture_semantics(p->cap);
 	struct xp_result *r = xp_result_new("memory");
 	for (size_t i = 0; i < m.n_alcs; i++) {
 		struct mem_alc *a = m.alcs[i];
@@ -491,9 +501,16 @@ struct xp_result *xp_analyze_memory(const struct xp_prep *p, const struct xp_mem
 		}
 	}
 	mem_result(r, &m);
-	xp_result_set_semantics(r, xp_capture_semantics(p->cap));
+	if (state)
+		xp_mem_state(&m, state);
+	xp_result_set_semantics(r, m.semantics);
 	xp_mem_profile_free(&m);
 	return r;
+}
+
+struct xp_result *xp_analyze_memory(const struct xp_prep *p, const struct xp_memory_opts *o, struct xp_err *e)
+{
+	return analyze(p, o, NULL, e);
 }
 
 /* In a report the breakdown too, text showing its first rows. Reads group ids only (XP_NEEDS_GROUPS). */
@@ -502,11 +519,28 @@ static struct xp_result *run(const struct xp_run_in *in)
 	struct xp_memory_opts o = {.breakdown = true};
 	if (in->opts)
 		o = *(const struct xp_memory_opts *)in->opts;
-	struct xp_result *r = xp_analyze_memory(in->p, &o, in->err);
+	struct xp_result *r = analyze(in->p, &o, in->opts ? NULL : in->state, in->err);
 	if (!in->opts)
 		xp_text_top(r, "breakdown", XP_REPORT_TEXT_TOP);
 	return r;
 }
+
+/* Several hosts from their saved allocators, breakdowns and PyTorch devices, as report runs it. */
+static struct xp_result *combine(const struct xp_combine_in *in)
+{
+	struct mem m;
+	if (!xp_mem_from_state(&m, in->p, in->hosts, in->semantics, in->err))
+		return NULL;
+	m.o.breakdown = in->report;     /* the command shows it with --breakdown only */
+	struct xp_result *r = xp_result_new("memory");
+	mem_result(r, &m);
+	xp_mem_state_free(&m);
+	if (in->report)
+		xp_text_top(r, "breakdown", XP_REPORT_TEXT_TOP);
+	return r;
+}
+
+static const char *const state_tables[] = {XP_MEM_STATE_TABLES, NULL};
 
 static const char *const reads[] = {XP_ALLOCATOR_STATS, NULL};
 
@@ -516,4 +550,6 @@ const struct xp_analysis xp_analysis_memory = {
 	.reads = reads,
 	.opts_size = sizeof(struct xp_memory_opts),
 	.run = run,
+	.combine = combine,
+	.state_tables = state_tables,
 };

@@ -3,6 +3,7 @@
 #define XPSTAT_MEMORY_PROFILE_H
 
 #include "analyzers/prepare/prepare.h"
+#include "pt_memory.h"
 
 struct xp_memory_opts {
 	const char *allocator;  /* only the allocator whose memory id or allocator_name this is (NULL = all) */
@@ -78,6 +79,14 @@ struct mem_point {
 	uint64_t index;         /* position among the allocator's events */
 };
 
+/* A row of the breakdown: allocations live at the peak with the same op, region, type and shape. */
+struct mem_row {
+	struct mem_str op, region, shape;
+	char dtype[48];
+	int64_t bytes, req;
+	uint64_t occ;
+};
+
 /* One allocator (memory id) of one host: the profile. */
 struct mem_alc {
 	char *id;               /* memory id: index_on_host/device_ordinal, else allocator_name */
@@ -110,6 +119,9 @@ struct mem_alc {
 	int64_t best_v, low_v;
 	struct mem_point best, low;
 	bool minmax;
+	/* Read back from a saved report's state (combine): its breakdown rows, texts in the state. */
+	struct mem_row *saved_rows;
+	size_t n_saved_rows;
 };
 
 /* The analysis state of one host. */
@@ -141,6 +153,10 @@ struct mem {
 	uint64_t n_events;
 	size_t n_selected;
 	uint32_t hosts_with;    /* hosts with a selected allocator */
+	const char *semantics;  /* the capture's rules (PyTorch's add the devices table) */
+	bool saved;             /* read back from saved state (combine): no capture, the rows below */
+	struct xp_pt_mem_dev *pt;       /* ... the devices table's rows */
+	size_t n_pt;
 };
 
 /* Read seq entry r of host mh. */
@@ -148,12 +164,6 @@ void xp_mem_decode(const struct mem_host *mh, struct mem_ref r, struct mem_ev *e
 /* A deallocation without a size frees what its allocation (ref) took. */
 void xp_mem_inherit_size(const struct mem_host *mh, struct mem_ref alloc, struct mem_ev *e);
 /* Breakdown rows of a selected allocator with a peak (spec §5.3 steps 7-9), sorted and merged. */
-struct mem_row {
-	struct mem_str op, region, shape;
-	char dtype[48];
-	int64_t bytes, req;
-	uint64_t occ;
-};
 size_t xp_mem_breakdown(const struct mem_host *mh, const struct mem_alc *a, struct mem_row **out);
 int64_t xp_mem_sat_add(int64_t a, int64_t b);
 int64_t xp_mem_sat_sub(int64_t a, int64_t b);

@@ -139,15 +139,17 @@ static int64_t step_at(const struct pm *m, int64_t t)
 	return -1;
 }
 
-struct peak {
-	bool known;
-	int64_t v, t;
-};
-
-static void peak_raise(struct peak *p, int64_t v, int64_t t)
+static void peak_raise(struct xp_pt_peak *p, int64_t v, int64_t t)
 {
 	if (!p->known || v > p->v)
-		*p = (struct peak){true, v, t};
+		*p = (struct xp_pt_peak){.known = true, .v = v, .t = t};
+}
+
+/* The step whose host span holds the peak's time. */
+static void peak_step(const struct pm *m, struct xp_pt_peak *p)
+{
+	p->step = p->known ? step_at(m, p->t) : -1;
+	p->has_step = p->step >= 0;
 }
 
 /* The devices table's columns. */
@@ -170,49 +172,54 @@ static const struct xp_col_def pt_device_cols[] = {
 	[DC_R_STEP] = {"reserved_peak_step", "Step", XP_T_INT},
 };
 
-static void set_peak(struct xp_table *t, size_t row, size_t c_v, size_t c_t, size_t c_s, const struct pm *m,
-		     const struct peak *p)
+static void set_peak(struct xp_table *t, size_t row, size_t c_v, size_t c_t, size_t c_s, const struct xp_pt_peak *p)
 {
 	if (!p->known)
 		return; /* unknown stays null */
 	xp_set_bytes(t, row, c_v, p->v);
 	xp_set_dur(t, row, c_t, p->t);
-	int64_t s = step_at(m, p->t);
-	if (s >= 0)
-		xp_set_int(t, row, c_s, s);
+	if (p->has_step)
+		xp_set_int(t, row, c_s, p->step);
 }
 
-/* One row per allocator of host H: events [i, j) of one allocator, in time order. */
-static void device_row(struct xp_table *t, const struct pm *m, const struct xp_host *h,
-		       size_t i, size_t j)
+/* Events [i, j) of one allocator of host H, in time order: its row. */
+static struct xp_pt_mem_dev device_of(const struct pm *m, const struct xp_host *h, size_t i, size_t j)
 {
-	struct peak a = {0}, res = {0};
+	struct xp_pt_mem_dev d = {.host = h->name, .allocator = xp_str(m->c, m->ev[i].alloc), .events = j - i};
 	int64_t running = 0;
-	uint64_t n_alloc = 0, n_total = 0;
+	uint64_t n_total = 0;
 	for (size_t q = i; q < j; q++) {
 		const struct mev *e = &m->ev[q];
 		running = xp_sat_add(running, e->bytes);
-		n_alloc += e->is_alloc;
+		d.allocations += e->is_alloc;
 		n_total += e->has_total;
-		peak_raise(&a, e->has_total ? e->total : running, e->t);
+		peak_raise(&d.allocated, e->has_total ? e->total : running, e->t);
 		if (e->has_reserved)
-			peak_raise(&res, e->reserved, e->t);
+			peak_raise(&d.reserved, e->reserved, e->t);
 	}
-	size_t row = xp_table_row(t);
-	xp_set_str(t, row, DC_HOST, h->name);
-	xp_set_str(t, row, DC_DEV, xp_str(m->c, m->ev[i].alloc));
-	xp_set_int(t, row, DC_EVENTS, (int64_t)(j - i));
-	xp_set_int(t, row, DC_ALLOC, (int64_t)n_alloc);
-	xp_set_int(t, row, DC_DEALLOC, (int64_t)(j - i - n_alloc));
-	set_peak(t, row, DC_A_PEAK, DC_A_T, DC_A_STEP, m, &a);
-	xp_set_str(t, row, DC_A_FROM, n_total == j - i ? "total_allocated" : n_total ? "mixed" : "running_sum");
-	set_peak(t, row, DC_R_PEAK, DC_R_T, DC_R_STEP, m, &res);
+	peak_step(m, &d.allocated);
+	peak_step(m, &d.reserved);
+	d.from = n_total == j - i ? "total_allocated" : n_total ? "mixed" : "running_sum";
+	return d;
 }
 
-void xp_pt_memory_table(struct xp_result *r, const struct xp_capture *c, const char *allocator)
+static void device_row(struct xp_table *t, const struct xp_pt_mem_dev *d)
 {
-	struct xp_table *t = xp_result_add_table(r, "devices", "PyTorch memory per device (allocated and reserved peaks)");
-	xp_table_cols(t, XP_COLS(pt_device_cols));
+	size_t row = xp_table_row(t);
+	xp_set_str(t, row, DC_HOST, d->host);
+	xp_set_str(t, row, DC_DEV, d->allocator);
+	xp_set_int(t, row, DC_EVENTS, (int64_t)d->events);
+	xp_set_int(t, row, DC_ALLOC, (int64_t)d->allocations);
+	xp_set_int(t, row, DC_DEALLOC, (int64_t)(d->events - d->allocations));
+	set_peak(t, row, DC_A_PEAK, DC_A_T, DC_A_STEP, &d->allocated);
+	xp_set_str(t, row, DC_A_FROM, d->from);
+	set_peak(t, row, DC_R_PEAK, DC_R_T, DC_R_STEP, &d->reserved);
+}
+
+size_t xp_pt_memory_devices(const struct xp_capture *c, const char *allocator, struct xp_pt_mem_dev **out)
+{
+	size_t n = 0;
+	*out = NULL;
 	for (uint32_t h = 0; h < c->n_hosts; h++) {
 		if (!xp_host_is_pytorch(&c->hosts[h]))
 			continue;
@@ -223,10 +230,29 @@ void xp_pt_memory_table(struct xp_result *r, const struct xp_capture *c, const c
 		for (size_t i = 0, j; i < m.n; i = j) {
 			for (j = i; j < m.n && m.ev[j].alloc == m.ev[i].alloc; j++)
 				;
-			if (!allocator || !strcmp(allocator, xp_str(c, m.ev[i].alloc)))
-				device_row(t, &m, &c->hosts[h], i, j);
+			if (allocator && strcmp(allocator, xp_str(c, m.ev[i].alloc)))
+				continue;
+			*out = xrealloc(*out, (n + 1) * sizeof **out);
+			(*out)[n++] = device_of(&m, &c->hosts[h], i, j);
 		}
 		free(m.ev);
 		free(m.st);
 	}
+	return n;
+}
+
+void xp_pt_memory_table_of(struct xp_result *r, const struct xp_pt_mem_dev *d, size_t n)
+{
+	struct xp_table *t = xp_result_add_table(r, "devices", "PyTorch memory per device (allocated and reserved peaks)");
+	xp_table_cols(t, XP_COLS(pt_device_cols));
+	for (size_t i = 0; i < n; i++)
+		device_row(t, &d[i]);
+}
+
+void xp_pt_memory_table(struct xp_result *r, const struct xp_capture *c, const char *allocator)
+{
+	struct xp_pt_mem_dev *d;
+	size_t n = xp_pt_memory_devices(c, allocator, &d);
+	xp_pt_memory_table_of(r, d, n);
+	free(d);
 }

@@ -66,6 +66,15 @@ static int out_init(struct outbuf *o, size_t hint, uint64_t max_out)
 	return o->p ? 0 : -1;
 }
 
+/* An output buffer over memory already there (P, CAP), written from its start. */
+static void out_init_with(struct outbuf *o, uint8_t *p, size_t cap, uint64_t max_out)
+{
+	o->limit = max_out >= SIZE_MAX - 1 ? SIZE_MAX - 1 : (size_t)max_out + 1;
+	o->p = p;
+	o->cap = cap;
+	o->len = 0;
+}
+
 /* Make room for more output; 1 = at the limit already, -1 = out of memory. */
 static int out_grow(struct outbuf *o)
 {
@@ -314,31 +323,67 @@ static int copy_plain(const char *path, const uint8_t *in, size_t n, uint64_t ma
 	return 0;
 }
 
+static size_t first_hint(const uint8_t *in, size_t n, enum xp_compression comp, uint64_t max_out)
+{
+	return comp == XP_COMP_ZSTD ? zstd_hint(in, n, max_out) : (n < SIZE_MAX / 4 ? n * 4 : n);
+}
+
+static int decompress_into(const char *path, const uint8_t *in, size_t n, enum xp_compression comp,
+			   uint64_t max_out, struct outbuf *o, struct xp_err *err)
+{
+	switch (comp) {
+	case XP_COMP_GZIP: return gunzip(path, in, n, max_out, o, err);
+	case XP_COMP_ZSTD: return unzstd(path, in, n, max_out, o, err);
+	case XP_COMP_NONE: return copy_plain(path, in, n, max_out, o, err);
+	default: return xp_err_set(err, XP_EXIT_INTERNAL, path, "unknown compression %d", (int)comp);
+	}
+}
+
 int xp_decompress(const char *path, const uint8_t *in, size_t n, enum xp_compression comp,
 		  uint64_t max_out, uint8_t **out, uint64_t *out_len, struct xp_err *err)
 {
 	*out = NULL;
 	*out_len = 0;
-	size_t hint = comp == XP_COMP_ZSTD ? zstd_hint(in, n, max_out)
-		    : (n < SIZE_MAX / 4 ? n * 4 : n);
+	size_t hint = first_hint(in, n, comp, max_out);
 	struct outbuf o;
 	if (out_init(&o, hint, max_out))
 		return no_memory(path, hint, err);
-	int rc;
-	switch (comp) {
-	case XP_COMP_GZIP: rc = gunzip(path, in, n, max_out, &o, err); break;
-	case XP_COMP_ZSTD: rc = unzstd(path, in, n, max_out, &o, err); break;
-	case XP_COMP_NONE: rc = copy_plain(path, in, n, max_out, &o, err); break;
-	default:
-		rc = xp_err_set(err, XP_EXIT_INTERNAL, path, "unknown compression %d", (int)comp);
-		break;
-	}
-	if (rc) {
+	if (decompress_into(path, in, n, comp, max_out, &o, err)) {
 		free(o.p);
 		return -1;
 	}
 	out_finish(&o, out, out_len);
 	return 0;
+}
+
+/* xp_decompress into S's buffer (made or enlarged to the first guess when smaller), which keeps it after. */
+static int decompress_scratch(const char *path, const uint8_t *in, size_t n, enum xp_compression comp,
+			      uint64_t max_out, struct xp_scratch *s, uint64_t *out_len, struct xp_err *err)
+{
+	size_t hint = first_hint(in, n, comp, max_out);
+	struct outbuf o;
+	if (!s->p || s->cap < hint) {
+		free(s->p);
+		s->p = NULL;
+		s->cap = 0;
+		if (out_init(&o, hint, max_out))
+			return no_memory(path, hint, err);
+	} else {
+		size_t limit = max_out >= SIZE_MAX - 1 ? SIZE_MAX - 1 : (size_t)max_out + 1;
+		out_init_with(&o, s->p, s->cap < limit ? s->cap : limit, max_out);
+	}
+	int rc = decompress_into(path, in, n, comp, max_out, &o, err);
+	s->p = o.p;
+	s->cap = o.cap;
+	*out_len = o.len;
+	return rc ? -1 : 0;
+}
+
+void xp_scratch_free(struct xp_scratch *s)
+{
+	free(s->p);
+	s->p = NULL;
+	s->cap = 0;
 }
 
 uint64_t xp_inflated_size_guess(const char *path)
@@ -401,6 +446,12 @@ static int open_regular(const char *path, struct stat *st, struct xp_err *err)
 
 int xp_buf_open(const char *path, uint64_t max_bytes, struct xp_buf *b, struct xp_err *err)
 {
+	return xp_buf_open_reuse(path, max_bytes, b, NULL, err);
+}
+
+int xp_buf_open_reuse(const char *path, uint64_t max_bytes, struct xp_buf *b, struct xp_scratch *s,
+		      struct xp_err *err)
+{
 	memset(b, 0, sizeof *b);
 	if (max_bytes == 0)
 		max_bytes = xp_physical_memory();
@@ -439,13 +490,14 @@ int xp_buf_open(const char *path, uint64_t max_bytes, struct xp_buf *b, struct x
 	/* Read once front to back; the mapping goes away right after. */
 	madvise(map, (size_t)size, MADV_SEQUENTIAL);
 	uint64_t out_len = 0;
-	int rc = xp_decompress(path, map, (size_t)size, b->comp, max_bytes, &b->owned, &out_len, err);
+	int rc = s ? decompress_scratch(path, map, (size_t)size, b->comp, max_bytes, s, &out_len, err)
+		   : xp_decompress(path, map, (size_t)size, b->comp, max_bytes, &b->owned, &out_len, err);
 	munmap(map, (size_t)size);
 	if (rc) {
 		b->owned = NULL;
 		return -1;
 	}
-	b->data = b->owned;
+	b->data = s ? s->p : b->owned;
 	b->len = out_len;
 	return 0;
 }

@@ -28,6 +28,16 @@ int xp_decompress(const char *path, const uint8_t *in, size_t n, enum xp_compres
 		  uint64_t max_out, uint8_t **out, uint64_t *out_len, struct xp_err *err);
 /* Open PATH: mmap it, or decompress it when compressed. */
 int xp_buf_open(const char *path, uint64_t max_bytes, struct xp_buf *b, struct xp_err *err);
+/* A decompression buffer kept from one file to the next (combine reads many saved reports in turn): each
+ * decompresses into memory already there, not into a new buffer doubled and copied as it fills. */
+struct xp_scratch {
+	uint8_t *p;
+	size_t cap;
+};
+/* xp_buf_open, decompressing into S (B's data lives there until S's next use); S may be NULL. */
+int xp_buf_open_reuse(const char *path, uint64_t max_bytes, struct xp_buf *b, struct xp_scratch *s,
+		      struct xp_err *err);
+void xp_scratch_free(struct xp_scratch *s);
 void xp_buf_close(struct xp_buf *b);
 /* About how many bytes PATH holds once decompressed (gzip's trailer, zstd's frame header; the file's size
  * when plain), without decompressing it: what progress is decided by. 0 when it cannot be opened. */

@@ -684,13 +684,12 @@ int xp_report_parse_heads(const char *path, const char *text, size_t len, const 
 }
 
 static int read_file(const char *path, uint64_t max_bytes, bool heads_only, const char *const *keep,
-		     struct xp_report **out,
-		     struct xp_err *err)
+		     struct xp_scratch *scratch, struct xp_report **out, struct xp_err *err)
 {
 	*out = NULL;
 	/* Mapped, or decompressed when the file is gzip or zstd (report -o x.json.zst). */
 	struct xp_buf b;
-	if (xp_buf_open(path, max_bytes ? max_bytes : UINT64_MAX - 2, &b, err))
+	if (xp_buf_open_reuse(path, max_bytes ? max_bytes : UINT64_MAX - 2, &b, scratch, err))
 		return -1;
 	int rc = heads_only ? xp_report_parse_heads(path, (const char *)b.data, (size_t)b.len, keep, out, err)
 			    : parse(path, (const char *)b.data, (size_t)b.len, false, out, err);
@@ -700,13 +699,13 @@ static int read_file(const char *path, uint64_t max_bytes, bool heads_only, cons
 
 int xp_report_read(const char *path, uint64_t max_bytes, struct xp_report **out, struct xp_err *err)
 {
-	return read_file(path, max_bytes, false, NULL, out, err);
+	return read_file(path, max_bytes, false, NULL, NULL, out, err);
 }
 
-int xp_report_read_heads(const char *path, uint64_t max_bytes, const char *const *keep, struct xp_report **out,
-			 struct xp_err *err)
+int xp_report_read_heads(const char *path, uint64_t max_bytes, const char *const *keep, struct xp_scratch *scratch,
+			 struct xp_report **out, struct xp_err *err)
 {
-	return read_file(path, max_bytes, true, keep, out, err);
+	return read_file(path, max_bytes, true, keep, scratch, out, err);
 }
 
 /* A command name as xpstat writes them ("kernel-stats", "kernel_stats"): it is

@@ -17,8 +17,10 @@ int xp_report_read(const char *path, uint64_t max_bytes, struct xp_report **out,
 /* The same, but each result holds only its verdict and semantics (no summary, tables or diagnostics), and the
  * state only its tables KEEP names (NULL-terminated; NULL: all): the provenance and the state of a report,
  * which combine --analysis reads, without the cost of its numbers. */
-int xp_report_read_heads(const char *path, uint64_t max_bytes, const char *const *keep, struct xp_report **out,
-			 struct xp_err *err);
+struct xp_scratch;
+/* SCRATCH (may be NULL): a decompression buffer kept from one report to the next (input.h). */
+int xp_report_read_heads(const char *path, uint64_t max_bytes, const char *const *keep, struct xp_scratch *scratch,
+			 struct xp_report **out, struct xp_err *err);
 /* xp_report_read_heads over LEN bytes of text in memory. */
 int xp_report_parse_heads(const char *path, const char *text, size_t len, const char *const *keep,
 			  struct xp_report **out, struct xp_err *err);

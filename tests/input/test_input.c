@@ -471,6 +471,34 @@ static void test_buf_open(void)
 	CHECK(e.status == 3);
 	CHECK_STR(e.msg, "not a regular file");
 
+	/* One scratch buffer for several files in turn (combine): each reads whole, from the buffer's start; a
+	 * buffer larger than the limit does not let a bomb through; a failure keeps the buffer for the next. */
+	struct xp_scratch sc = { 0 };
+	memset(&e, 0, sizeof e);
+	CHECK(xp_buf_open_reuse(at("files/c.xplane.pb.gz"), 0, &b, &sc, &e) == 0);
+	CHECK(b.comp == XP_COMP_GZIP && !b.owned && b.data == sc.p && b.len == n && !memcmp(b.data, data, n));
+	xp_buf_close(&b);
+	CHECK(sc.p && sc.cap >= n);
+	CHECK(xp_buf_open_reuse(at("files/named-wrong.xplane.pb"), 0, &b, &sc, &e) == 0);
+	CHECK(b.comp == XP_COMP_ZSTD && b.data == sc.p && b.len == n && !memcmp(b.data, data, n));
+	xp_buf_close(&b);
+	uint8_t *first = sc.p;
+	CHECK(xp_buf_open_reuse(at("files/named-wrong.xplane.pb"), 0, &b, &sc, &e) == 0);
+	CHECK(b.data == sc.p && b.len == n && !memcmp(b.data, data, n));
+	CHECK(sc.p == first);   /* big enough already: not made again */
+	xp_buf_close(&b);
+	CHECK(xp_buf_open_reuse(at("files/bomb.gz"), 1000, &b, &sc, &e) == -1);
+	CHECK(e.status == 3 && contains(e.msg, "exceeds the limit of 1000 bytes (--max-input-bytes)"));
+	memset(&e, 0, sizeof e);
+	CHECK(xp_buf_open_reuse(at("files/plain.xplane.pb"), 0, &b, &sc, &e) == 0);
+	CHECK(b.map && b.data != sc.p && b.len == n && !memcmp(b.data, data, n));   /* plain: mapped as ever */
+	xp_buf_close(&b);
+	CHECK(xp_buf_open_reuse(at("files/c.xplane.pb.gz"), 0, &b, &sc, &e) == 0);
+	CHECK(b.len == n && !memcmp(b.data, data, n));
+	xp_buf_close(&b);
+	xp_scratch_free(&sc);
+	CHECK(sc.p == NULL && sc.cap == 0);
+
 	xp_buf_close(NULL);
 	free(g.p), free(z.p);
 	free(data);

@@ -35,15 +35,19 @@ combine_refuses_hosts() { # reports...
 	grep -q 'reports of several hosts cannot be combined' "$work/refused.err" || fail "combine: $(cat "$work/refused.err")"
 	[ ! -e "$work/refused.json" ] || fail "combine of several hosts wrote its output"
 }
-# Several hosts' reports, one analysis (combine --analysis steps|pod|kernel-stats): equal byte for byte to 'xpstat ANALYSIS'
+# The analyses combine --analysis rebuilds of several hosts.
+combinable="steps pod kernel-stats tf-data input-pipeline memory"
+# Several hosts' reports, one analysis (combine --analysis, each of $combinable): equal byte for byte to 'xpstat ANALYSIS'
 # over the whole run, in text, JSON and CSV (each table). Run from $work; RUN is the run directory.
 combine_analysis_equals() { # run-directory reports...
 	run=$1
 	shift
-	for a in steps pod kernel-stats; do
+	for a in $combinable; do
 		for f in text json csv; do
 			tables=main
 			[ $f = csv ] && [ $a = pod ] && tables="main steps"
+			[ $f = csv ] && [ $a = tf-data ] && tables="main input_pipelines slowest_call calls"
+			[ $f = csv ] && [ $a = input-pipeline ] && tables="main steps host_breakdown step_stats"
 			for t in $tables; do
 				opt=
 				[ $t = main ] || opt="--table $t"
@@ -61,4 +65,19 @@ combine_analysis_equals() { # run-directory reports...
 			done
 		done
 	done
+}
+# A saved report whose state does not read back (EXPR, a sed expression, spoils one cell of it): combine --analysis
+# ANALYSIS refuses it (exit 3, one line naming the report, nothing written). Run from $work's run directory.
+combine_refuses_state() { # analysis sed-expression report other-reports...
+	a=$1 expr=$2 r=$3
+	shift 3
+	sed "$expr" "$r" >bad-state.json
+	cmp -s "$r" bad-state.json && { fail "combine --analysis $a: '$expr' changed nothing in $r"; return; }
+	rm -f bad-state.out
+	"$xpstat" combine --analysis "$a" -o bad-state.out bad-state.json "$@" 2>bad-state.err
+	st=$?
+	[ $st = 3 ] || fail "combine --analysis $a of a spoilt state: exit $st, not 3"
+	[ "$(wc -l <bad-state.err)" = 1 ] || fail "combine --analysis $a of a spoilt state: not one line: $(cat bad-state.err)"
+	grep -q 'bad-state.json: .*does not read back' bad-state.err || fail "combine --analysis $a: $(cat bad-state.err)"
+	[ ! -e bad-state.out ] || fail "combine --analysis $a of a spoilt state wrote its output"
 }

@@ -1,0 +1,23 @@
+/* opdb_state.h - op databases (one per host and kind) and each host's run environment in a saved report's state, and back (combine). */
+#ifndef XPSTAT_OPDB_STATE_H
+#define XPSTAT_OPDB_STATE_H
+
+#include "opdb.h"
+#include "perfenv.h"
+#include "prepstate.h"
+
+/* The state tables they are: op_dbs (each database's totals), op_rows (its rows), run_env (one row per host). */
+#define XP_OPDB_STATE_TABLES "op_dbs", "op_rows", "run_env"
+
+/* DB, host HOST's database of kind WHICH ("input_host": xp_op_db_host), as rows of STATE's op tables (made on
+ * first use), in its row order. */
+void xp_op_db_state(struct xp_result *state, const char *which, const char *host, const struct xp_op_db *db);
+/* Host SH's database WHICH as it was saved (rows in the saved order); NULL when the state does not read back. */
+struct xp_op_db *xp_op_db_from_state(const struct xp_state_host *sh, const char *which);
+
+/* Every host's run environment (xp_run_env_host) as the table run_env of STATE. */
+void xp_run_env_state(const struct xp_capture *c, struct xp_result *state);
+/* Host SH's run environment; false when the state does not read back. */
+bool xp_run_env_from_state(const struct xp_state_host *sh, struct xp_run_env *e);
+
+#endif
