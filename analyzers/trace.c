@@ -152,6 +152,8 @@ struct walk {
 	int64_t next_pid;
 	uint64_t next_flow;
 	bool found;
+	int failed;                 /* a streamed line could not be read: the exit status, with *err set */
+	struct xp_err *err;
 	/* per host */
 	const struct xp_host *h;
 	const struct xp_prep_host *ph;
@@ -547,6 +549,8 @@ static void put_event(struct walk *k, const struct xp_plane *p, const struct xp_
 
 static bool line_any(struct walk *k, const struct xp_line *l)
 {
+	if (!l->start_ps) /* not read yet (a streamed load): only whole lines are selected then */
+		return l->n_events > 0;
 	for (uint64_t i = 0; i < l->n_events; i++)
 		if (event_selected(k, l, i))
 			return true;
@@ -607,16 +611,22 @@ static void put_plane(struct walk *k, const struct xp_plane *p)
 			return;
 		if (!pid)
 			pid = put_process(k, p);
+		if (k->o->lines && k->o->lines->load(k->o->lines->arg, (struct xp_host *)k->h, (struct xp_line *)l, k->err)) {
+			k->failed = XP_EXIT_BAD_INPUT;
+			return;
+		}
 		put_line_meta(k, l, pid, li);
 		for (uint64_t i = 0; i < l->n_events; i++)
 			if (event_selected(k, l, i))
 				put_event(k, p, l, i, pid);
 		/* written: the export is the capture's last reader, and the memory its events held makes room
 		 * for the flows' ends that build up as the host is written */
-		bool big = l->n_events >= XP_BLOCK_EVENTS;
+		bool big = l->n_events >= XP_BLOCK_EVENTS && !k->o->lines;
 		xp_line_release((struct xp_line *)l);
 #ifdef __GLIBC__
-		if (big) /* the freed blocks back to the system, not only to malloc (at most one call per block) */
+		/* the freed blocks back to the system, not only to malloc (at most one call per block); not in a
+		 * streamed load, where the next line reuses them */
+		if (big)
 			malloc_trim(0);
 #else
 		(void)big;
@@ -715,7 +725,7 @@ static void put_host(struct walk *k, uint32_t hi)
 	k->mem_pid = 0;
 	if (k->w)
 		k->hlo = xp_hlo_db_build(k->c, h);
-	for (uint32_t i = 0; i < h->n_planes && (k->w || !k->found); i++)
+	for (uint32_t i = 0; i < h->n_planes && (k->w || !k->found) && !k->failed; i++)
 		if (plane_selected(k, &h->planes[order[i]]))
 			put_plane(k, &h->planes[order[i]]);
 	free(order);
@@ -723,6 +733,8 @@ static void put_host(struct walk *k, uint32_t hi)
 		return;
 	xp_hlo_db_free(k->hlo);
 	k->hlo = NULL;
+	if (k->failed)
+		return;
 	join_flows(k, &k->launch, &k->kernel, "launch");
 	join_flows(k, &k->child, &k->parent, "tf.data");
 	put_steps(k, hi);
@@ -792,7 +804,7 @@ static int walk(struct walk *k, const struct xp_capture *c, const struct xp_prep
 			regfree(&k->plane_re);
 		return -1;
 	}
-	for (uint32_t h = 0; h < c->n_hosts && (k->w || !k->found); h++)
+	for (uint32_t h = 0; h < c->n_hosts && (k->w || !k->found) && !k->failed; h++)
 		put_host(k, h);
 	if (o->plane_regex)
 		regfree(&k->plane_re);
@@ -840,9 +852,12 @@ int xp_trace_export(struct xp_capture *c, const struct xp_prep *p, const struct 
 	memset(n, 0, sizeof *n);
 	k.w = w;
 	k.n = n;
+	k.err = e;
 	if (walk(&k, c, p, o))
 		return xp_err_set(e, XP_EXIT_INTERNAL, NULL, "trace: a selection's regular expression did not compile"),
 		       XP_EXIT_INTERNAL;
+	if (k.failed)
+		return k.failed;
 	if (!k.found) {
 		none_selected(&k, e);
 		return XP_EXIT_USAGE;

@@ -17,6 +17,16 @@ struct xp_trace_opts {
 	int64_t window_t0_ps, window_t1_ps; /* --window, relative to the capture's start */
 	const char *plane_regex, *line_regex;
 	int64_t min_duration_ps;        /* --min-duration */
+	/* Set when the capture was read without its events (a streamed load, whole lines selected: no --steps,
+	 * --window or --min-duration): called for each line before it is written; else NULL. */
+	const struct xp_trace_lines *lines;
+};
+
+/* Where the events of a line come from in a streamed load: LOAD decodes line L of host H into L (0), or
+ * fails with *E set (-1). */
+struct xp_trace_lines {
+	int (*load)(void *arg, struct xp_host *h, struct xp_line *l, struct xp_err *e);
+	void *arg;
 };
 
 /* What the export wrote. */

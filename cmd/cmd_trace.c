@@ -5,11 +5,13 @@
 #include "analyzers/trace.h"
 #include "formats/out/out.h"
 #include "formats/out/out_trace.h"
+#include "formats/in/xplane_read.h"
 #include "config.h"
 #include "formats/core/xalloc.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { OPT_STEPS = 1, OPT_WINDOW, OPT_PLANE, OPT_LINE, OPT_MIN_DURATION };
@@ -150,12 +152,32 @@ static struct xp_prep *step_dbs(struct xp_ctx *ctx, int *rc)
 	return s;
 }
 
-/* The whole capture and its step databases; 0 or an exit status. A selection in time (--steps, --window)
- * reads the capture once, prepared whole: there the first load would be most of the export's time, and
- * the selection's export is a small part of the full one's. */
-static int load_prepared(struct xp_ctx *ctx, struct xp_capture **c, struct xp_prep **p)
+/* A line of a streamed load: decoded by the stream of its host (JSON hosts hold their events already). */
+static int load_line(void *arg, struct xp_host *h, struct xp_line *l, struct xp_err *e)
 {
-	const struct xp_trace_opts *o = ctx->cmd_opts;
+	const struct xp_xspace_streams *s = arg;
+	for (size_t i = 0; i < s->n; i++)
+		if (xp_xspace_stream_is_for(s->v[i], h))
+			return xp_xspace_stream_line(s->v[i], h, l, e);
+	return 0;
+}
+
+/* Whole lines selected (no selection in time or duration): the capture is read as streams, each line's
+ * events decoded as it is written and released after, so that the export holds one line's events at a
+ * time. XPSTAT_TRACE_WHOLE=1 reads it whole first instead (the differential test compares the two). */
+static bool streamed(const struct xp_trace_opts *o)
+{
+	const char *whole = getenv("XPSTAT_TRACE_WHOLE");
+	return !o->has_steps && !o->has_window && !o->min_duration_ps && !(whole && !strcmp(whole, "1"));
+}
+
+/* The capture (XSpace files as STREAMS where streamed) and its step databases; 0 or an exit status. A
+ * selection in time (--steps, --window) reads the capture once, prepared whole: there the first load
+ * would be most of the export's time, and the selection's export is a small part of the full one's. */
+static int load_prepared(struct xp_ctx *ctx, struct xp_capture **c, struct xp_prep **p,
+			 struct xp_xspace_streams *streams)
+{
+	struct xp_trace_opts *o = ctx->cmd_opts;
 	int rc = 0;
 	*p = NULL;
 	if (o->has_steps || o->has_window) {
@@ -167,7 +189,15 @@ static int load_prepared(struct xp_ctx *ctx, struct xp_capture **c, struct xp_pr
 	}
 	if (!(*p = step_dbs(ctx, &rc)))
 		return rc;
-	if ((rc = xp_load(ctx, c))) {
+	static struct xp_trace_lines lines = {load_line, NULL};
+	if (streamed(o)) {
+		ctx->streams = streams;
+		lines.arg = streams;
+		o->lines = &lines;
+	}
+	rc = xp_load(ctx, c);
+	ctx->streams = NULL;
+	if (rc) {
 		xp_prep_free(*p);
 		return rc;
 	}
@@ -187,9 +217,12 @@ static int trace_run(struct xp_ctx *ctx)
 {
 	struct xp_capture *c;
 	struct xp_prep *p;
-	int rc = load_prepared(ctx, &c, &p);
-	if (rc)
+	struct xp_xspace_streams streams = {0};
+	int rc = load_prepared(ctx, &c, &p, &streams);
+	if (rc) {
+		xp_xspace_streams_close(&streams);
 		return rc;
+	}
 	const struct xp_trace_opts *o = ctx->cmd_opts;
 	struct xp_err e = {0};
 	if (!xp_trace_selects_any(c, p, o, &e)) {
@@ -204,6 +237,7 @@ static int trace_run(struct xp_ctx *ctx)
 	}
 	xp_prep_free(p);
 	xp_capture_free(c);
+	xp_xspace_streams_close(&streams);
 	return rc;
 }
 

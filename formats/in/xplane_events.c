@@ -536,7 +536,7 @@ int xpr_walk_line(struct host_reader *hr, struct line_job *lj)
 
 /* --- step 3: blocks of events ------------------------------------------------- */
 
-static void release_range(struct host_reader *hr, const uint8_t *p, const uint8_t *end)
+void xpr_release_range(struct host_reader *hr, const uint8_t *p, const uint8_t *end)
 {
 	if (!hr->opts->release_pages)
 		return;
@@ -640,7 +640,7 @@ static int decode_block_into(struct host_reader *hr, struct block_job *bj, struc
 		prev = l->start_ps[i];
 	}
 	shrink_block(blk);
-	release_range(hr, start, it.p);
+	xpr_release_range(hr, start, it.p);
 	return xpr_sink_check(r, &sink);
 }
 
@@ -709,7 +709,7 @@ static void fused_close_block(struct fused *fu, const uint8_t *p)
 	shrink_block(&fu->blk);
 	l->blocks[l->n_blocks - 1] = fu->blk;
 	memset(&fu->blk, 0, sizeof fu->blk);
-	release_range(fu->hr, fu->blk_start, p);
+	xpr_release_range(fu->hr, fu->blk_start, p);
 }
 
 static void fused_open_block(struct fused *fu, const uint8_t *p)

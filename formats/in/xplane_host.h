@@ -103,5 +103,7 @@ int xpr_walk_line(struct host_reader *hr, struct line_job *lj);
 int xpr_decode_block(struct host_reader *hr, struct block_job *bj, struct xp_oddities *odd);
 int xpr_walk_decode_line(struct host_reader *hr, struct line_job *lj, struct xp_oddities *odd);
 void xpr_rebase_line(struct line_job *lj);
+/* Drop the whole pages of [p, end) of a file mapping (xp_read_opts.release_pages): read again if needed. */
+void xpr_release_range(struct host_reader *hr, const uint8_t *p, const uint8_t *end);
 
 #endif

@@ -333,3 +333,109 @@ int xp_read_xspace(struct xp_capture *c, const char *path, const uint8_t *data, 
 		return reread_one_thread(c, path, data, len, o, err);
 	return rc ? -1 : 0;
 }
+
+/* --- streamed: each line's events on demand ---------------------------------------------- */
+
+struct xp_xspace_stream {
+	struct host_reader hr;
+	struct xp_read_opts opts;       /* the caller's, on one thread */
+	struct xp_buf buf;              /* the file's bytes, held until the stream closes */
+	uintptr_t host_path;            /* its host's path: the hosts array moves as hosts come, a path does not */
+	size_t next;                    /* where the search for a line starts (they are asked for in order) */
+};
+
+/* Every line's own fields and event count, the host base, names and totals: all but the events. The walk
+ * checks every event's framing, so that a line's decode later meets only faults inside events. */
+static int read_headers(struct host_reader *hr, const char *path)
+{
+	for (size_t i = 0; i < hr->n_lines; i++) {
+		if (xpr_walk_line(hr, &hr->lines[i]))
+			return -1;
+		/* the line is read again when decoded: meanwhile its pages need not stay */
+		xpr_release_range(hr, hr->lines[i].beg, hr->lines[i].end);
+	}
+	set_time_bases(hr);
+	for (size_t i = 0; i < hr->n_lines; i++)
+		xpr_name_line(hr, &hr->lines[i]);
+	finish_host(hr, 1, path);
+	return 0;
+}
+
+void xp_xspace_stream_close(struct xp_xspace_stream *s)
+{
+	if (!s)
+		return;
+	free_host_reader(&s->hr);
+	xp_buf_close(&s->buf);
+	free(s);
+}
+
+void xp_xspace_streams_close(struct xp_xspace_streams *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		xp_xspace_stream_close(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+int xp_xspace_stream_open(struct xp_capture *c, const char *path, struct xp_buf *buf, const struct xp_read_opts *o,
+			  struct xp_xspace_stream **out, struct xp_err *err)
+{
+	struct xp_xspace_stream *s = xcalloc(1, sizeof *s);
+	s->opts = *o;
+	s->opts.threads = 1;
+	s->buf = *buf;
+	memset(buf, 0, sizeof *buf);
+	start_host(&s->hr, c, path, s->buf.data, s->buf.len, &s->opts, err);
+	s->host_path = (uintptr_t)s->hr.host->path;
+	int rc = xpr_read_space(&s->hr, s->buf.data, s->buf.data + s->buf.len);
+	if (!rc)
+		rc = xpr_read_planes(&s->hr);
+	if (!rc)
+		rc = read_headers(&s->hr, path);
+	if (rc) {
+		xp_xspace_stream_close(s);
+		s = NULL;
+	}
+	*out = s;
+	return rc ? -1 : 0;
+}
+
+bool xp_xspace_stream_is_for(const struct xp_xspace_stream *s, const struct xp_host *h)
+{
+	return s && (uintptr_t)h->path == s->host_path;
+}
+
+static struct line_job *find_line(struct xp_xspace_stream *s, const struct xp_line *l)
+{
+	size_t n = s->hr.n_lines;
+	for (size_t k = 0; k < n; k++) {
+		size_t j = (s->next + k) % n;
+		if (s->hr.lines[j].line == l) {
+			s->next = j + 1;
+			return &s->hr.lines[j];
+		}
+	}
+	return NULL;
+}
+
+int xp_xspace_stream_line(struct xp_xspace_stream *s, struct xp_host *h, struct xp_line *l, struct xp_err *err)
+{
+	struct line_job *lj = find_line(s, l);
+	if (!lj || l->start_ps || l->n_blocks)
+		return 0; /* not one of this host's lines, or decoded already */
+	struct host_reader *hr = &s->hr;
+	hr->host = h;
+	hr->r.err = err;
+	/* as the one-thread read: times relative to the line while decoding, then moved to the host base */
+	int64_t base = lj->line_base_ps;
+	lj->line_base_ps = 0;
+	l->n_events = 0;
+	int rc = xpr_walk_decode_line(hr, lj, &hr->thread_odd[0]);
+	lj->line_base_ps = base;
+	if (rc)
+		return -1;
+	xpr_rebase_line(lj);
+	return 0;
+}

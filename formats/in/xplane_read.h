@@ -21,4 +21,30 @@ struct xp_read_opts {
 int xp_read_xspace(struct xp_capture *c, const char *path, const uint8_t *data, uint64_t len,
 		   const struct xp_read_opts *o, struct xp_err *err);
 
+/*
+ * Streamed reading (the trace export): xp_xspace_stream_open reads the host, its planes, metadata and
+ * lines (names, ids, timestamps, event counts) as a new host of C, without their events; each line's
+ * events are then decoded when asked for, the same values xp_read_xspace gives, on one thread, so that
+ * a reader that releases each line once used (xp_line_release) holds one line's events at a time. The
+ * stream takes BUF (the file's bytes) and holds it until closed. On broken structure: -1 with ERR set,
+ * no stream.
+ */
+struct xp_buf;
+struct xp_xspace_stream;
+int xp_xspace_stream_open(struct xp_capture *c, const char *path, struct xp_buf *buf, const struct xp_read_opts *o,
+			  struct xp_xspace_stream **out, struct xp_err *err);
+/* Is H (wherever the host array has moved it) the stream's host? */
+bool xp_xspace_stream_is_for(const struct xp_xspace_stream *s, const struct xp_host *h);
+/* Decode line L of host H, which holds no events (fresh, or released); 0 when L is not the stream's or
+ * already holds its events. -1 with ERR set on broken structure. */
+int xp_xspace_stream_line(struct xp_xspace_stream *s, struct xp_host *h, struct xp_line *l, struct xp_err *err);
+void xp_xspace_stream_close(struct xp_xspace_stream *s);
+
+/* The streams of a load (xp_ctx.streams), one per XSpace file. */
+struct xp_xspace_streams {
+	struct xp_xspace_stream **v;
+	size_t n;
+};
+void xp_xspace_streams_close(struct xp_xspace_streams *l);
+
 #endif
