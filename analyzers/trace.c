@@ -547,9 +547,20 @@ static void put_event(struct walk *k, const struct xp_plane *p, const struct xp_
 
 /* --- planes and lines ------------------------------------------------------------------------ */
 
+/* A line of a streamed load read as the selection needs it: to be written, or, for a selection in time, to
+ * find whether it selects any event (the selected events alone, kept until written). 0, or -1 with k->err set. */
+static int load_line(struct walk *k, struct xp_line *l)
+{
+	const struct xp_trace_lines *s = k->o->lines;
+	if (!s || (!k->w && !s->by_time))
+		return 0;
+	int64_t lo_hi[2] = {k->lo, k->hi};
+	return s->load(s->arg, (struct xp_host *)k->h, l, s->by_time ? lo_hi : NULL, k->err);
+}
+
 static bool line_any(struct walk *k, const struct xp_line *l)
 {
-	if (!l->start_ps) /* not read yet (a streamed load): only whole lines are selected then */
+	if (!l->start_ps) /* events not read (a streamed load selecting whole lines), or none selected in time */
 		return l->n_events > 0;
 	for (uint64_t i = 0; i < l->n_events; i++)
 		if (event_selected(k, l, i))
@@ -604,17 +615,19 @@ static void put_plane(struct walk *k, const struct xp_plane *p)
 	}
 	for (uint32_t li = 0; li < p->n_lines; li++) {
 		const struct xp_line *l = &p->lines[li];
-		if (!line_selected(k, l) || !line_any(k, l))
+		if (!line_selected(k, l))
+			continue;
+		if (load_line(k, (struct xp_line *)l)) {
+			k->failed = XP_EXIT_BAD_INPUT;
+			return;
+		}
+		if (!line_any(k, l))
 			continue;
 		k->found = true;
 		if (!k->w)
 			return;
 		if (!pid)
 			pid = put_process(k, p);
-		if (k->o->lines && k->o->lines->load(k->o->lines->arg, (struct xp_host *)k->h, (struct xp_line *)l, k->err)) {
-			k->failed = XP_EXIT_BAD_INPUT;
-			return;
-		}
 		put_line_meta(k, l, pid, li);
 		for (uint64_t i = 0; i < l->n_events; i++)
 			if (event_selected(k, l, i))
@@ -836,10 +849,13 @@ bool xp_trace_selects_any(const struct xp_capture *c, const struct xp_prep *p, c
 	struct walk k = {0};
 	struct xp_trace_counts n = {0};
 	k.n = &n;
+	k.err = e;
 	if (walk(&k, c, p, o)) {
 		none_selected(NULL, e);
 		return false;
 	}
+	if (k.failed) /* a streamed line could not be read: *E says why */
+		return false;
 	if (!k.found)
 		none_selected(&k, e);
 	return k.found;

@@ -153,34 +153,37 @@ static struct xp_prep *step_dbs(struct xp_ctx *ctx, int *rc)
 }
 
 /* A line of a streamed load: decoded by the stream of its host (JSON hosts hold their events already). */
-static int load_line(void *arg, struct xp_host *h, struct xp_line *l, struct xp_err *e)
+static int load_line(void *arg, struct xp_host *h, struct xp_line *l, const int64_t *lo_hi, struct xp_err *e)
 {
 	const struct xp_xspace_streams *s = arg;
 	for (size_t i = 0; i < s->n; i++)
 		if (xp_xspace_stream_is_for(s->v[i], h))
-			return xp_xspace_stream_line(s->v[i], h, l, e);
+			return lo_hi ? xp_xspace_stream_line_in(s->v[i], h, l, lo_hi[0], lo_hi[1], e)
+				     : xp_xspace_stream_line(s->v[i], h, l, e);
 	return 0;
 }
 
-/* Whole lines selected (no selection in time or duration): the capture is read as streams, each line's
- * events decoded as it is written and released after, so that the export holds one line's events at a
- * time. XPSTAT_TRACE_WHOLE=1 reads it whole first instead (the differential test compares the two). */
+/* The capture is read as streams, each line's events decoded as the export comes to the line and freed once
+ * written, so that the export holds one line's events at a time; with a selection in time, only the events it
+ * selects are decoded, the others skipped with only their times read. A --min-duration alone (whether a line
+ * has an event that long is known only from all of them) reads the capture whole, as XPSTAT_TRACE_WHOLE=1
+ * does for any selection (the differential test compares the two). */
 static bool streamed(const struct xp_trace_opts *o)
 {
 	const char *whole = getenv("XPSTAT_TRACE_WHOLE");
-	return !o->has_steps && !o->has_window && !o->min_duration_ps && !(whole && !strcmp(whole, "1"));
+	return (!o->min_duration_ps || o->has_steps || o->has_window) && !(whole && !strcmp(whole, "1"));
 }
 
-/* The capture (XSpace files as STREAMS where streamed) and its step databases; 0 or an exit status. A
- * selection in time (--steps, --window) reads the capture once, prepared whole: there the first load
- * would be most of the export's time, and the selection's export is a small part of the full one's. */
+/* The capture (XSpace files as STREAMS where streamed) and its step databases; 0 or an exit status. Read whole,
+ * a selection in time (--steps, --window) reads the capture once, prepared whole: there the first load would be
+ * most of the export's time, and the selection's export is a small part of the full one's. */
 static int load_prepared(struct xp_ctx *ctx, struct xp_capture **c, struct xp_prep **p,
 			 struct xp_xspace_streams *streams)
 {
 	struct xp_trace_opts *o = ctx->cmd_opts;
 	int rc = 0;
 	*p = NULL;
-	if (o->has_steps || o->has_window) {
+	if ((o->has_steps || o->has_window) && !streamed(o)) {
 		if ((rc = xp_load(ctx, c)))
 			return rc;
 		if (!(*p = prepare(ctx, *c, &rc)))
@@ -189,10 +192,11 @@ static int load_prepared(struct xp_ctx *ctx, struct xp_capture **c, struct xp_pr
 	}
 	if (!(*p = step_dbs(ctx, &rc)))
 		return rc;
-	static struct xp_trace_lines lines = {load_line, NULL};
+	static struct xp_trace_lines lines = {load_line, NULL, false};
 	if (streamed(o)) {
 		ctx->streams = streams;
 		lines.arg = streams;
+		lines.by_time = o->has_steps || o->has_window;
 		o->lines = &lines;
 	}
 	rc = xp_load(ctx, c);
@@ -226,7 +230,12 @@ static int trace_run(struct xp_ctx *ctx)
 	const struct xp_trace_opts *o = ctx->cmd_opts;
 	struct xp_err e = {0};
 	if (!xp_trace_selects_any(c, p, o, &e)) {
-		rc = xp_usage_error(ctx, "%s", e.msg);
+		if (e.status == XP_EXIT_BAD_INPUT) {
+			xp_err_print(&e);
+			rc = XP_EXIT_BAD_INPUT;
+		} else {
+			rc = xp_usage_error(ctx, "%s", e.msg);
+		}
 	} else {
 		struct job j = {c, p, o, ctx->output, {0}};
 		rc = xp_emit_fn(ctx, write_trace, &j);

@@ -512,26 +512,124 @@ static void push_block(struct line_job *lj, uint64_t off)
 	lj->block_off[lj->n_block_off++] = off;
 }
 
-/* Counts the line's events and notes where each block starts; only an event's extent matters here.
- * The pages stay mapped: the block jobs read them next, and release them as they go. */
-int xpr_walk_line(struct host_reader *hr, struct line_job *lj)
+/* Where block N's events start, for the block jobs; only an event's extent matters here. */
+static inline int note_block(struct reader *r, struct line_job *lj, const struct line_iter *it, uint64_t n)
+{
+	if ((n & (XP_BLOCK_EVENTS - 1)) == 0) {
+		push_block(lj, (uint64_t)(it->at - r->base));
+		if (atomic_load_explicit(&r->failed, memory_order_relaxed))
+			return -1;
+	}
+	return 0;
+}
+
+/* event_times for any field order and encoding, with full checks. */
+static int event_times_slow(struct reader *r, const uint8_t *p, const uint8_t *end, struct event_fields *ev)
+{
+	uint32_t field;
+	unsigned wt;
+	for (const uint8_t *at = p; p < end; at = p) {
+		if (get_tag(r, &p, end, &field, &wt))
+			return -1;
+		bool time = field >= XPF_EVENT_METADATA_ID && field <= XPF_EVENT_NUM_OCCURRENCES && field != XPF_EVENT_STATS;
+		if (time ? event_varint(r, at, &p, end, field, wt, ev) : xpr_skip_field(r, &p, end, wt))
+			return -1;
+	}
+	return 0;
+}
+
+/* The offset and duration of the event in [p, end), read as the decoders read them (the last of offset_ps and
+ * num_occurrences wins), its stats skipped by their length: 0, or -1 on broken structure. */
+static inline int event_times(struct reader *r, const uint8_t *p, const uint8_t *end, struct event_fields *ev)
+{
+	const uint8_t *begin = p;
+	uint64_t v;
+	while (p < end) {
+		switch (*p++) {
+		case XPT_EVENT_METADATA_ID:
+			p = fast_varint(p, end, &ev->mid);
+			break;
+		case XPT_EVENT_OFFSET_PS:
+			p = fast_varint(p, end, &ev->off);
+			ev->aggregated = false;
+			break;
+		case XPT_EVENT_DURATION_PS:
+			p = fast_varint(p, end, &ev->dur);
+			break;
+		case XPT_EVENT_NUM_OCCURRENCES:
+			p = fast_varint(p, end, &v);
+			ev->off = 0;
+			ev->aggregated = true;
+			break;
+		case XPT_EVENT_STATS:
+			p = fast_len(p, end, &v);
+			if (p)
+				p += v;
+			break;
+		default:
+			p = NULL;
+		}
+		if (unlikely(!p)) {
+			*ev = (struct event_fields){0};
+			return event_times_slow(r, begin, end, ev);
+		}
+	}
+	return 0;
+}
+
+/* For a stream: event N's times into the span of its chunk, a new chunk every XPR_CHUNK events. */
+static inline int note_chunk(struct reader *r, struct line_job *lj, const struct line_iter *it, uint64_t n)
+{
+	if ((n & (XPR_CHUNK - 1)) == 0) {
+		if (lj->n_chunks == lj->cap_chunks) {
+			lj->cap_chunks = lj->cap_chunks ? lj->cap_chunks * 2 : 4;
+			lj->chunks = xrealloc(lj->chunks, lj->cap_chunks * sizeof *lj->chunks);
+		}
+		lj->chunks[lj->n_chunks++] = (struct xpr_chunk){(uint64_t)(it->at - r->base), INT64_MAX, INT64_MIN};
+	}
+	struct event_fields ev = {0};
+	if (event_times(r, it->body, it->body + it->len, &ev))
+		return -1;
+	struct xpr_chunk *c = &lj->chunks[lj->n_chunks - 1];
+	int64_t rel = (int64_t)ev.off, d = (int64_t)ev.dur < 0 ? 0 : (int64_t)ev.dur;
+	int64_t end = rel > INT64_MAX - d ? INT64_MAX : rel + d; /* as late as the decode can make it */
+	if (rel < c->first)
+		c->first = rel;
+	if (end > c->last)
+		c->last = end;
+	return 0;
+}
+
+/* Counts the line's events, noting block starts or (TIMES) chunks. The pages stay mapped: the block jobs read
+ * them next, and release them as they go. */
+static inline int walk_line(struct host_reader *hr, struct line_job *lj, bool times)
 {
 	struct reader *r = &hr->r;
 	struct line_iter it = line_iter(r, lj, lj->beg, true);
 	uint64_t n = 0;
 	int k;
 	while ((k = line_next(&it)) > 0) {
-		if ((n & (XP_BLOCK_EVENTS - 1)) == 0) {
-			push_block(lj, (uint64_t)(it.at - r->base));
-			if (atomic_load_explicit(&r->failed, memory_order_relaxed))
-				return -1;
-		}
+		if (times ? note_chunk(r, lj, &it, n) : note_block(r, lj, &it, n))
+			return -1;
 		n++;
 	}
 	if (k)
 		return -1;
-	lj->line->n_events = n;
+	lj->line->n_events = lj->n_walked = n;
 	return 0;
+}
+
+int xpr_walk_line(struct host_reader *hr, struct line_job *lj)
+{
+	return walk_line(hr, lj, false);
+}
+
+/* Step 2 for a stream: the line's own fields and event count, and for each chunk of XPR_CHUNK events where it
+ * starts and the span of its events' times relative to the line, so that a decode in a window skips the chunks
+ * that lie outside it without reading them. */
+int xpr_walk_line_times(struct host_reader *hr, struct line_job *lj)
+{
+	return walk_line(hr, lj, true);
 }
 
 /* --- step 3: blocks of events ------------------------------------------------- */
@@ -761,18 +859,75 @@ static void fused_shrink_line(struct xp_line *l)
 	shrink_array((void **)&l->key_begin, l->n_events, sizeof *l->key_begin);
 }
 
+/* Does the event in [p, end) overlap W (an instant one: lo <= start < hi)? Its times as the line's decode and
+ * rebase make them (negative durations 0, ends kept <= INT64_MAX). 1, 0, or -1 on broken structure. */
+static int event_in(struct reader *r, const uint8_t *p, const uint8_t *end, const struct xpr_window *w)
+{
+	struct event_fields ev = {0};
+	if (event_times(r, p, end, &ev))
+		return -1;
+	int64_t d = (int64_t)ev.dur < 0 ? 0 : (int64_t)ev.dur, rel = (int64_t)ev.off;
+	if (rel > INT64_MAX - d)
+		d = INT64_MAX - rel;
+	bool ovf = false;
+	int64_t start = sat_add(w->base, rel, &ovf);
+	if (start > INT64_MAX - d)
+		d = INT64_MAX - start;
+	return d ? start < w->hi && start + d > w->lo : start >= w->lo && start < w->hi;
+}
+
 int xpr_walk_decode_line(struct host_reader *hr, struct line_job *lj, struct xp_oddities *odd)
+{
+	return xpr_walk_decode_line_in(hr, lj, odd, NULL);
+}
+
+/* Could chunk C hold an event that overlaps W? (Its span moved to host time without saturation.) */
+static bool chunk_meets(const struct xpr_chunk *c, const struct xpr_window *w)
+{
+	return (__int128)w->base + c->first < w->hi && (__int128)w->base + c->last >= w->lo;
+}
+
+/* The events of the line that overlap W, chunk by chunk (xpr_walk_line_times), the chunks outside it skipped. */
+static int fused_chunks(struct fused *fu, struct line_iter *it, const struct xpr_window *w)
+{
+	struct line_job *lj = fu->lj;
+	struct reader *r = &fu->hr->r;
+	for (uint32_t j = 0; j < lj->n_chunks; j++) {
+		if (!chunk_meets(&lj->chunks[j], w))
+			continue;
+		uint64_t m = j + 1 < lj->n_chunks ? XPR_CHUNK : lj->n_walked - (uint64_t)j * XPR_CHUNK;
+		*it = line_iter(r, lj, r->base + lj->chunks[j].at, false);
+		for (uint64_t i = 0; i < m; i++) {
+			int k = line_next(it);
+			if (k <= 0)
+				return k ? -1 : fail(r, it->p, "line ends before its events"); /* the walk counted them */
+			int in = event_in(r, it->body, it->body + it->len, w);
+			if (in < 0 || (in && fused_event(fu, it->at, it->body, it->body + it->len)))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+int xpr_walk_decode_line_in(struct host_reader *hr, struct line_job *lj, struct xp_oddities *odd,
+			    const struct xpr_window *w)
 {
 	struct xp_line *l = lj->line;
 	struct fused fu = {.hr = hr, .lj = lj};
 	fu.sink = (struct stat_sink){&fu.blk.stats, &fu.blk.blob, &lj->pctx->smap, lj->plane->smeta, odd, lj->pctx->drops};
 	struct line_iter it = line_iter(&hr->r, lj, lj->beg, true);
-	int k;
-	while ((k = line_next(&it)) > 0)
-		if (fused_event(&fu, it.at, it.body, it.body + it.len)) {
-			k = -1;
-			break;
+	int k = 0;
+	if (w && lj->chunks) {
+		k = fused_chunks(&fu, &it, w);
+	} else {
+		while ((k = line_next(&it)) > 0) {
+			int in = w ? event_in(&hr->r, it.body, it.body + it.len, w) : 1;
+			if (in < 0 || (in && fused_event(&fu, it.at, it.body, it.body + it.len))) {
+				k = -1;
+				break;
+			}
 		}
+	}
 	/* The block being filled joins the model even after an error, so that freeing the model frees it. */
 	if (l->n_blocks)
 		fused_close_block(&fu, it.p);

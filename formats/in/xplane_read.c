@@ -221,8 +221,10 @@ static void detect_grouping(struct xp_capture *c, struct xp_host *h)
 
 static void free_host_reader(struct host_reader *hr)
 {
-	for (size_t i = 0; i < hr->n_lines; i++)
+	for (size_t i = 0; i < hr->n_lines; i++) {
 		free(hr->lines[i].block_off);
+		free(hr->lines[i].chunks);
+	}
 	free(hr->lines);
 	free(hr->blocks);
 	if (hr->pctx)
@@ -349,7 +351,7 @@ struct xp_xspace_stream {
 static int read_headers(struct host_reader *hr, const char *path)
 {
 	for (size_t i = 0; i < hr->n_lines; i++) {
-		if (xpr_walk_line(hr, &hr->lines[i]))
+		if (xpr_walk_line_times(hr, &hr->lines[i]))
 			return -1;
 		/* the line is read again when decoded: meanwhile its pages need not stay */
 		xpr_release_range(hr, hr->lines[i].beg, hr->lines[i].end);
@@ -420,22 +422,37 @@ static struct line_job *find_line(struct xp_xspace_stream *s, const struct xp_li
 	return NULL;
 }
 
-int xp_xspace_stream_line(struct xp_xspace_stream *s, struct xp_host *h, struct xp_line *l, struct xp_err *err)
+static int stream_line(struct xp_xspace_stream *s, struct xp_host *h, struct xp_line *l, const int64_t *lo_hi,
+		       struct xp_err *err)
 {
 	struct line_job *lj = find_line(s, l);
-	if (!lj || l->start_ps || l->n_blocks)
+	if (!lj || lj->streamed)
 		return 0; /* not one of this host's lines, or decoded already */
 	struct host_reader *hr = &s->hr;
 	hr->host = h;
 	hr->r.err = err;
+	lj->streamed = true;
 	/* as the one-thread read: times relative to the line while decoding, then moved to the host base */
 	int64_t base = lj->line_base_ps;
+	struct xpr_window w = {base, lo_hi ? lo_hi[0] : 0, lo_hi ? lo_hi[1] : 0};
 	lj->line_base_ps = 0;
 	l->n_events = 0;
-	int rc = xpr_walk_decode_line(hr, lj, &hr->thread_odd[0]);
+	int rc = xpr_walk_decode_line_in(hr, lj, &hr->thread_odd[0], lo_hi ? &w : NULL);
 	lj->line_base_ps = base;
 	if (rc)
 		return -1;
 	xpr_rebase_line(lj);
 	return 0;
+}
+
+int xp_xspace_stream_line(struct xp_xspace_stream *s, struct xp_host *h, struct xp_line *l, struct xp_err *err)
+{
+	return stream_line(s, h, l, NULL, err);
+}
+
+int xp_xspace_stream_line_in(struct xp_xspace_stream *s, struct xp_host *h, struct xp_line *l, int64_t lo, int64_t hi,
+			     struct xp_err *err)
+{
+	int64_t lo_hi[2] = {lo, hi};
+	return stream_line(s, h, l, lo_hi, err);
 }

@@ -35,9 +35,13 @@ int xp_xspace_stream_open(struct xp_capture *c, const char *path, struct xp_buf 
 			  struct xp_xspace_stream **out, struct xp_err *err);
 /* Is H (wherever the host array has moved it) the stream's host? */
 bool xp_xspace_stream_is_for(const struct xp_xspace_stream *s, const struct xp_host *h);
-/* Decode line L of host H, which holds no events (fresh, or released); 0 when L is not the stream's or
- * already holds its events. -1 with ERR set on broken structure. */
+/* Decode the events of line L of host H; 0, also when L is not the stream's or was decoded already (once
+ * only: a reader releases it when done). -1 with ERR set on broken structure. */
 int xp_xspace_stream_line(struct xp_xspace_stream *s, struct xp_host *h, struct xp_line *l, struct xp_err *err);
+/* The same keeping only the events that overlap [LO, HI) in host time (an instant one: LO <= start < HI);
+ * the others are skipped, only their times read. */
+int xp_xspace_stream_line_in(struct xp_xspace_stream *s, struct xp_host *h, struct xp_line *l, int64_t lo, int64_t hi,
+			     struct xp_err *err);
 void xp_xspace_stream_close(struct xp_xspace_stream *s);
 
 /* The streams of a load (xp_ctx.streams), one per XSpace file. */
