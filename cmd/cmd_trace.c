@@ -196,7 +196,7 @@ static int load_prepared(struct xp_ctx *ctx, struct xp_capture **c, struct xp_pr
 	if (streamed(o)) {
 		ctx->streams = streams;
 		lines.arg = streams;
-		lines.by_time = o->has_steps || o->has_window;
+		lines.by_time = streams->spans = o->has_steps || o->has_window;
 		o->lines = &lines;
 	}
 	rc = xp_load(ctx, c);

@@ -151,7 +151,9 @@ static int open_stream(struct xp_xspace_streams *list, struct xp_capture *c, con
 		       const struct xp_read_opts *ro, struct xp_err *err)
 {
 	struct xp_xspace_stream *s;
-	if (xp_xspace_stream_open(c, path, buf, ro, &s, err))
+	struct xp_read_opts o = *ro;
+	o.stream_spans = list->spans;
+	if (xp_xspace_stream_open(c, path, buf, &o, &s, err))
 		return -1;
 	list->v = xrealloc(list->v, (list->n + 1) * sizeof *list->v);
 	list->v[list->n++] = s;

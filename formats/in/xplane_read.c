@@ -351,7 +351,7 @@ struct xp_xspace_stream {
 static int read_headers(struct host_reader *hr, const char *path)
 {
 	for (size_t i = 0; i < hr->n_lines; i++) {
-		if (xpr_walk_line_times(hr, &hr->lines[i]))
+		if (hr->opts->stream_spans ? xpr_walk_line_times(hr, &hr->lines[i]) : xpr_walk_line(hr, &hr->lines[i]))
 			return -1;
 		/* the line is read again when decoded: meanwhile its pages need not stay */
 		xpr_release_range(hr, hr->lines[i].beg, hr->lines[i].end);

@@ -14,6 +14,9 @@ struct xp_read_opts {
 	 * NULL for none): the command never reads them. Their metadata stays,
 	 * marked dropped; metadata and plane stats are always kept. */
 	const char *const *drop_stats;
+	/* xp_xspace_stream_open: note the span of times of each run of events, so that xp_xspace_stream_line_in
+	 * skips the runs outside its window unread (the walk of the headers then reads every event's times). */
+	bool stream_spans;
 };
 
 /* Decode one XSpace held in data[0..len) as a new host of c.
@@ -44,10 +47,11 @@ int xp_xspace_stream_line_in(struct xp_xspace_stream *s, struct xp_host *h, stru
 			     struct xp_err *err);
 void xp_xspace_stream_close(struct xp_xspace_stream *s);
 
-/* The streams of a load (xp_ctx.streams), one per XSpace file. */
+/* The streams of a load (xp_ctx.streams), one per XSpace file; SPANS: opened with xp_read_opts.stream_spans. */
 struct xp_xspace_streams {
 	struct xp_xspace_stream **v;
 	size_t n;
+	bool spans;
 };
 void xp_xspace_streams_close(struct xp_xspace_streams *l);
 

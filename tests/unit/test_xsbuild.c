@@ -468,12 +468,15 @@ static void test_stream(void)
 					     {-5, 1000000000}, {INT64_MIN / 2, INT64_MAX / 2},
 					     {2014499, 2014600}, {2013000, 2013001}, /* the last events of the first chunk */
 					     {2015000, 2015001}}; /* the first of the second */
-	for (size_t t = 0; t <= sizeof windows / sizeof *windows; t++) {
-		bool window = t < sizeof windows / sizeof *windows;
+	/* each window with the runs' spans noted (runs outside skipped) and without (every event's times read) */
+	for (size_t t = 0; t <= 2 * (sizeof windows / sizeof *windows); t++) {
+		bool window = t < 2 * (sizeof windows / sizeof *windows);
+		const int64_t *wt = windows[t / 2];
+		struct xp_read_opts so = {.threads = 1, .stream_spans = t % 2};
 		struct xp_capture *cs = xp_capture_new();
 		struct xp_buf buf = {.data = bytes, .len = n};
 		struct xp_xspace_stream *st;
-		REQUIRE(!xp_xspace_stream_open(cs, "s", &buf, &ro, &st, &err));
+		REQUIRE(!xp_xspace_stream_open(cs, "s", &buf, &so, &st, &err));
 		struct xp_host *h = &cs->hosts[0];
 		CHECK_INT(h->base_ns, cw->hosts[0].base_ns);
 		REQUIRE_INT(h->n_planes, cw->hosts[0].n_planes);
@@ -485,10 +488,10 @@ static void test_stream(void)
 				CHECK_INT(l->n_events, w->n_events); /* the headers' count, before any event is read */
 				CHECK_INT(l->timestamp_ns, w->timestamp_ns);
 				CHECK_STR(xp_str(cs, l->name), xp_str(cw, w->name));
-				int rc = window ? xp_xspace_stream_line_in(st, h, l, windows[t][0], windows[t][1], &err)
+				int rc = window ? xp_xspace_stream_line_in(st, h, l, wt[0], wt[1], &err)
 						: xp_xspace_stream_line(st, h, l, &err);
 				REQUIRE(!rc);
-				check_stream_line(cw, w, cs, l, window, window ? windows[t][0] : 0, window ? windows[t][1] : 0);
+				check_stream_line(cw, w, cs, l, window, window ? wt[0] : 0, window ? wt[1] : 0);
 				xp_line_release(l);
 			}
 		}
