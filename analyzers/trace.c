@@ -127,6 +127,20 @@ static void ep_push(struct endpoints *e, int64_t key, int64_t pid, int64_t tid, 
 	e->v[e->n++] = (struct endpoint){key, pid, tid, ts};
 }
 
+/* Room for N ends at once, where the system gives it (else they grow as they come): the flows' ends of a host
+ * ran to millions, and each doubling copied them and touched new pages. A bound, the host's events: pages
+ * past the ends written are never touched. */
+static void ep_reserve(struct endpoints *e, uint64_t n)
+{
+	if (n <= e->cap || n > SIZE_MAX / 2 / sizeof *e->v)
+		return;
+	struct endpoint *v = realloc(e->v, n * sizeof *e->v);
+	if (v) {
+		e->v = v;
+		e->cap = n;
+	}
+}
+
 /* Strings of the capture as the export writes them (escaped, quoted), by string id: made on first
  * use, so that a name or a stat key is escaped once, not once per event. */
 struct esc {
@@ -736,8 +750,15 @@ static void put_host(struct walk *k, uint32_t hi)
 	sort_h = h;
 	qsort(order, h->n_planes, sizeof *order, cmp_plane);
 	k->mem_pid = 0;
-	if (k->w)
+	if (k->w) {
 		k->hlo = xp_hlo_db_build(k->c, h);
+		uint64_t cpu = 0, dev = 0; /* events that can end a launch flow, and a kernel's */
+		for (uint32_t i = 0; i < h->n_planes; i++)
+			for (uint32_t li = 0; li < h->planes[i].n_lines; li++)
+				*(h->planes[i].kind == XP_PLANE_HOST_CPU ? &cpu : &dev) += h->planes[i].lines[li].n_events;
+		ep_reserve(&k->launch, cpu);
+		ep_reserve(&k->kernel, dev);
+	}
 	for (uint32_t i = 0; i < h->n_planes && (k->w || !k->found) && !k->failed; i++)
 		if (plane_selected(k, &h->planes[order[i]]))
 			put_plane(k, &h->planes[order[i]]);
