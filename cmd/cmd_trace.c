@@ -121,9 +121,16 @@ static struct xp_prep *prepare(struct xp_ctx *ctx, struct xp_capture *c, int *rc
  * preparation reads, which is freed, with the grouping, before the whole capture is read. The peak is
  * then the larger of the two, not the whole capture and the grouping together (1.6 times a generated
  * capture of 64 MB before, the grouping's working arrays adding a third to the capture). Returns a
- * preparation holding only the step databases, by host index, or NULL with the exit status in *RC.
+ * preparation holding only the step databases, by host index, or NULL with the exit status in *RC; with SPANS,
+ * also each XSpace host's runs' spans of times in *SPANS.
  */
-static struct xp_prep *step_dbs(struct xp_ctx *ctx, int *rc)
+/* Each XSpace host's runs' spans of times (xp_run_spans_of), by host index; NULL for the others. */
+struct host_spans {
+	struct xp_run_spans **v;
+	uint32_t n;
+};
+
+static struct xp_prep *step_dbs(struct xp_ctx *ctx, int *rc, struct host_spans *spans)
 {
 	struct xp_capture *c;
 	bool quiet = ctx->quiet;
@@ -138,6 +145,13 @@ static struct xp_prep *step_dbs(struct xp_ctx *ctx, int *rc)
 	if (!p) {
 		xp_capture_free(c);
 		return NULL;
+	}
+	if (spans) { /* where each run of events lies in time, for the streams' decode in a window */
+		spans->n = c->n_hosts;
+		spans->v = xcalloc(c->n_hosts + 1, sizeof *spans->v);
+		for (uint32_t h = 0; h < c->n_hosts; h++)
+			if (c->hosts[h].format == XP_FMT_XSPACE)
+				spans->v[h] = xp_run_spans_of(&c->hosts[h]);
 	}
 	struct xp_prep *s = xcalloc(1, sizeof *s);
 	s->opts = p->opts;
@@ -161,6 +175,16 @@ static int load_line(void *arg, struct xp_host *h, struct xp_line *l, const int6
 			return lo_hi ? xp_xspace_stream_line_in(s->v[i], h, l, lo_hi[0], lo_hi[1], e)
 				     : xp_xspace_stream_line(s->v[i], h, l, e);
 	return 0;
+}
+
+/* Each stream takes the runs' spans of its host from the first read (hosts in the same order: the same files
+ * read the same way), so that its decode in a window skips the runs outside it without reading their times. */
+static void use_spans(const struct xp_capture *c, const struct xp_xspace_streams *s, const struct host_spans *spans)
+{
+	for (uint32_t h = 0; h < c->n_hosts && h < spans->n; h++)
+		for (size_t i = 0; i < s->n && spans->v[h]; i++)
+			if (xp_xspace_stream_is_for(s->v[i], &c->hosts[h]))
+				xp_xspace_stream_use_spans(s->v[i], spans->v[h]);
 }
 
 /* The capture is read as streams, each line's events decoded as the export comes to the line and freed once
@@ -190,17 +214,24 @@ static int load_prepared(struct xp_ctx *ctx, struct xp_capture **c, struct xp_pr
 			xp_capture_free(*c);
 		return rc;
 	}
-	if (!(*p = step_dbs(ctx, &rc)))
+	bool by_time = streamed(o) && (o->has_steps || o->has_window);
+	struct host_spans spans = {0};
+	if (!(*p = step_dbs(ctx, &rc, by_time ? &spans : NULL)))
 		return rc;
 	static struct xp_trace_lines lines = {load_line, NULL, false};
 	if (streamed(o)) {
 		ctx->streams = streams;
 		lines.arg = streams;
-		lines.by_time = streams->spans = o->has_steps || o->has_window;
+		lines.by_time = by_time;
 		o->lines = &lines;
 	}
 	rc = xp_load(ctx, c);
 	ctx->streams = NULL;
+	if (!rc && spans.v)
+		use_spans(*c, streams, &spans);
+	for (uint32_t h = 0; h < spans.n; h++)
+		xp_run_spans_free(spans.v[h]);
+	free(spans.v);
 	if (rc) {
 		xp_prep_free(*p);
 		return rc;

@@ -577,16 +577,20 @@ static inline int event_times(struct reader *r, const uint8_t *p, const uint8_t 
 	return 0;
 }
 
-/* For a stream: event N's times into the span of its chunk, a new chunk every XPR_CHUNK events. */
-static inline int note_chunk(struct reader *r, struct line_job *lj, const struct line_iter *it, uint64_t n)
+/* For a stream: where each chunk of XPR_CHUNK events starts and, with SPANS, event N's times into the span of
+ * its chunk; without, the chunk's span is all time (no chunk is skipped unless spans come from elsewhere). */
+static inline int note_chunk(struct reader *r, struct line_job *lj, const struct line_iter *it, uint64_t n, bool spans)
 {
 	if ((n & (XPR_CHUNK - 1)) == 0) {
 		if (lj->n_chunks == lj->cap_chunks) {
 			lj->cap_chunks = lj->cap_chunks ? lj->cap_chunks * 2 : 4;
 			lj->chunks = xrealloc(lj->chunks, lj->cap_chunks * sizeof *lj->chunks);
 		}
-		lj->chunks[lj->n_chunks++] = (struct xpr_chunk){(uint64_t)(it->at - r->base), INT64_MAX, INT64_MIN};
+		lj->chunks[lj->n_chunks++] = spans ? (struct xpr_chunk){(uint64_t)(it->at - r->base), INT64_MAX, INT64_MIN}
+						   : (struct xpr_chunk){(uint64_t)(it->at - r->base), INT64_MIN, INT64_MAX};
 	}
+	if (!spans)
+		return 0;
 	struct event_fields ev = {0};
 	if (event_times(r, it->body, it->body + it->len, &ev))
 		return -1;
@@ -600,16 +604,18 @@ static inline int note_chunk(struct reader *r, struct line_job *lj, const struct
 	return 0;
 }
 
-/* Counts the line's events, noting block starts or (TIMES) chunks. The pages stay mapped: the block jobs read
- * them next, and release them as they go. */
-static inline int walk_line(struct host_reader *hr, struct line_job *lj, bool times)
+enum walk_notes { WALK_BLOCKS, WALK_CHUNKS, WALK_SPANS };
+
+/* Counts the line's events, noting block starts, chunks, or chunks and their spans. The pages stay mapped: the
+ * block jobs read them next, and release them as they go. */
+static inline int walk_line(struct host_reader *hr, struct line_job *lj, enum walk_notes notes)
 {
 	struct reader *r = &hr->r;
 	struct line_iter it = line_iter(r, lj, lj->beg, true);
 	uint64_t n = 0;
 	int k;
 	while ((k = line_next(&it)) > 0) {
-		if (times ? note_chunk(r, lj, &it, n) : note_block(r, lj, &it, n))
+		if (notes != WALK_BLOCKS ? note_chunk(r, lj, &it, n, notes == WALK_SPANS) : note_block(r, lj, &it, n))
 			return -1;
 		n++;
 	}
@@ -621,15 +627,15 @@ static inline int walk_line(struct host_reader *hr, struct line_job *lj, bool ti
 
 int xpr_walk_line(struct host_reader *hr, struct line_job *lj)
 {
-	return walk_line(hr, lj, false);
+	return walk_line(hr, lj, WALK_BLOCKS);
 }
 
 /* Step 2 for a stream: the line's own fields and event count, and for each chunk of XPR_CHUNK events where it
- * starts and the span of its events' times relative to the line, so that a decode in a window skips the chunks
- * that lie outside it without reading them. */
-int xpr_walk_line_times(struct host_reader *hr, struct line_job *lj)
+ * starts and, with SPANS, the span of its events' times relative to the line, so that a decode in a window skips
+ * the chunks that lie outside it without reading them. */
+int xpr_walk_line_chunks(struct host_reader *hr, struct line_job *lj, bool spans)
 {
-	return walk_line(hr, lj, true);
+	return walk_line(hr, lj, spans ? WALK_SPANS : WALK_CHUNKS);
 }
 
 /* --- step 3: blocks of events ------------------------------------------------- */
@@ -881,10 +887,11 @@ int xpr_walk_decode_line(struct host_reader *hr, struct line_job *lj, struct xp_
 	return xpr_walk_decode_line_in(hr, lj, odd, NULL);
 }
 
-/* Could chunk C hold an event that overlaps W? (Its span moved to host time without saturation.) */
-static bool chunk_meets(const struct xpr_chunk *c, const struct xpr_window *w)
+/* Could chunk C of LJ hold an event that overlaps W? (Its span moved to host time without saturation.) */
+static bool chunk_meets(const struct line_job *lj, const struct xpr_chunk *c, const struct xpr_window *w)
 {
-	return (__int128)w->base + c->first < w->hi && (__int128)w->base + c->last >= w->lo;
+	__int128 base = lj->spans_in_host_time ? 0 : w->base;
+	return base + c->first < w->hi && base + c->last >= w->lo;
 }
 
 /* The events of the line that overlap W, chunk by chunk (xpr_walk_line_times), the chunks outside it skipped. */
@@ -893,7 +900,7 @@ static int fused_chunks(struct fused *fu, struct line_iter *it, const struct xpr
 	struct line_job *lj = fu->lj;
 	struct reader *r = &fu->hr->r;
 	for (uint32_t j = 0; j < lj->n_chunks; j++) {
-		if (!chunk_meets(&lj->chunks[j], w))
+		if (!chunk_meets(lj, &lj->chunks[j], w))
 			continue;
 		uint64_t m = j + 1 < lj->n_chunks ? XPR_CHUNK : lj->n_walked - (uint64_t)j * XPR_CHUNK;
 		*it = line_iter(r, lj, r->base + lj->chunks[j].at, false);

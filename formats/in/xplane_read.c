@@ -351,7 +351,7 @@ struct xp_xspace_stream {
 static int read_headers(struct host_reader *hr, const char *path)
 {
 	for (size_t i = 0; i < hr->n_lines; i++) {
-		if (hr->opts->stream_spans ? xpr_walk_line_times(hr, &hr->lines[i]) : xpr_walk_line(hr, &hr->lines[i]))
+		if (xpr_walk_line_chunks(hr, &hr->lines[i], hr->opts->stream_spans))
 			return -1;
 		/* the line is read again when decoded: meanwhile its pages need not stay */
 		xpr_release_range(hr, hr->lines[i].beg, hr->lines[i].end);
@@ -455,4 +455,73 @@ int xp_xspace_stream_line_in(struct xp_xspace_stream *s, struct xp_host *h, stru
 {
 	int64_t lo_hi[2] = {lo, hi};
 	return stream_line(s, h, l, lo_hi, err);
+}
+
+/* --- the spans of a whole read, for a stream of the same file -------------------------------- */
+
+struct xp_run_spans {
+	size_t n_lines, n_runs;
+	uint64_t *n_events;             /* per line: the planes in order, their lines in order */
+	struct xp_run_span {
+		int64_t first, last;
+	} *runs;                        /* each line's runs of XPR_CHUNK events, in order */
+};
+
+struct xp_run_spans *xp_run_spans_of(const struct xp_host *h)
+{
+	struct xp_run_spans *sp = xcalloc(1, sizeof *sp);
+	for (uint32_t i = 0; i < h->n_planes; i++)
+		for (uint32_t k = 0; k < h->planes[i].n_lines; k++) {
+			sp->n_lines++;
+			sp->n_runs += (h->planes[i].lines[k].n_events + XPR_CHUNK - 1) / XPR_CHUNK;
+		}
+	sp->n_events = xcalloc(sp->n_lines ? sp->n_lines : 1, sizeof *sp->n_events);
+	sp->runs = xcalloc(sp->n_runs ? sp->n_runs : 1, sizeof *sp->runs);
+	size_t line = 0, run = 0;
+	for (uint32_t i = 0; i < h->n_planes; i++)
+		for (uint32_t k = 0; k < h->planes[i].n_lines; k++) {
+			const struct xp_line *l = &h->planes[i].lines[k];
+			sp->n_events[line++] = l->n_events;
+			for (uint64_t e = 0; e < l->n_events; e++) {
+				struct xp_run_span *r = &sp->runs[run + e / XPR_CHUNK];
+				int64_t end = l->start_ps[e] + l->dur_ps[e]; /* the reader keeps ends <= INT64_MAX */
+				if (e % XPR_CHUNK == 0)
+					*r = (struct xp_run_span){l->start_ps[e], end};
+				if (l->start_ps[e] < r->first)
+					r->first = l->start_ps[e];
+				if (end > r->last)
+					r->last = end;
+			}
+			run += (l->n_events + XPR_CHUNK - 1) / XPR_CHUNK;
+		}
+	return sp;
+}
+
+void xp_run_spans_free(struct xp_run_spans *sp)
+{
+	if (!sp)
+		return;
+	free(sp->n_events);
+	free(sp->runs);
+	free(sp);
+}
+
+bool xp_xspace_stream_use_spans(struct xp_xspace_stream *s, const struct xp_run_spans *sp)
+{
+	struct host_reader *hr = &s->hr;
+	if (!sp || sp->n_lines != hr->n_lines)
+		return false;
+	for (size_t j = 0; j < hr->n_lines; j++) /* the same lines, the same events: else the file changed */
+		if (hr->lines[j].n_walked != sp->n_events[j] || hr->lines[j].n_chunks != (sp->n_events[j] + XPR_CHUNK - 1) / XPR_CHUNK)
+			return false;
+	size_t run = 0;
+	for (size_t j = 0; j < hr->n_lines; j++) {
+		struct line_job *lj = &hr->lines[j];
+		for (uint32_t c = 0; c < lj->n_chunks; c++, run++) {
+			lj->chunks[c].first = sp->runs[run].first;
+			lj->chunks[c].last = sp->runs[run].last;
+		}
+		lj->spans_in_host_time = true;
+	}
+	return true;
 }

@@ -47,6 +47,15 @@ int xp_xspace_stream_line_in(struct xp_xspace_stream *s, struct xp_host *h, stru
 			     struct xp_err *err);
 void xp_xspace_stream_close(struct xp_xspace_stream *s);
 
+/* The span of times of each run of events of every line of host H as a whole read gave it (xp_read_xspace, any
+ * drop_stats): given to a stream of the same file (xp_xspace_stream_use_spans), its decode in a window skips
+ * the runs outside it without the walk of every event's times that stream_spans makes. */
+struct xp_run_spans;
+struct xp_run_spans *xp_run_spans_of(const struct xp_host *h);
+void xp_run_spans_free(struct xp_run_spans *sp);
+/* false (nothing changed) when SP does not fit the stream's lines and their event counts. */
+bool xp_xspace_stream_use_spans(struct xp_xspace_stream *s, const struct xp_run_spans *sp);
+
 /* The streams of a load (xp_ctx.streams), one per XSpace file; SPANS: opened with xp_read_opts.stream_spans. */
 struct xp_xspace_streams {
 	struct xp_xspace_stream **v;

@@ -30,6 +30,11 @@ alternate() {
 		r=$((r + 1))
 		for side in a b; do
 			if [ $side = a ]; then out=$1 cmd=$2; else out=$3 cmd=$4; fi
+			# this side's last output gone first: replacing a file of gigabytes frees its blocks in the
+			# writer's time (rename), which is the bench's doing, not the command's
+			o=$(echo "$cmd" | sed -n 's/.* -o \([^ ]*\) .*/\1/p')
+			for f in "$out" "$o"; do [ -z "$f" ] || [ "$f" = - ] || rm -f "$f"; done
+			sync
 			# shellcheck disable=SC2086 # the command's words
 			m=$("$measure" "$out" $cmd)
 			st=$(echo "$m" | field status)

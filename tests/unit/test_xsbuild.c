@@ -468,15 +468,20 @@ static void test_stream(void)
 					     {-5, 1000000000}, {INT64_MIN / 2, INT64_MAX / 2},
 					     {2014499, 2014600}, {2013000, 2013001}, /* the last events of the first chunk */
 					     {2015000, 2015001}}; /* the first of the second */
-	/* each window with the runs' spans noted (runs outside skipped) and without (every event's times read) */
-	for (size_t t = 0; t <= 2 * (sizeof windows / sizeof *windows); t++) {
-		bool window = t < 2 * (sizeof windows / sizeof *windows);
-		const int64_t *wt = windows[t / 2];
-		struct xp_read_opts so = {.threads = 1, .stream_spans = t % 2};
+	/* each window without the runs' spans (every event's times read), with those the stream's walk notes, and
+	 * with those of the whole read (runs outside skipped unread) */
+	const size_t nw = sizeof windows / sizeof *windows;
+	struct xp_run_spans *spans = xp_run_spans_of(&cw->hosts[0]);
+	for (size_t t = 0; t <= 3 * nw; t++) {
+		bool window = t < 3 * nw;
+		const int64_t *wt = windows[t / 3];
+		struct xp_read_opts so = {.threads = 1, .stream_spans = t % 3 == 1};
 		struct xp_capture *cs = xp_capture_new();
 		struct xp_buf buf = {.data = bytes, .len = n};
 		struct xp_xspace_stream *st;
 		REQUIRE(!xp_xspace_stream_open(cs, "s", &buf, &so, &st, &err));
+		if (t % 3 == 2)
+			REQUIRE(xp_xspace_stream_use_spans(st, spans));
 		struct xp_host *h = &cs->hosts[0];
 		CHECK_INT(h->base_ns, cw->hosts[0].base_ns);
 		REQUIRE_INT(h->n_planes, cw->hosts[0].n_planes);
@@ -498,6 +503,7 @@ static void test_stream(void)
 		xp_xspace_stream_close(st);
 		xp_capture_free(cs);
 	}
+	xp_run_spans_free(spans);
 	xp_capture_free(cw);
 	free(bytes);
 	xsb_free(b);
