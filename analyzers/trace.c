@@ -127,6 +127,20 @@ static void ep_push(struct endpoints *e, int64_t key, int64_t pid, int64_t tid, 
 	e->v[e->n++] = (struct endpoint){key, pid, tid, ts};
 }
 
+/* Room for N ends at once, where the system gives it (else they grow as they come): the flows' ends of a host
+ * ran to millions, and each doubling copied them and touched new pages. A bound, the host's events: pages
+ * past the ends written are never touched. */
+static void ep_reserve(struct endpoints *e, uint64_t n)
+{
+	if (n <= e->cap || n > SIZE_MAX / 2 / sizeof *e->v)
+		return;
+	struct endpoint *v = realloc(e->v, n * sizeof *e->v);
+	if (v) {
+		e->v = v;
+		e->cap = n;
+	}
+}
+
 /* Strings of the capture as the export writes them (escaped, quoted), by string id: made on first
  * use, so that a name or a stat key is escaped once, not once per event. */
 struct esc {
@@ -152,6 +166,8 @@ struct walk {
 	int64_t next_pid;
 	uint64_t next_flow;
 	bool found;
+	int failed;                 /* a streamed line could not be read: the exit status, with *err set */
+	struct xp_err *err;
 	/* per host */
 	const struct xp_host *h;
 	const struct xp_prep_host *ph;
@@ -545,8 +561,21 @@ static void put_event(struct walk *k, const struct xp_plane *p, const struct xp_
 
 /* --- planes and lines ------------------------------------------------------------------------ */
 
+/* A line of a streamed load read as the selection needs it: to be written, or, for a selection in time, to
+ * find whether it selects any event (the selected events alone, kept until written). 0, or -1 with k->err set. */
+static int load_line(struct walk *k, struct xp_line *l)
+{
+	const struct xp_trace_lines *s = k->o->lines;
+	if (!s || (!k->w && !s->by_time))
+		return 0;
+	int64_t lo_hi[2] = {k->lo, k->hi};
+	return s->load(s->arg, (struct xp_host *)k->h, l, s->by_time ? lo_hi : NULL, k->err);
+}
+
 static bool line_any(struct walk *k, const struct xp_line *l)
 {
+	if (!l->start_ps) /* events not read (a streamed load selecting whole lines), or none selected in time */
+		return l->n_events > 0;
 	for (uint64_t i = 0; i < l->n_events; i++)
 		if (event_selected(k, l, i))
 			return true;
@@ -600,7 +629,13 @@ static void put_plane(struct walk *k, const struct xp_plane *p)
 	}
 	for (uint32_t li = 0; li < p->n_lines; li++) {
 		const struct xp_line *l = &p->lines[li];
-		if (!line_selected(k, l) || !line_any(k, l))
+		if (!line_selected(k, l))
+			continue;
+		if (load_line(k, (struct xp_line *)l)) {
+			k->failed = XP_EXIT_BAD_INPUT;
+			return;
+		}
+		if (!line_any(k, l))
 			continue;
 		k->found = true;
 		if (!k->w)
@@ -613,10 +648,12 @@ static void put_plane(struct walk *k, const struct xp_plane *p)
 				put_event(k, p, l, i, pid);
 		/* written: the export is the capture's last reader, and the memory its events held makes room
 		 * for the flows' ends that build up as the host is written */
-		bool big = l->n_events >= XP_BLOCK_EVENTS;
+		bool big = l->n_events >= XP_BLOCK_EVENTS && !k->o->lines;
 		xp_line_release((struct xp_line *)l);
 #ifdef __GLIBC__
-		if (big) /* the freed blocks back to the system, not only to malloc (at most one call per block) */
+		/* the freed blocks back to the system, not only to malloc (at most one call per block); not in a
+		 * streamed load, where the next line reuses them */
+		if (big)
 			malloc_trim(0);
 #else
 		(void)big;
@@ -713,9 +750,16 @@ static void put_host(struct walk *k, uint32_t hi)
 	sort_h = h;
 	qsort(order, h->n_planes, sizeof *order, cmp_plane);
 	k->mem_pid = 0;
-	if (k->w)
+	if (k->w) {
 		k->hlo = xp_hlo_db_build(k->c, h);
-	for (uint32_t i = 0; i < h->n_planes && (k->w || !k->found); i++)
+		uint64_t cpu = 0, dev = 0; /* events that can end a launch flow, and a kernel's */
+		for (uint32_t i = 0; i < h->n_planes; i++)
+			for (uint32_t li = 0; li < h->planes[i].n_lines; li++)
+				*(h->planes[i].kind == XP_PLANE_HOST_CPU ? &cpu : &dev) += h->planes[i].lines[li].n_events;
+		ep_reserve(&k->launch, cpu);
+		ep_reserve(&k->kernel, dev);
+	}
+	for (uint32_t i = 0; i < h->n_planes && (k->w || !k->found) && !k->failed; i++)
 		if (plane_selected(k, &h->planes[order[i]]))
 			put_plane(k, &h->planes[order[i]]);
 	free(order);
@@ -723,6 +767,8 @@ static void put_host(struct walk *k, uint32_t hi)
 		return;
 	xp_hlo_db_free(k->hlo);
 	k->hlo = NULL;
+	if (k->failed)
+		return;
 	join_flows(k, &k->launch, &k->kernel, "launch");
 	join_flows(k, &k->child, &k->parent, "tf.data");
 	put_steps(k, hi);
@@ -792,7 +838,7 @@ static int walk(struct walk *k, const struct xp_capture *c, const struct xp_prep
 			regfree(&k->plane_re);
 		return -1;
 	}
-	for (uint32_t h = 0; h < c->n_hosts && (k->w || !k->found); h++)
+	for (uint32_t h = 0; h < c->n_hosts && (k->w || !k->found) && !k->failed; h++)
 		put_host(k, h);
 	if (o->plane_regex)
 		regfree(&k->plane_re);
@@ -824,10 +870,13 @@ bool xp_trace_selects_any(const struct xp_capture *c, const struct xp_prep *p, c
 	struct walk k = {0};
 	struct xp_trace_counts n = {0};
 	k.n = &n;
+	k.err = e;
 	if (walk(&k, c, p, o)) {
 		none_selected(NULL, e);
 		return false;
 	}
+	if (k.failed) /* a streamed line could not be read: *E says why */
+		return false;
 	if (!k.found)
 		none_selected(&k, e);
 	return k.found;
@@ -840,9 +889,12 @@ int xp_trace_export(struct xp_capture *c, const struct xp_prep *p, const struct 
 	memset(n, 0, sizeof *n);
 	k.w = w;
 	k.n = n;
+	k.err = e;
 	if (walk(&k, c, p, o))
 		return xp_err_set(e, XP_EXIT_INTERNAL, NULL, "trace: a selection's regular expression did not compile"),
 		       XP_EXIT_INTERNAL;
+	if (k.failed)
+		return k.failed;
 	if (!k.found) {
 		none_selected(&k, e);
 		return XP_EXIT_USAGE;

@@ -17,6 +17,19 @@ struct xp_trace_opts {
 	int64_t window_t0_ps, window_t1_ps; /* --window, relative to the capture's start */
 	const char *plane_regex, *line_regex;
 	int64_t min_duration_ps;        /* --min-duration */
+	/* Set when the capture was read without its events (a streamed load): called for each selected line
+	 * before it is written; else NULL. */
+	const struct xp_trace_lines *lines;
+};
+
+/* Where the events of a line come from in a streamed load: LOAD decodes line L of host H into L, all its
+ * events (LO_HI NULL) or those overlapping [LO_HI[0], LO_HI[1]) in host time; 0, or -1 with *E set. BY_TIME:
+ * the selection is in time (--steps, --window), and only the events it selects are loaded; otherwise whole
+ * lines are selected, a line's event count telling whether it has any. */
+struct xp_trace_lines {
+	int (*load)(void *arg, struct xp_host *h, struct xp_line *l, const int64_t *lo_hi, struct xp_err *e);
+	void *arg;
+	bool by_time;
 };
 
 /* What the export wrote. */
@@ -47,7 +60,7 @@ int64_t xp_trace_start_ns(const struct xp_capture *c);
 int xp_trace_export(struct xp_capture *c, const struct xp_prep *p, const struct xp_trace_opts *o,
 		    struct xp_tw *w, struct xp_trace_counts *n, struct xp_err *e);
 /* Does the selection match any event at all? The same rule as the export, without writing;
- * false with *E set as the export sets it. */
+ * false with *E set as the export sets it (XP_EXIT_BAD_INPUT where a streamed line could not be read). */
 bool xp_trace_selects_any(const struct xp_capture *c, const struct xp_prep *p, const struct xp_trace_opts *o,
 			  struct xp_err *e);
 

@@ -23,6 +23,7 @@ struct xp_opt {
 
 /* Options common to all commands. */
 struct xp_report;
+struct xp_xspace_streams;
 struct xp_ctx {
 	/* What was read, for the line after the verdict and JSON's "provenance" (NULL: nothing to say). */
 	const struct xp_report *provenance;
@@ -51,6 +52,9 @@ struct xp_ctx {
 	struct xp_drop_list drop; /* what the command's analyses leave out of the load */
 	/* Set while a command loads for other analyses than its own (trace's step database), else NULL. */
 	const struct xp_analysis *const *load_for;
+	/* Set while a command loads XSpace files as streams (trace's export): their events are read line by line
+	 * later (xp_xspace_stream_line), the streams added here; else NULL. */
+	struct xp_xspace_streams *streams;
 };
 
 struct xp_cmd {

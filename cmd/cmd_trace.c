@@ -5,11 +5,13 @@
 #include "analyzers/trace.h"
 #include "formats/out/out.h"
 #include "formats/out/out_trace.h"
+#include "formats/in/xplane_read.h"
 #include "config.h"
 #include "formats/core/xalloc.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { OPT_STEPS = 1, OPT_WINDOW, OPT_PLANE, OPT_LINE, OPT_MIN_DURATION };
@@ -119,9 +121,16 @@ static struct xp_prep *prepare(struct xp_ctx *ctx, struct xp_capture *c, int *rc
  * preparation reads, which is freed, with the grouping, before the whole capture is read. The peak is
  * then the larger of the two, not the whole capture and the grouping together (1.6 times a generated
  * capture of 64 MB before, the grouping's working arrays adding a third to the capture). Returns a
- * preparation holding only the step databases, by host index, or NULL with the exit status in *RC.
+ * preparation holding only the step databases, by host index, or NULL with the exit status in *RC; with SPANS,
+ * also each XSpace host's runs' spans of times in *SPANS.
  */
-static struct xp_prep *step_dbs(struct xp_ctx *ctx, int *rc)
+/* Each XSpace host's runs' spans of times (xp_run_spans_of), by host index; NULL for the others. */
+struct host_spans {
+	struct xp_run_spans **v;
+	uint32_t n;
+};
+
+static struct xp_prep *step_dbs(struct xp_ctx *ctx, int *rc, struct host_spans *spans)
 {
 	struct xp_capture *c;
 	bool quiet = ctx->quiet;
@@ -137,6 +146,13 @@ static struct xp_prep *step_dbs(struct xp_ctx *ctx, int *rc)
 		xp_capture_free(c);
 		return NULL;
 	}
+	if (spans) { /* where each run of events lies in time, for the streams' decode in a window */
+		spans->n = c->n_hosts;
+		spans->v = xcalloc(c->n_hosts + 1, sizeof *spans->v);
+		for (uint32_t h = 0; h < c->n_hosts; h++)
+			if (c->hosts[h].format == XP_FMT_XSPACE)
+				spans->v[h] = xp_run_spans_of(&c->hosts[h]);
+	}
 	struct xp_prep *s = xcalloc(1, sizeof *s);
 	s->opts = p->opts;
 	s->n_hosts = p->n_hosts;
@@ -150,24 +166,73 @@ static struct xp_prep *step_dbs(struct xp_ctx *ctx, int *rc)
 	return s;
 }
 
-/* The whole capture and its step databases; 0 or an exit status. A selection in time (--steps, --window)
- * reads the capture once, prepared whole: there the first load would be most of the export's time, and
- * the selection's export is a small part of the full one's. */
-static int load_prepared(struct xp_ctx *ctx, struct xp_capture **c, struct xp_prep **p)
+/* A line of a streamed load: decoded by the stream of its host (JSON hosts hold their events already). */
+static int load_line(void *arg, struct xp_host *h, struct xp_line *l, const int64_t *lo_hi, struct xp_err *e)
 {
-	const struct xp_trace_opts *o = ctx->cmd_opts;
+	const struct xp_xspace_streams *s = arg;
+	for (size_t i = 0; i < s->n; i++)
+		if (xp_xspace_stream_is_for(s->v[i], h))
+			return lo_hi ? xp_xspace_stream_line_in(s->v[i], h, l, lo_hi[0], lo_hi[1], e)
+				     : xp_xspace_stream_line(s->v[i], h, l, e);
+	return 0;
+}
+
+/* Each stream takes the runs' spans of its host from the first read (hosts in the same order: the same files
+ * read the same way), so that its decode in a window skips the runs outside it without reading their times. */
+static void use_spans(const struct xp_capture *c, const struct xp_xspace_streams *s, const struct host_spans *spans)
+{
+	for (uint32_t h = 0; h < c->n_hosts && h < spans->n; h++)
+		for (size_t i = 0; i < s->n && spans->v[h]; i++)
+			if (xp_xspace_stream_is_for(s->v[i], &c->hosts[h]))
+				xp_xspace_stream_use_spans(s->v[i], spans->v[h]);
+}
+
+/* The capture is read as streams, each line's events decoded as the export comes to the line and freed once
+ * written, so that the export holds one line's events at a time; with a selection in time, only the events it
+ * selects are decoded, the others skipped with only their times read. A --min-duration alone (whether a line
+ * has an event that long is known only from all of them) reads the capture whole, as XPSTAT_TRACE_WHOLE=1
+ * does for any selection (the differential test compares the two). */
+static bool streamed(const struct xp_trace_opts *o)
+{
+	const char *whole = getenv("XPSTAT_TRACE_WHOLE");
+	return (!o->min_duration_ps || o->has_steps || o->has_window) && !(whole && !strcmp(whole, "1"));
+}
+
+/* The capture (XSpace files as STREAMS where streamed) and its step databases; 0 or an exit status. Read whole,
+ * a selection in time (--steps, --window) reads the capture once, prepared whole: there the first load would be
+ * most of the export's time, and the selection's export is a small part of the full one's. */
+static int load_prepared(struct xp_ctx *ctx, struct xp_capture **c, struct xp_prep **p,
+			 struct xp_xspace_streams *streams)
+{
+	struct xp_trace_opts *o = ctx->cmd_opts;
 	int rc = 0;
 	*p = NULL;
-	if (o->has_steps || o->has_window) {
+	if ((o->has_steps || o->has_window) && !streamed(o)) {
 		if ((rc = xp_load(ctx, c)))
 			return rc;
 		if (!(*p = prepare(ctx, *c, &rc)))
 			xp_capture_free(*c);
 		return rc;
 	}
-	if (!(*p = step_dbs(ctx, &rc)))
+	bool by_time = streamed(o) && (o->has_steps || o->has_window);
+	struct host_spans spans = {0};
+	if (!(*p = step_dbs(ctx, &rc, by_time ? &spans : NULL)))
 		return rc;
-	if ((rc = xp_load(ctx, c))) {
+	static struct xp_trace_lines lines = {load_line, NULL, false};
+	if (streamed(o)) {
+		ctx->streams = streams;
+		lines.arg = streams;
+		lines.by_time = by_time;
+		o->lines = &lines;
+	}
+	rc = xp_load(ctx, c);
+	ctx->streams = NULL;
+	if (!rc && spans.v)
+		use_spans(*c, streams, &spans);
+	for (uint32_t h = 0; h < spans.n; h++)
+		xp_run_spans_free(spans.v[h]);
+	free(spans.v);
+	if (rc) {
 		xp_prep_free(*p);
 		return rc;
 	}
@@ -187,13 +252,21 @@ static int trace_run(struct xp_ctx *ctx)
 {
 	struct xp_capture *c;
 	struct xp_prep *p;
-	int rc = load_prepared(ctx, &c, &p);
-	if (rc)
+	struct xp_xspace_streams streams = {0};
+	int rc = load_prepared(ctx, &c, &p, &streams);
+	if (rc) {
+		xp_xspace_streams_close(&streams);
 		return rc;
+	}
 	const struct xp_trace_opts *o = ctx->cmd_opts;
 	struct xp_err e = {0};
 	if (!xp_trace_selects_any(c, p, o, &e)) {
-		rc = xp_usage_error(ctx, "%s", e.msg);
+		if (e.status == XP_EXIT_BAD_INPUT) {
+			xp_err_print(&e);
+			rc = XP_EXIT_BAD_INPUT;
+		} else {
+			rc = xp_usage_error(ctx, "%s", e.msg);
+		}
 	} else {
 		struct job j = {c, p, o, ctx->output, {0}};
 		rc = xp_emit_fn(ctx, write_trace, &j);
@@ -204,6 +277,7 @@ static int trace_run(struct xp_ctx *ctx)
 	}
 	xp_prep_free(p);
 	xp_capture_free(c);
+	xp_xspace_streams_close(&streams);
 	return rc;
 }
 

@@ -146,6 +146,20 @@ static int load_trace_json(struct xp_ctx *ctx, struct xp_capture *c, const struc
 	return xp_read_trace_json_file(c, f->path, &jo, err);
 }
 
+/* An XSpace file as a stream of LIST: its events read later, line by line. */
+static int open_stream(struct xp_xspace_streams *list, struct xp_capture *c, const char *path, struct xp_buf *buf,
+		       const struct xp_read_opts *ro, struct xp_err *err)
+{
+	struct xp_xspace_stream *s;
+	struct xp_read_opts o = *ro;
+	o.stream_spans = list->spans;
+	if (xp_xspace_stream_open(c, path, buf, &o, &s, err))
+		return -1;
+	list->v = xrealloc(list->v, (list->n + 1) * sizeof *list->v);
+	list->v[list->n++] = s;
+	return 0;
+}
+
 static int load_file(struct xp_ctx *ctx, struct xp_capture *c, const struct xp_input_file *f, struct xp_err *err)
 {
 	if (f->kind == XP_FILE_TRACE_JSON)
@@ -155,12 +169,14 @@ static int load_file(struct xp_ctx *ctx, struct xp_capture *c, const struct xp_i
 		return -1;
 	struct xp_read_opts ro = {.threads = ctx->threads, .release_pages = buf.map != NULL,
 				  .drop_stats = drop_stats(ctx)};
-	int rc = xp_read_xspace(c, f->path, buf.data, buf.len, &ro, err);
+	struct xp_buf kept = buf; /* a stream takes the bytes; the sizes are noted from this copy */
+	int rc = ctx->streams ? open_stream(ctx->streams, c, f->path, &buf, &ro, err)
+			      : xp_read_xspace(c, f->path, buf.data, buf.len, &ro, err);
 	if (!rc) {
 		struct xp_host *h = &c->hosts[c->n_hosts - 1];
-		h->compression = buf.comp;
-		h->file_bytes = buf.file_bytes;
-		h->decoded_bytes = buf.len;
+		h->compression = kept.comp;
+		h->file_bytes = kept.file_bytes;
+		h->decoded_bytes = kept.len;
 	}
 	xp_buf_close(&buf);
 	return rc;

@@ -512,31 +512,135 @@ static void push_block(struct line_job *lj, uint64_t off)
 	lj->block_off[lj->n_block_off++] = off;
 }
 
-/* Counts the line's events and notes where each block starts; only an event's extent matters here.
- * The pages stay mapped: the block jobs read them next, and release them as they go. */
-int xpr_walk_line(struct host_reader *hr, struct line_job *lj)
+/* Where block N's events start, for the block jobs; only an event's extent matters here. */
+static inline int note_block(struct reader *r, struct line_job *lj, const struct line_iter *it, uint64_t n)
+{
+	if ((n & (XP_BLOCK_EVENTS - 1)) == 0) {
+		push_block(lj, (uint64_t)(it->at - r->base));
+		if (atomic_load_explicit(&r->failed, memory_order_relaxed))
+			return -1;
+	}
+	return 0;
+}
+
+/* event_times for any field order and encoding, with full checks. */
+static int event_times_slow(struct reader *r, const uint8_t *p, const uint8_t *end, struct event_fields *ev)
+{
+	uint32_t field;
+	unsigned wt;
+	for (const uint8_t *at = p; p < end; at = p) {
+		if (get_tag(r, &p, end, &field, &wt))
+			return -1;
+		bool time = field >= XPF_EVENT_METADATA_ID && field <= XPF_EVENT_NUM_OCCURRENCES && field != XPF_EVENT_STATS;
+		if (time ? event_varint(r, at, &p, end, field, wt, ev) : xpr_skip_field(r, &p, end, wt))
+			return -1;
+	}
+	return 0;
+}
+
+/* The offset and duration of the event in [p, end), read as the decoders read them (the last of offset_ps and
+ * num_occurrences wins), its stats skipped by their length: 0, or -1 on broken structure. */
+static inline int event_times(struct reader *r, const uint8_t *p, const uint8_t *end, struct event_fields *ev)
+{
+	const uint8_t *begin = p;
+	uint64_t v;
+	while (p < end) {
+		switch (*p++) {
+		case XPT_EVENT_METADATA_ID:
+			p = fast_varint(p, end, &ev->mid);
+			break;
+		case XPT_EVENT_OFFSET_PS:
+			p = fast_varint(p, end, &ev->off);
+			ev->aggregated = false;
+			break;
+		case XPT_EVENT_DURATION_PS:
+			p = fast_varint(p, end, &ev->dur);
+			break;
+		case XPT_EVENT_NUM_OCCURRENCES:
+			p = fast_varint(p, end, &v);
+			ev->off = 0;
+			ev->aggregated = true;
+			break;
+		case XPT_EVENT_STATS:
+			p = fast_len(p, end, &v);
+			if (p)
+				p += v;
+			break;
+		default:
+			p = NULL;
+		}
+		if (unlikely(!p)) {
+			*ev = (struct event_fields){0};
+			return event_times_slow(r, begin, end, ev);
+		}
+	}
+	return 0;
+}
+
+/* For a stream: where each chunk of XPR_CHUNK events starts and, with SPANS, event N's times into the span of
+ * its chunk; without, the chunk's span is all time (no chunk is skipped unless spans come from elsewhere). */
+static inline int note_chunk(struct reader *r, struct line_job *lj, const struct line_iter *it, uint64_t n, bool spans)
+{
+	if ((n & (XPR_CHUNK - 1)) == 0) {
+		if (lj->n_chunks == lj->cap_chunks) {
+			lj->cap_chunks = lj->cap_chunks ? lj->cap_chunks * 2 : 4;
+			lj->chunks = xrealloc(lj->chunks, lj->cap_chunks * sizeof *lj->chunks);
+		}
+		lj->chunks[lj->n_chunks++] = spans ? (struct xpr_chunk){(uint64_t)(it->at - r->base), INT64_MAX, INT64_MIN}
+						   : (struct xpr_chunk){(uint64_t)(it->at - r->base), INT64_MIN, INT64_MAX};
+	}
+	if (!spans)
+		return 0;
+	struct event_fields ev = {0};
+	if (event_times(r, it->body, it->body + it->len, &ev))
+		return -1;
+	struct xpr_chunk *c = &lj->chunks[lj->n_chunks - 1];
+	int64_t rel = (int64_t)ev.off, d = (int64_t)ev.dur < 0 ? 0 : (int64_t)ev.dur;
+	int64_t end = rel > INT64_MAX - d ? INT64_MAX : rel + d; /* as late as the decode can make it */
+	if (rel < c->first)
+		c->first = rel;
+	if (end > c->last)
+		c->last = end;
+	return 0;
+}
+
+enum walk_notes { WALK_BLOCKS, WALK_CHUNKS, WALK_SPANS };
+
+/* Counts the line's events, noting block starts, chunks, or chunks and their spans. The pages stay mapped: the
+ * block jobs read them next, and release them as they go. */
+static inline int walk_line(struct host_reader *hr, struct line_job *lj, enum walk_notes notes)
 {
 	struct reader *r = &hr->r;
 	struct line_iter it = line_iter(r, lj, lj->beg, true);
 	uint64_t n = 0;
 	int k;
 	while ((k = line_next(&it)) > 0) {
-		if ((n & (XP_BLOCK_EVENTS - 1)) == 0) {
-			push_block(lj, (uint64_t)(it.at - r->base));
-			if (atomic_load_explicit(&r->failed, memory_order_relaxed))
-				return -1;
-		}
+		if (notes != WALK_BLOCKS ? note_chunk(r, lj, &it, n, notes == WALK_SPANS) : note_block(r, lj, &it, n))
+			return -1;
 		n++;
 	}
 	if (k)
 		return -1;
-	lj->line->n_events = n;
+	lj->line->n_events = lj->n_walked = n;
 	return 0;
+}
+
+int xpr_walk_line(struct host_reader *hr, struct line_job *lj)
+{
+	return walk_line(hr, lj, WALK_BLOCKS);
+}
+
+/* Step 2 for a stream: the line's own fields and event count, and for each chunk of XPR_CHUNK events where it
+ * starts and, with SPANS, the span of its events' times relative to the line, so that a decode in a window skips
+ * the chunks that lie outside it without reading them. */
+int xpr_walk_line_chunks(struct host_reader *hr, struct line_job *lj, bool spans)
+{
+	return walk_line(hr, lj, spans ? WALK_SPANS : WALK_CHUNKS);
 }
 
 /* --- step 3: blocks of events ------------------------------------------------- */
 
-static void release_range(struct host_reader *hr, const uint8_t *p, const uint8_t *end)
+void xpr_release_range(struct host_reader *hr, const uint8_t *p, const uint8_t *end)
 {
 	if (!hr->opts->release_pages)
 		return;
@@ -640,7 +744,7 @@ static int decode_block_into(struct host_reader *hr, struct block_job *bj, struc
 		prev = l->start_ps[i];
 	}
 	shrink_block(blk);
-	release_range(hr, start, it.p);
+	xpr_release_range(hr, start, it.p);
 	return xpr_sink_check(r, &sink);
 }
 
@@ -709,7 +813,7 @@ static void fused_close_block(struct fused *fu, const uint8_t *p)
 	shrink_block(&fu->blk);
 	l->blocks[l->n_blocks - 1] = fu->blk;
 	memset(&fu->blk, 0, sizeof fu->blk);
-	release_range(fu->hr, fu->blk_start, p);
+	xpr_release_range(fu->hr, fu->blk_start, p);
 }
 
 static void fused_open_block(struct fused *fu, const uint8_t *p)
@@ -761,18 +865,76 @@ static void fused_shrink_line(struct xp_line *l)
 	shrink_array((void **)&l->key_begin, l->n_events, sizeof *l->key_begin);
 }
 
+/* Does the event in [p, end) overlap W (an instant one: lo <= start < hi)? Its times as the line's decode and
+ * rebase make them (negative durations 0, ends kept <= INT64_MAX). 1, 0, or -1 on broken structure. */
+static int event_in(struct reader *r, const uint8_t *p, const uint8_t *end, const struct xpr_window *w)
+{
+	struct event_fields ev = {0};
+	if (event_times(r, p, end, &ev))
+		return -1;
+	int64_t d = (int64_t)ev.dur < 0 ? 0 : (int64_t)ev.dur, rel = (int64_t)ev.off;
+	if (rel > INT64_MAX - d)
+		d = INT64_MAX - rel;
+	bool ovf = false;
+	int64_t start = sat_add(w->base, rel, &ovf);
+	if (start > INT64_MAX - d)
+		d = INT64_MAX - start;
+	return d ? start < w->hi && start + d > w->lo : start >= w->lo && start < w->hi;
+}
+
 int xpr_walk_decode_line(struct host_reader *hr, struct line_job *lj, struct xp_oddities *odd)
+{
+	return xpr_walk_decode_line_in(hr, lj, odd, NULL);
+}
+
+/* Could chunk C of LJ hold an event that overlaps W? (Its span moved to host time without saturation.) */
+static bool chunk_meets(const struct line_job *lj, const struct xpr_chunk *c, const struct xpr_window *w)
+{
+	__int128 base = lj->spans_in_host_time ? 0 : w->base;
+	return base + c->first < w->hi && base + c->last >= w->lo;
+}
+
+/* The events of the line that overlap W, chunk by chunk (xpr_walk_line_times), the chunks outside it skipped. */
+static int fused_chunks(struct fused *fu, struct line_iter *it, const struct xpr_window *w)
+{
+	struct line_job *lj = fu->lj;
+	struct reader *r = &fu->hr->r;
+	for (uint32_t j = 0; j < lj->n_chunks; j++) {
+		if (!chunk_meets(lj, &lj->chunks[j], w))
+			continue;
+		uint64_t m = j + 1 < lj->n_chunks ? XPR_CHUNK : lj->n_walked - (uint64_t)j * XPR_CHUNK;
+		*it = line_iter(r, lj, r->base + lj->chunks[j].at, false);
+		for (uint64_t i = 0; i < m; i++) {
+			int k = line_next(it);
+			if (k <= 0)
+				return k ? -1 : fail(r, it->p, "line ends before its events"); /* the walk counted them */
+			int in = event_in(r, it->body, it->body + it->len, w);
+			if (in < 0 || (in && fused_event(fu, it->at, it->body, it->body + it->len)))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+int xpr_walk_decode_line_in(struct host_reader *hr, struct line_job *lj, struct xp_oddities *odd,
+			    const struct xpr_window *w)
 {
 	struct xp_line *l = lj->line;
 	struct fused fu = {.hr = hr, .lj = lj};
 	fu.sink = (struct stat_sink){&fu.blk.stats, &fu.blk.blob, &lj->pctx->smap, lj->plane->smeta, odd, lj->pctx->drops};
 	struct line_iter it = line_iter(&hr->r, lj, lj->beg, true);
-	int k;
-	while ((k = line_next(&it)) > 0)
-		if (fused_event(&fu, it.at, it.body, it.body + it.len)) {
-			k = -1;
-			break;
+	int k = 0;
+	if (w && lj->chunks) {
+		k = fused_chunks(&fu, &it, w);
+	} else {
+		while ((k = line_next(&it)) > 0) {
+			int in = w ? event_in(&hr->r, it.body, it.body + it.len, w) : 1;
+			if (in < 0 || (in && fused_event(&fu, it.at, it.body, it.body + it.len))) {
+				k = -1;
+				break;
+			}
 		}
+	}
 	/* The block being filled joins the model even after an error, so that freeing the model frees it. */
 	if (l->n_blocks)
 		fused_close_block(&fu, it.p);

@@ -42,6 +42,14 @@ struct plane_ctx {
 	bool drops;             /* some stat metadata is marked dropped */
 };
 
+/* A stream's note of XPR_CHUNK events of a line: where they start, and the span of their times (the earliest
+ * start, the latest end) relative to the line, or in host time (line_job.spans_in_host_time). */
+#define XPR_CHUNK 1024u
+struct xpr_chunk {
+	uint64_t at;            /* offset (from base) of the first event's tag */
+	int64_t first, last;
+};
+
 struct line_job {
 	struct xp_plane *plane;
 	struct plane_ctx *pctx;
@@ -51,6 +59,11 @@ struct line_job {
 	uint32_t n_block_off, cap_block_off;
 	struct range name, dname;
 	int64_t line_base_ps;   /* (timestamp - host base) * 1000 */
+	bool streamed;          /* a stream decoded its events (xp_xspace_stream_line): not again */
+	struct xpr_chunk *chunks; /* a stream's (xpr_walk_line_chunks), else NULL */
+	uint32_t n_chunks, cap_chunks;
+	bool spans_in_host_time; /* the chunks' spans came from a whole read (xp_xspace_stream_use_spans) */
+	uint64_t n_walked;      /* the events the walk counted */
 };
 
 struct block_job {
@@ -100,8 +113,19 @@ void xpr_name_line(struct host_reader *hr, struct line_job *lj);
 int xpr_decode_stat(struct reader *r, const uint8_t *p, const uint8_t *end, struct stat_sink *s);
 int xpr_sink_check(struct reader *r, const struct stat_sink *s);
 int xpr_walk_line(struct host_reader *hr, struct line_job *lj);
+int xpr_walk_line_chunks(struct host_reader *hr, struct line_job *lj, bool spans);
 int xpr_decode_block(struct host_reader *hr, struct block_job *bj, struct xp_oddities *odd);
 int xpr_walk_decode_line(struct host_reader *hr, struct line_job *lj, struct xp_oddities *odd);
+/* A window in host time, for a decode of the events that overlap it alone; BASE: the line's (line_base_ps). */
+struct xpr_window {
+	int64_t base, lo, hi;
+};
+/* xpr_walk_decode_line keeping only the events that overlap W (all when W is NULL); the others are skipped
+ * with their stats, only their times read. */
+int xpr_walk_decode_line_in(struct host_reader *hr, struct line_job *lj, struct xp_oddities *odd,
+			    const struct xpr_window *w);
 void xpr_rebase_line(struct line_job *lj);
+/* Drop the whole pages of [p, end) of a file mapping (xp_read_opts.release_pages): read again if needed. */
+void xpr_release_range(struct host_reader *hr, const uint8_t *p, const uint8_t *end);
 
 #endif

@@ -221,8 +221,10 @@ static void detect_grouping(struct xp_capture *c, struct xp_host *h)
 
 static void free_host_reader(struct host_reader *hr)
 {
-	for (size_t i = 0; i < hr->n_lines; i++)
+	for (size_t i = 0; i < hr->n_lines; i++) {
 		free(hr->lines[i].block_off);
+		free(hr->lines[i].chunks);
+	}
 	free(hr->lines);
 	free(hr->blocks);
 	if (hr->pctx)
@@ -332,4 +334,194 @@ int xp_read_xspace(struct xp_capture *c, const char *path, const uint8_t *data, 
 	if (rc && threads > 1)
 		return reread_one_thread(c, path, data, len, o, err);
 	return rc ? -1 : 0;
+}
+
+/* --- streamed: each line's events on demand ---------------------------------------------- */
+
+struct xp_xspace_stream {
+	struct host_reader hr;
+	struct xp_read_opts opts;       /* the caller's, on one thread */
+	struct xp_buf buf;              /* the file's bytes, held until the stream closes */
+	uintptr_t host_path;            /* its host's path: the hosts array moves as hosts come, a path does not */
+	size_t next;                    /* where the search for a line starts (they are asked for in order) */
+};
+
+/* Every line's own fields and event count, the host base, names and totals: all but the events. The walk
+ * checks every event's framing, so that a line's decode later meets only faults inside events. */
+static int read_headers(struct host_reader *hr, const char *path)
+{
+	for (size_t i = 0; i < hr->n_lines; i++) {
+		if (xpr_walk_line_chunks(hr, &hr->lines[i], hr->opts->stream_spans))
+			return -1;
+		/* the line is read again when decoded: meanwhile its pages need not stay */
+		xpr_release_range(hr, hr->lines[i].beg, hr->lines[i].end);
+	}
+	set_time_bases(hr);
+	for (size_t i = 0; i < hr->n_lines; i++)
+		xpr_name_line(hr, &hr->lines[i]);
+	finish_host(hr, 1, path);
+	return 0;
+}
+
+void xp_xspace_stream_close(struct xp_xspace_stream *s)
+{
+	if (!s)
+		return;
+	free_host_reader(&s->hr);
+	xp_buf_close(&s->buf);
+	free(s);
+}
+
+void xp_xspace_streams_close(struct xp_xspace_streams *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		xp_xspace_stream_close(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+int xp_xspace_stream_open(struct xp_capture *c, const char *path, struct xp_buf *buf, const struct xp_read_opts *o,
+			  struct xp_xspace_stream **out, struct xp_err *err)
+{
+	struct xp_xspace_stream *s = xcalloc(1, sizeof *s);
+	s->opts = *o;
+	s->opts.threads = 1;
+	s->buf = *buf;
+	memset(buf, 0, sizeof *buf);
+	start_host(&s->hr, c, path, s->buf.data, s->buf.len, &s->opts, err);
+	s->host_path = (uintptr_t)s->hr.host->path;
+	int rc = xpr_read_space(&s->hr, s->buf.data, s->buf.data + s->buf.len);
+	if (!rc)
+		rc = xpr_read_planes(&s->hr);
+	if (!rc)
+		rc = read_headers(&s->hr, path);
+	if (rc) {
+		xp_xspace_stream_close(s);
+		s = NULL;
+	}
+	*out = s;
+	return rc ? -1 : 0;
+}
+
+bool xp_xspace_stream_is_for(const struct xp_xspace_stream *s, const struct xp_host *h)
+{
+	return s && (uintptr_t)h->path == s->host_path;
+}
+
+static struct line_job *find_line(struct xp_xspace_stream *s, const struct xp_line *l)
+{
+	size_t n = s->hr.n_lines;
+	for (size_t k = 0; k < n; k++) {
+		size_t j = (s->next + k) % n;
+		if (s->hr.lines[j].line == l) {
+			s->next = j + 1;
+			return &s->hr.lines[j];
+		}
+	}
+	return NULL;
+}
+
+static int stream_line(struct xp_xspace_stream *s, struct xp_host *h, struct xp_line *l, const int64_t *lo_hi,
+		       struct xp_err *err)
+{
+	struct line_job *lj = find_line(s, l);
+	if (!lj || lj->streamed)
+		return 0; /* not one of this host's lines, or decoded already */
+	struct host_reader *hr = &s->hr;
+	hr->host = h;
+	hr->r.err = err;
+	lj->streamed = true;
+	/* as the one-thread read: times relative to the line while decoding, then moved to the host base */
+	int64_t base = lj->line_base_ps;
+	struct xpr_window w = {base, lo_hi ? lo_hi[0] : 0, lo_hi ? lo_hi[1] : 0};
+	lj->line_base_ps = 0;
+	l->n_events = 0;
+	int rc = xpr_walk_decode_line_in(hr, lj, &hr->thread_odd[0], lo_hi ? &w : NULL);
+	lj->line_base_ps = base;
+	if (rc)
+		return -1;
+	xpr_rebase_line(lj);
+	return 0;
+}
+
+int xp_xspace_stream_line(struct xp_xspace_stream *s, struct xp_host *h, struct xp_line *l, struct xp_err *err)
+{
+	return stream_line(s, h, l, NULL, err);
+}
+
+int xp_xspace_stream_line_in(struct xp_xspace_stream *s, struct xp_host *h, struct xp_line *l, int64_t lo, int64_t hi,
+			     struct xp_err *err)
+{
+	int64_t lo_hi[2] = {lo, hi};
+	return stream_line(s, h, l, lo_hi, err);
+}
+
+/* --- the spans of a whole read, for a stream of the same file -------------------------------- */
+
+struct xp_run_spans {
+	size_t n_lines, n_runs;
+	uint64_t *n_events;             /* per line: the planes in order, their lines in order */
+	struct xp_run_span {
+		int64_t first, last;
+	} *runs;                        /* each line's runs of XPR_CHUNK events, in order */
+};
+
+struct xp_run_spans *xp_run_spans_of(const struct xp_host *h)
+{
+	struct xp_run_spans *sp = xcalloc(1, sizeof *sp);
+	for (uint32_t i = 0; i < h->n_planes; i++)
+		for (uint32_t k = 0; k < h->planes[i].n_lines; k++) {
+			sp->n_lines++;
+			sp->n_runs += (h->planes[i].lines[k].n_events + XPR_CHUNK - 1) / XPR_CHUNK;
+		}
+	sp->n_events = xcalloc(sp->n_lines ? sp->n_lines : 1, sizeof *sp->n_events);
+	sp->runs = xcalloc(sp->n_runs ? sp->n_runs : 1, sizeof *sp->runs);
+	size_t line = 0, run = 0;
+	for (uint32_t i = 0; i < h->n_planes; i++)
+		for (uint32_t k = 0; k < h->planes[i].n_lines; k++) {
+			const struct xp_line *l = &h->planes[i].lines[k];
+			sp->n_events[line++] = l->n_events;
+			for (uint64_t e = 0; e < l->n_events; e++) {
+				struct xp_run_span *r = &sp->runs[run + e / XPR_CHUNK];
+				int64_t end = l->start_ps[e] + l->dur_ps[e]; /* the reader keeps ends <= INT64_MAX */
+				if (e % XPR_CHUNK == 0)
+					*r = (struct xp_run_span){l->start_ps[e], end};
+				if (l->start_ps[e] < r->first)
+					r->first = l->start_ps[e];
+				if (end > r->last)
+					r->last = end;
+			}
+			run += (l->n_events + XPR_CHUNK - 1) / XPR_CHUNK;
+		}
+	return sp;
+}
+
+void xp_run_spans_free(struct xp_run_spans *sp)
+{
+	if (!sp)
+		return;
+	free(sp->n_events);
+	free(sp->runs);
+	free(sp);
+}
+
+bool xp_xspace_stream_use_spans(struct xp_xspace_stream *s, const struct xp_run_spans *sp)
+{
+	struct host_reader *hr = &s->hr;
+	if (!sp || sp->n_lines != hr->n_lines)
+		return false;
+	for (size_t j = 0; j < hr->n_lines; j++) /* the same lines, the same events: else the file changed */
+		if (hr->lines[j].n_walked != sp->n_events[j] || hr->lines[j].n_chunks != (sp->n_events[j] + XPR_CHUNK - 1) / XPR_CHUNK)
+			return false;
+	size_t run = 0;
+	for (size_t j = 0; j < hr->n_lines; j++) {
+		struct line_job *lj = &hr->lines[j];
+		for (uint32_t c = 0; c < lj->n_chunks; c++, run++) {
+			lj->chunks[c].first = sp->runs[run].first;
+			lj->chunks[c].last = sp->runs[run].last;
+		}
+		lj->spans_in_host_time = true;
+	}
+	return true;
 }

@@ -1,40 +1,51 @@
 #!/bin/sh
 # bench_trace.sh - `xpstat trace` (issue 22): the full export's throughput and peak memory against `info --format json`
 # on the same file, and one step's export of a 100-step capture against that capture's full export; decode included,
-# on one thread, the two sides of each comparison alternated (best of ROUNDS by CPU time, user + sys).
+# on one thread, the two sides of each comparison alternated (medians of ROUNDS, CPU time: user + sys); and one
+# step's export of the first capture against its full export.
 # Usage: bench_trace.sh XPSTAT XPGEN MEASURE [SIZE] [ROUNDS]   (SIZE: the first capture, 1G by default; e.g. 64M for a
-# quick run; ROUNDS: 3)
+# quick run; ROUNDS: 5)
 # Targets: the full export to plain JSON >= 200 MB/s of input with peak RSS <= 1.5x the file; --steps N at most half
 # the full export's time. The figures depend on the machine and its load (printed with them, with info's as the floor
 # of the same run); the script fails when an export fails, writes an event that is not JSON, or --steps N writes
 # events outside its step, never on time.
 set -u
-xpstat=$1 xpgen=$2 measure=$3 size=${4:-1G} rounds=${5:-3}
+xpstat=$1 xpgen=$2 measure=$3 size=${4:-1G} rounds=${5:-5}
 dir=${XPSTAT_BENCH_DIR:-${TMPDIR:-/tmp}}/xpstat-bench-trace.$$
 mkdir -p "$dir" || exit 1
 trap 'rm -rf "$dir"' EXIT
 . "$(dirname "$0")/bench_lib.sh" # field
 
+# median LIST: the median of whitespace-separated numbers (the mean of the middle two of an even count).
+median() {
+	echo "$1" | tr ' ' '\n' | grep . | sort -g | awk '{v[NR]=$1} END{printf "%.3f", NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'
+}
+
 # alternate A_OUT A_CMD B_OUT B_CMD: ROUNDS rounds of A then B (the commands are words of one string each, no
-# quoting inside); sets a_cpu a_wall a_rss and b_cpu b_wall b_rss to each side's best by CPU time.
+# quoting inside); sets a_cpu a_wall a_rss and b_cpu b_wall b_rss to each side's medians (CPU: user + sys).
 alternate() {
-	a_cpu= b_cpu=
+	a_cpus= a_walls= a_rsss= b_cpus= b_walls= b_rsss=
 	r=0
 	while [ "$r" -lt "$rounds" ]; do
 		r=$((r + 1))
 		for side in a b; do
 			if [ $side = a ]; then out=$1 cmd=$2; else out=$3 cmd=$4; fi
+			# this side's last output gone first: replacing a file of gigabytes frees its blocks in the
+			# writer's time (rename), which is the bench's doing, not the command's
+			o=$(echo "$cmd" | sed -n 's/.* -o \([^ ]*\) .*/\1/p')
+			for f in "$out" "$o"; do [ -z "$f" ] || [ "$f" = - ] || rm -f "$f"; done
+			sync
 			# shellcheck disable=SC2086 # the command's words
 			m=$("$measure" "$out" $cmd)
 			st=$(echo "$m" | field status)
 			[ "$st" = 0 ] || { echo "bench: $cmd failed (status $st)" >&2; return 1; }
 			cpu=$(awk -v u="$(echo "$m" | field user_s)" -v s="$(echo "$m" | field sys_s)" 'BEGIN{printf "%.3f", u+s}')
-			eval "best=\$${side}_cpu"
-			if [ -z "$best" ] || awk -v a="$cpu" -v b="$best" 'BEGIN{exit !(a<b)}'; then
-				eval "${side}_cpu=$cpu ${side}_wall=$(echo "$m" | field wall_s) ${side}_rss=$(echo "$m" | field maxrss_kb)"
-			fi
+			eval "${side}_cpus=\"\$${side}_cpus $cpu\" ${side}_walls=\"\$${side}_walls $(echo "$m" | field wall_s)\""
+			eval "${side}_rsss=\"\$${side}_rsss $(echo "$m" | field maxrss_kb)\""
 		done
 	done
+	a_cpu=$(median "$a_cpus") a_wall=$(median "$a_walls") a_rss=$(median "$a_rsss")
+	b_cpu=$(median "$b_cpus") b_wall=$(median "$b_walls") b_rss=$(median "$b_rsss")
 }
 
 # check_events FILE: every event line of an export parses as JSON on its own (the writer puts one per line), the
@@ -83,6 +94,23 @@ awk -v b="$bytes" -v o="$out" -v x="$xf" -v ic="$a_cpu" -v iw="$a_wall" -v ir="$
 	printf "bench: targets: full export >= 200 MB/s: %s; RSS <= 1.5x file: %s\n",
 	       (b/tc/1e6 >= 200) ? "met" : "NOT met", (tr*1024 <= 1.5*b) ? "met" : "NOT met"
 }'
+
+# middle_step CAPTURE: the middle step's number (that its name ends with, "train 11"), as --steps takes it
+middle_step() {
+	"$xpstat" steps --format csv "$1" | awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="step_name") c=i; next}
+		{sub(/.*[^0-9]/, "", $c); s[n++]=$c} END{print s[int(n/2)]}'
+}
+
+# One step of the big capture against its whole export (the full export alternated again, in this pair).
+step=$(middle_step "$cap")
+echo "bench: the same capture, $("$xpstat" steps --format csv "$cap" | tail -n +2 | wc -l) steps; exporting step $step against the whole"
+alternate "-" "$xpstat trace -q --threads 1 -o $dir/full.json $cap" \
+	"-" "$xpstat trace -q --threads 1 --steps $step -o $dir/step.json $cap" || exit 1
+rm -f "$dir/full.json" "$dir/step.json"
+awk -v fc="$a_cpu" -v sc="$b_cpu" -v sr="$b_rss" -v b="$bytes" -v n="$step" 'BEGIN{
+	printf "bench: big capture, --steps %s: CPU %.3f s (%.2fx the full export, %.3f s here), peak RSS %.0f MB (%.2fx file)\n",
+	       n, sc, sc/fc, fc, sr/1024, sr*1024/b
+}'
 rm -f "$cap"
 
 # One step of 100 against the whole: the selection must cut the work, not just the output.
@@ -91,8 +119,7 @@ echo "bench: generating a raw capture of 100 steps (16 GPUs)..."
 "$xpgen" --variant raw --gpus 16 --seed 42 --steps 100 -o "$cap" >/dev/null || exit 1
 sbytes=$(stat -c %s "$cap")
 # the middle step, by the number its name ends with ("train 11"), as --steps takes it
-step=$("$xpstat" steps --format csv "$cap" | awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="step_name") c=i; next}
-	{sub(/.*[^0-9]/, "", $c); s[n++]=$c} END{print s[int(n/2)]}')
+step=$(middle_step "$cap")
 [ -n "$step" ] || { echo "bench: no steps in the capture" >&2; exit 1; }
 echo "bench: file $(echo "$sbytes" | awk '{printf "%.1f MB", $1/1e6}'), $("$xpstat" steps --format csv "$cap" | tail -n +2 | wc -l) steps; exporting step $step against the whole"
 cat "$cap" >/dev/null

@@ -13,7 +13,9 @@ For each capture:
      exact decimal microseconds (no exponent, at most 6 fraction digits);
   2. kernel-stats, steps and tf-stats on t.json.gz give the same tables, summary, verdict and
      diagnostics as on the capture;
-  3. the .zst and the plain export hold the same document as the .gz one;
+  3. the .zst and the plain export hold the same document as the .gz one; the streamed export (the
+     default) gives the same bytes as the one read whole first (XPSTAT_TRACE_WHOLE=1), on 1 and 2
+     threads, full and with selections of planes and lines, a step, a window;
   4. --steps N writes only events overlapping step N (the step track's slice gives the span)
      and fewer than the full export; a step that does not exist is exit 2 with the step range,
      nothing written; a file that is no capture is exit 3, nothing written.
@@ -226,6 +228,42 @@ def check_selection(xpstat, name, cap, work, n_full):
     expect(f"{name}: bad input writes nothing", os.path.exists(out), False)
 
 
+def check_streamed(xpstat, name, cap, work, doc_gz):
+    """The streamed export (each line decoded as it is written; in a selection in time, only the events
+    selected) gives the bytes of the export read whole first (XPSTAT_TRACE_WHOLE=1), on one thread and on
+    two: full, a plane and line selection, the middle step, a window and a window with a minimum duration."""
+    steps = step_numbers(xpstat, cap)
+    sels = [[], ["--plane", "^/(host|device)", "--line", "."], ["--window", "1ms:30ms"],
+            ["--window", "0:2s", "--min-duration", "2us"]]
+    if steps:
+        sels.append(["--steps", str(steps[len(steps) // 2])])
+    for sel in sels:
+        outs = []
+        for env, threads in ((None, "1"), ("1", "1"), (None, "2")):
+            out = os.path.join(work, f"{name}.diff{len(outs)}.json")
+            e = dict(os.environ)
+            e.pop("XPSTAT_TRACE_WHOLE", None)
+            if env:
+                e["XPSTAT_TRACE_WHOLE"] = env
+            r = subprocess.run([xpstat, "trace", "-q", "--threads", threads, *sel, "-o", out, cap],
+                               capture_output=True, env=e)
+            if r.returncode == 2 and "--window" in sel:
+                outs.append(r.stderr)  # a window that selects nothing: the same message both ways
+                continue
+            if r.returncode != 0:
+                failures.append(f"{name}: trace {' '.join(sel)} (whole={env}, threads {threads}): exit "
+                                f"{r.returncode}: {r.stderr.decode()[:300]}")
+                return
+            with open(out, "rb") as f:
+                outs.append(f.read())
+            os.unlink(out)
+        for i, b in enumerate(outs[1:], 1):
+            expect(f"{name}: {' '.join(sel) or 'full'} export {i} (whole on 1 thread, streamed on 2) same bytes as the "
+                   f"streamed one", b == outs[0], True)
+        if not sel:
+            expect(f"{name}: the plain export holds the .gz one", outs[0] == doc_gz.encode(), True)
+
+
 def check_capture(xpstat, name, cap, work):
     gz = os.path.join(work, name + ".json.gz")
     if not run(xpstat, "trace", "-q", "-o", gz, cap):
@@ -236,6 +274,7 @@ def check_capture(xpstat, name, cap, work):
     n_x = check_valid(name, doc, raw_text)
     check_round_trip(xpstat, name, cap, gz)
     check_forms(xpstat, name, cap, work, doc)
+    check_streamed(xpstat, name, cap, work, raw_text)
     check_selection(xpstat, name, cap, work, n_x or 0)
 
 

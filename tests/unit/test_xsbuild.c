@@ -7,6 +7,7 @@
 #include "caputil.h"
 #include "check.h"
 #include "xsbuild.h"
+#include "formats/in/input.h"
 #include "formats/in/xplane_read.h"
 #include "formats/core/xperr.h"
 
@@ -408,12 +409,112 @@ static void test_shared_keys(void)
 	xsb_free(b);
 }
 
+/* Line L of the stream's read (decoded in [lo, hi) when WINDOW) holds the events of the whole read's line W
+ * that overlap the window (an instant one: lo <= start < hi), with the same times, metadata and stats. */
+static void check_stream_line(const struct xp_capture *cw, const struct xp_line *w, const struct xp_capture *cs,
+			      const struct xp_line *l, bool window, int64_t lo, int64_t hi)
+{
+	uint64_t j = 0;
+	for (uint64_t i = 0; i < w->n_events; i++) {
+		int64_t s = w->start_ps[i], d = w->dur_ps[i];
+		if (window && !(d ? s < hi && s + d > lo : s >= lo && s < hi))
+			continue;
+		REQUIRE(j < l->n_events);
+		CHECK_INT(l->start_ps[j], s);
+		CHECK_INT(l->dur_ps[j], d);
+		CHECK_INT(l->meta[j], w->meta[i]);
+		struct xp_stat_view a = xp_event_stats(w, i), b = xp_event_stats(l, j);
+		REQUIRE_INT(b.n, a.n);
+		for (uint32_t k = 0; k < a.n; k++) {
+			CHECK_INT(b.keys[k], a.keys[k]);
+			if (xp_stat_kind(a.keys[k]) == XP_STAT_STR)
+				CHECK_STR(xp_str(cs, (uint32_t)xp_view_val(&b, k)), xp_str(cw, (uint32_t)xp_view_val(&a, k)));
+			else if (xp_stat_kind(a.keys[k]) <= XP_STAT_F64)
+				CHECK(xp_view_val(&b, k) == xp_view_val(&a, k));
+		}
+		j++;
+	}
+	CHECK_INT(l->n_events, j);
+}
+
+/* xp_xspace_stream_*: line headers first, then each line's events, whole or in a window (chunks of 1,024 events
+ * outside it skipped), give what xp_read_xspace gives: lines at other timestamps (their own bases), an unsorted
+ * line, varints of every length, a line of 3,000 events. */
+static void test_stream(void)
+{
+	struct xsb *b = xsb_new();
+	xsb_keep_order(b);
+	int p = xsb_plane(b, "/host:CPU", 0), g = xsb_plane(b, "/device:GPU:0", 1);
+	int l0 = xsb_line(b, p, 1, "t", 5000), l1 = xsb_line(b, g, 2, "Stream #2", 1000), l2 = xsb_line(b, p, 3, "u", 9);
+	for (int k = 0; k < 3000; k++) {
+		int e = xsb_event(b, g, l1, k % 3 ? "kernel" : "copy", (int64_t)k * 1000, k % 7 ? 500 : 0);
+		xsb_stat_uint(b, g, e, "correlation_id", (uint64_t)k);
+		if (k % 5 == 0)
+			xsb_stat_str(b, g, e, "tf_op", k % 2 ? "a:A" : "b:B");
+	}
+	for (int k = 0; k < 10; k++) { /* 1 to 10 byte varints; out of order */
+		uint64_t v = k == 9 ? UINT64_MAX : (1ull << (7 * (k + 1))) - 1;
+		int e = xsb_event(b, p, l0, "ev", k < 9 ? (int64_t)(v >> 1) : INT64_MAX / 4, k < 8 ? (int64_t)v : 7);
+		xsb_stat_uint(b, p, e, "u", v);
+		xsb_event(b, p, l2, "late", 900000 - k * 1000, 2000);
+	}
+	size_t n;
+	uint8_t *bytes = xsb_pack(b, &n);
+	struct xp_read_opts ro = {.threads = 1};
+	struct xp_err err = {0};
+	struct xp_capture *cw = xp_capture_new();
+	REQUIRE(!xp_read_xspace(cw, "s", bytes, n, &ro, &err));
+	static const int64_t windows[][2] = {{0, 1}, {1500000, 1600000}, {2000000, 2000001}, {4000000, 9000000},
+					     {-5, 1000000000}, {INT64_MIN / 2, INT64_MAX / 2},
+					     {2014499, 2014600}, {2013000, 2013001}, /* the last events of the first chunk */
+					     {2015000, 2015001}}; /* the first of the second */
+	/* each window without the runs' spans (every event's times read), with those the stream's walk notes, and
+	 * with those of the whole read (runs outside skipped unread) */
+	const size_t nw = sizeof windows / sizeof *windows;
+	struct xp_run_spans *spans = xp_run_spans_of(&cw->hosts[0]);
+	for (size_t t = 0; t <= 3 * nw; t++) {
+		bool window = t < 3 * nw;
+		const int64_t *wt = windows[t / 3];
+		struct xp_read_opts so = {.threads = 1, .stream_spans = t % 3 == 1};
+		struct xp_capture *cs = xp_capture_new();
+		struct xp_buf buf = {.data = bytes, .len = n};
+		struct xp_xspace_stream *st;
+		REQUIRE(!xp_xspace_stream_open(cs, "s", &buf, &so, &st, &err));
+		if (t % 3 == 2)
+			REQUIRE(xp_xspace_stream_use_spans(st, spans));
+		struct xp_host *h = &cs->hosts[0];
+		CHECK_INT(h->base_ns, cw->hosts[0].base_ns);
+		REQUIRE_INT(h->n_planes, cw->hosts[0].n_planes);
+		for (uint32_t i = 0; i < h->n_planes; i++) {
+			REQUIRE_INT(h->planes[i].n_lines, cw->hosts[0].planes[i].n_lines);
+			for (uint32_t k = 0; k < h->planes[i].n_lines; k++) {
+				struct xp_line *l = &h->planes[i].lines[k];
+				const struct xp_line *w = &cw->hosts[0].planes[i].lines[k];
+				CHECK_INT(l->n_events, w->n_events); /* the headers' count, before any event is read */
+				CHECK_INT(l->timestamp_ns, w->timestamp_ns);
+				CHECK_STR(xp_str(cs, l->name), xp_str(cw, w->name));
+				int rc = window ? xp_xspace_stream_line_in(st, h, l, wt[0], wt[1], &err)
+						: xp_xspace_stream_line(st, h, l, &err);
+				REQUIRE(!rc);
+				check_stream_line(cw, w, cs, l, window, window ? wt[0] : 0, window ? wt[1] : 0);
+				xp_line_release(l);
+			}
+		}
+		xp_xspace_stream_close(st);
+		xp_capture_free(cs);
+	}
+	xp_run_spans_free(spans);
+	xp_capture_free(cw);
+	free(bytes);
+	xsb_free(b);
+}
+
 int main(void)
 {
 	static const struct test tests[] = {
 		TEST(test_structure), TEST(test_metadata_ids), TEST(test_stat_kinds), TEST(test_event_order),
 		TEST(test_keep_order), TEST(test_hosts), TEST(test_pack_stable), TEST(test_varint_lengths),
-		TEST(test_long_length_prefix), TEST(test_drop_stats), TEST(test_shared_keys),
+		TEST(test_long_length_prefix), TEST(test_drop_stats), TEST(test_shared_keys), TEST(test_stream),
 	};
 	return RUN_TESTS("test_xsbuild", tests);
 }
