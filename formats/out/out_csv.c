@@ -19,7 +19,7 @@
  *   No BOM. Text is UTF-8; a byte that is not valid UTF-8 becomes U+FFFD.
  * - A field is quoted only when it must be: when it holds a comma, a double
  *   quote, CR or LF, or starts or ends with a space or tab. Quoting is done
- *   by libcsv (csv_fwrite: the field in double quotes, inner quotes doubled).
+ *   as libcsv's csv_fwrite does it: the field in double quotes, inner quotes doubled.
  *   The one other quoted field is the empty field of a one-column table,
  *   written "" so the record is not an empty line that readers skip.
  * - Numbers are raw, with '.' decimals and no thousands separators: integers,
@@ -45,17 +45,30 @@ static bool needs_quotes(const char *s, size_t n)
 	return strpbrk(s, ",\"\r\n") != NULL;
 }
 
+/* In double quotes, inner quotes doubled (RFC 4180; libcsv's csv_fwrite writes the same bytes a character at a
+ * time): written in runs between the quotes. */
+static void put_quoted(FILE *f, const char *s, size_t n)
+{
+	putc_unlocked('"', f);
+	for (const char *q; (q = memchr(s, '"', n)); n -= (size_t)(q + 1 - s), s = q + 1) {
+		fwrite_unlocked(s, 1, (size_t)(q + 1 - s), f);
+		putc_unlocked('"', f);
+	}
+	fwrite_unlocked(s, 1, n, f);
+	putc_unlocked('"', f);
+}
+
 /* LONE: the only field of its record, where an empty field must not vanish. */
 static void put_field(FILE *f, const char *s, bool lone)
 {
 	size_t n = strlen(s);
 
 	if (needs_quotes(s, n))
-		csv_fwrite(f, s, n);
+		put_quoted(f, s, n);
 	else if (!n && lone)
-		fputs("\"\"", f);
+		fputs_unlocked("\"\"", f);
 	else
-		fwrite(s, 1, n, f);
+		fwrite_unlocked(s, 1, n, f);
 }
 
 static bool formula_like(const char *s)
@@ -63,9 +76,32 @@ static bool formula_like(const char *s)
 	return s[0] && strchr("=+-@\t\r", s[0]);
 }
 
+/* Printable ASCII that needs neither quotes nor a formula guard: most names, written as they are without a copy. */
+static bool plain_field(const char *s, size_t *len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	if (!*p || *p == ' ' || strchr("=+-@", *p))
+		return false;
+	for (; *p; p++)
+		if (*p < 0x20 || *p >= 0x7f || *p == ',' || *p == '"')
+			return false;
+	*len = (size_t)(p - (const unsigned char *)s);
+	return p[-1] != ' ';
+}
+
 static void put_text(FILE *f, const char *s, const struct xp_out_opts *o, bool lone)
 {
-	char *clean = xp_utf8_sanitize(s ? s : "");
+	size_t len;
+	if (s && plain_field(s, &len)) {
+		fwrite_unlocked(s, 1, len, f);
+		return;
+	}
+	bool ascii = true;
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p && ascii; p++)
+		ascii = *p < 0x80;
+	char *clean = ascii ? strdup(s ? s : "") : xp_utf8_sanitize(s ? s : "");   /* ASCII is UTF-8 as it is */
+	if (!clean)
+		xp_oom();
 
 	if (!o->csv_raw && formula_like(clean)) {
 		size_t n = strlen(clean);
@@ -82,6 +118,19 @@ static void put_text(FILE *f, const char *s, const struct xp_out_opts *o, bool l
 	free(clean);
 }
 
+static void put_i64(FILE *f, int64_t v)
+{
+	char buf[24], *p = buf + sizeof buf;
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;   /* INT64_MIN's magnitude does not fit int64_t */
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	fwrite_unlocked(p, 1, (size_t)(buf + sizeof buf - p), f);
+}
+
 static void put_cell(FILE *f, const struct xp_cell *c, const struct xp_col *col,
 		     const struct xp_out_opts *o, bool lone)
 {
@@ -96,8 +145,8 @@ static void put_cell(FILE *f, const struct xp_cell *c, const struct xp_col *col,
 	case XP_T_INT:
 	case XP_T_ID:
 	case XP_T_BYTES:
-		snprintf(num, sizeof(num), "%" PRId64, c->v.i);
-		break;
+		put_i64(f, c->v.i);
+		return;
 	case XP_T_UINT:
 		snprintf(num, sizeof(num), "%" PRIu64, c->v.u);
 		break;
@@ -166,20 +215,23 @@ static int csv_write_result(const struct xp_result *r, FILE *f, const struct xp_
 	if (!t)
 		return XP_EXIT_USAGE;
 	lone = t->n_cols == 1;
+	/* One lock for the whole table: stdio locks the stream at every call otherwise, twice a cell. */
+	flockfile(f);
 	for (c = 0; c < t->n_cols; c++) {
 		if (c)
-			fputc(',', f);
+			putc_unlocked(',', f);
 		put_field(f, t->cols[c].key, lone);
 	}
-	fputs("\r\n", f);
+	fputs_unlocked("\r\n", f);
 	for (row = 0; row < t->n_rows; row++) {
 		for (c = 0; c < t->n_cols; c++) {
 			if (c)
-				fputc(',', f);
+				putc_unlocked(',', f);
 			put_cell(f, xp_table_cell(t, row, c), &t->cols[c], o, lone);
 		}
-		fputs("\r\n", f);
+		fputs_unlocked("\r\n", f);
 	}
+	funlockfile(f);
 	return 0;
 }
 
