@@ -536,18 +536,47 @@ static bool has_step_markers(const struct host_survey *hs)
 	return hs->total.step_roots > 0 || hs->total.steps_line_events > 0;
 }
 
-/* XLA device events resolved to an instruction of the host's HLO protos (hosts with XLA ops only). */
+/* What the hlo row says: XLA device events, those resolved to an instruction, ambiguously, and the HLO protos that
+ * did not decode. */
+struct hlo_counts {
+	uint64_t events, resolved, ambiguous, bad;
+	const char *problem;
+};
+
+static bool any_hlo_op_stat(const struct xp_capture *c, const struct xp_host *h)
+{
+	for (uint32_t i = 0; i < h->n_planes; i++)
+		if (h->planes[i].kind == XP_PLANE_GPU && xp_plane_stat_id(c, &h->planes[i], "hlo_op"))
+			return true;
+	return false;
+}
+
+static void hlo_row_of(struct xp_result *r, struct xp_table *t, const char *host, const struct hlo_counts *k)
+{
+	if (!k->events && !k->bad)
+		return;
+	analysis_row(t, host, "hlo", k->resolved > 0,
+		     "%" PRIu64 " of %" PRIu64 " XLA device events resolved to an HLO instruction (%.1f%%)", k->resolved,
+		     k->events, k->events ? 100.0 * (double)k->resolved / (double)k->events : 0.0);
+	xp_hlo_diagnostics(r, k->bad, k->problem, k->events, k->resolved, k->ambiguous);
+}
+
+/* XLA device events resolved to an instruction of the host's HLO protos (hosts with XLA ops only). A host whose GPU
+ * planes name no hlo_op stat has no XLA event: its HLO protos alone are read, not its device op rows (an op and
+ * kernel pair per row, millions of events to look up on a TensorFlow GPU capture). */
 static void hlo_row(struct xp_result *r, struct xp_table *t, const struct xp_capture *c, uint32_t h)
 {
-	struct xp_op_db *db = xp_op_db_device(c, &c->hosts[h], NULL);
-	if (db->n_xla_events || db->n_hlo_bad) {
-		analysis_row(t, c->hosts[h].name, "hlo", db->n_xla_resolved > 0,
-			     "%" PRIu64 " of %" PRIu64 " XLA device events resolved to an HLO instruction (%.1f%%)",
-			     db->n_xla_resolved, db->n_xla_events,
-			     db->n_xla_events ? 100.0 * (double)db->n_xla_resolved / (double)db->n_xla_events : 0.0);
-		xp_hlo_diagnostics(r, db->n_hlo_bad, db->hlo_problem, db->n_xla_events, db->n_xla_resolved,
-				   db->n_xla_ambiguous);
+	const struct xp_host *host = &c->hosts[h];
+	if (!any_hlo_op_stat(c, host)) {
+		struct xp_hlo_db *hlo = xp_hlo_db_build(c, host);
+		struct hlo_counts k = {.bad = hlo->n_bad, .problem = hlo->n_bad ? hlo->first_bad : NULL};
+		hlo_row_of(r, t, host->name, &k);
+		xp_hlo_db_free(hlo);
+		return;
 	}
+	struct xp_op_db *db = xp_op_db_device(c, host, NULL);
+	struct hlo_counts k = {db->n_xla_events, db->n_xla_resolved, db->n_xla_ambiguous, db->n_hlo_bad, db->hlo_problem};
+	hlo_row_of(r, t, host->name, &k);
 	xp_op_db_free(db);
 }
 

@@ -146,7 +146,7 @@ def xs_length_past_end(d):
     return [p]
 
 
-def hlo_file(d, progs, ops, numbered=False):
+def hlo_file(d, progs, ops, numbered=False, op_stat='hlo_op'):
     """A JAX GPU capture: /host:metadata with one event metadata entry per (program id, Hlo Proto stat value:
     bytes, or a str for a stat that is not bytes), and a GPU plane with one kernel per (program id, HLO op)
     carrying hlo_module/hlo_op/program_id, so the analyses resolve them through the HLO."""
@@ -159,7 +159,7 @@ def hlo_file(d, progs, ops, numbered=False):
            for i, (pid, op) in enumerate(ops)]
     gpu = wire.plane(2, '/device:GPU:0', lines=[wire.line(1, 'stream 1', 1000, evs)],
                      event_metas=[(1 + i, 'kernel_%d' % i) for i in range(len(ops))],
-                     stat_metas=[(1, 'hlo_module'), (2, 'hlo_op'), (3, 'program_id')])
+                     stat_metas=[(1, 'hlo_module'), (2, op_stat), (3, 'program_id')])
     return [xs_file(d, [gpu, meta])]
 
 
@@ -235,6 +235,13 @@ def hlo_unreadable(d):
     good = hs.hlo('jit_f', [main])
     progs = [(5, good), (6, good[:len(good) // 2]), (7, b'\x0a\xff\xff\xff\xff\x0f' + b'\xff' * 40), (8, 'text')]
     return hlo_file(d, progs, [(p, 'dot.1') for p in (5, 6, 7, 8)])
+
+
+def hlo_unreadable_tf_kernels(d):
+    """HLO protos that do not decode on a host whose kernels are TensorFlow's (tf_op, no hlo_op stat at all): info
+    reads the protos alone there, and must still say that they do not decode."""
+    progs = [(6, b'\x0a\xff\xff\xff\xff\x0f' + b'\xff' * 40), (8, 'text')]
+    return hlo_file(d, progs, [(6, 'MatMul'), (8, 'Relu')], op_stat='tf_op')
 
 
 def hlo_program_id_stat(d):
@@ -419,6 +426,8 @@ XS = [
     ('hlo-huge-repeated', hlo_huge_repeated, 'ok', rb'5 of 5 XLA device events resolved'),
     ('hlo-program-id-stat', hlo_program_id_stat, 'ok', rb'2 of 2 XLA device events resolved'),
     ('hlo-unreadable', hlo_unreadable, 'ok', rb'(?s)1 of 4 XLA device events resolved.*3 HLO protos of \S+ do not decode'),
+    ('hlo-unreadable-tf-kernels', hlo_unreadable_tf_kernels, 'ok',
+     rb'(?s)0 of 0 XLA device events resolved.*2 HLO protos of \S+ do not decode'),
     ('tj-extreme-ids', tj_ids, 'ok', None),
     ('tj-extreme-times', tj_times, 'bad', None),
     ('tj-nasty-names', tj_nasty_names, 'ok', None),
