@@ -127,7 +127,7 @@ static void alc_row(struct xp_table *t, const char *host, const struct mem_alc *
 
 static void breakdown_rows(struct xp_table *t, const char *host, const struct mem *m, const struct mem_alc *a)
 {
-	struct mem_row *rows;
+	struct mem_row *rows = NULL;   /* the breakdown makes its array even when it holds no row */
 	size_t n = a->has_peak ? xp_mem_breakdown(&m->hosts[a->host], a, &rows) : 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct mem_row *b = &rows[i];
@@ -142,8 +142,7 @@ static void breakdown_rows(struct xp_table *t, const char *host, const struct me
 		xp_state_set_i64(t, row, MB_REQ, b->req);
 		xp_state_set_u64(t, row, MB_OCC, b->occ);
 	}
-	if (n)
-		free(rows);
+	free(rows);
 }
 
 static void peak_cells(struct xp_table *t, size_t row, size_t col, const struct xp_pt_peak *p)
