@@ -85,12 +85,14 @@ static inline bool keyed_less(const struct keyed *a, const struct keyed *b)
 
 XP_DEFINE_SORT(sort_keyed, struct keyed, keyed_less)
 
-/* --- correlation_id -> node (open addressing; the last insert wins) -------- */
+/* --- correlation_id -> launch (open addressing, sized once; the last insert wins) --- */
 
+/* A slot holds an index into the launch arrays, not the id and node: 4 bytes
+ * a slot instead of 12, and the id is read from the launch array on a probe. */
 struct corr_map {
-	uint64_t *keys;
-	uint32_t *vals;         /* node + 1; 0 = empty */
-	size_t cap, n;
+	const uint64_t *ids;    /* correlation id of each launch */
+	uint32_t *slots;        /* launch index + 1; 0 = empty */
+	size_t cap;
 };
 
 static uint64_t mix(uint64_t x)
@@ -101,43 +103,30 @@ static uint64_t mix(uint64_t x)
 	return x;
 }
 
-static void corr_put(struct corr_map *m, uint64_t key, uint32_t node);
-
-static void corr_grow(struct corr_map *m)
+static void corr_init(struct corr_map *m, const uint64_t *ids, size_t n)
 {
-	struct corr_map old = *m;
-	m->cap = old.cap ? old.cap * 2 : 1024;
-	m->keys = xcalloc(m->cap, sizeof *m->keys);
-	m->vals = xcalloc(m->cap, sizeof *m->vals);
-	m->n = 0;
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.vals[i])
-			corr_put(m, old.keys[i], old.vals[i] - 1);
-	free(old.keys);
-	free(old.vals);
+	m->ids = ids;
+	m->cap = 1024;
+	while (m->cap < 2 * n + 2)
+		m->cap *= 2;
+	m->slots = xcalloc(m->cap, sizeof *m->slots);
 }
 
-static void corr_put(struct corr_map *m, uint64_t key, uint32_t node)
+static void corr_put(struct corr_map *m, uint32_t launch)
 {
-	if (2 * (m->n + 1) > m->cap)
-		corr_grow(m);
+	uint64_t key = m->ids[launch];
 	size_t j = mix(key) & (m->cap - 1);
-	while (m->vals[j] && m->keys[j] != key)
+	while (m->slots[j] && m->ids[m->slots[j] - 1] != key)
 		j = (j + 1) & (m->cap - 1);
-	if (!m->vals[j])
-		m->n++;
-	m->keys[j] = key;
-	m->vals[j] = node + 1;
+	m->slots[j] = launch + 1;
 }
 
-static bool corr_get(const struct corr_map *m, uint64_t key, uint32_t *node)
+static bool corr_get(const struct corr_map *m, uint64_t key, uint32_t *launch)
 {
-	if (!m->cap)
-		return false;
 	size_t j = mix(key) & (m->cap - 1);
-	while (m->vals[j]) {
-		if (m->keys[j] == key) {
-			*node = m->vals[j] - 1;
+	while (m->slots[j]) {
+		if (m->ids[m->slots[j] - 1] == key) {
+			*launch = m->slots[j] - 1;
 			return true;
 		}
 		j = (j + 1) & (m->cap - 1);
@@ -467,17 +456,13 @@ static void link_correlations(struct forest *f)
 		free(direct);
 		return;
 	}
-	f->launches.cap = 1024;
-	while (f->launches.cap < 2 * n + 2)
-		f->launches.cap *= 2;
-	f->launches.keys = xcalloc(f->launches.cap, sizeof *f->launches.keys);
-	f->launches.vals = xcalloc(f->launches.cap, sizeof *f->launches.vals);
+	corr_init(&f->launches, f->launch_corr, n);
 	for (size_t k = 0; k < n; k++)
-		corr_put(&f->launches, f->launch_corr[k], f->launch_nodes.v[k]);
+		corr_put(&f->launches, (uint32_t)k);
 	for (size_t k = 0; k < f->exec_nodes.n; k++) {
 		uint32_t launch;
 		if (corr_get(&f->launches, f->exec_corr[k], &launch))
-			add_edge(f, launch, f->exec_nodes.v[k]);
+			add_edge(f, f->launch_nodes.v[launch], f->exec_nodes.v[k]);
 	}
 }
 
@@ -994,8 +979,7 @@ static void free_forest(struct forest *f)
 	free(f->pidx);
 	free(f->roots);
 	free(f->contexts.v);
-	free(f->launches.keys);
-	free(f->launches.vals);
+	free(f->launches.slots);
 	free(f->launch_nodes.v);
 	free(f->launch_corr);
 	free(f->exec_nodes.v);
@@ -1009,6 +993,33 @@ static void free_forest(struct forest *f)
 	}
 	free(f->mkind);
 	free(f->srole);
+}
+
+/* The link lists are freed as soon as their edges are made, so that the CSR
+ * and the group walk that follow do not add to them at the peak. */
+static void drop_keys(struct keyvec *kv)
+{
+	free(kv->v);
+	*kv = (struct keyvec){0};
+}
+
+static void drop_correlations(struct forest *f)
+{
+	free(f->launches.slots);
+	f->launches = (struct corr_map){0};
+	free(f->launch_nodes.v);
+	free(f->exec_nodes.v);
+	f->launch_nodes = f->exec_nodes = (struct u32vec){0};
+	free(f->launch_corr);
+	free(f->exec_corr);
+	f->launch_corr = f->exec_corr = NULL;
+}
+
+static void drop_extra_edges(struct forest *f)
+{
+	free(f->ex_from.v);
+	free(f->ex_to.v);
+	f->ex_from = f->ex_to = (struct u32vec){0};
 }
 
 void xp_group_host(const struct xp_capture *c, struct xp_prep_host *ph, bool index_only, struct xp_group_out *out)
@@ -1029,11 +1040,16 @@ void xp_group_host(const struct xp_capture *c, struct xp_prep_host *ph, bool ind
 	} else if (!f.loop_ops) {
 		scan_events(&f);
 		link_contexts(&f);
+		drop_keys(&f.contexts);
 		link_correlations(&f);
+		drop_correlations(&f);
 		link_iterators(&f);
 		collect_tfdata_ids(&f);
+		drop_keys(&f.getnexts);
 		loop_roots(&f);
+		drop_keys(&f.iters);
 		build_csr(&f);
+		drop_extra_edges(&f);
 		f.named_root = xcalloc(((size_t)f.n + 7) / 8, 1);
 		assign_groups(&f, ph);
 		if (ph->n_groups)
