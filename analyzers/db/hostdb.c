@@ -62,7 +62,7 @@ size_t xp_op_db_enter(struct xp_op_db *db, enum xp_op_kind kind, const char *mod
 	bool created;
 	size_t row = xp_op_db_row(db, kind, module, name, &created);
 	if (created)
-		db->rows[row].category = xstrndup(category ? category : "", category ? strlen(category) : 0);
+		db->rows[row].category = xp_op_db_text0(db, category ? category : "");
 	enter_row(db, row, created, occurrences, time_ps, children_ps, flops, bytes, eager, eager_or);
 	return row;
 }
@@ -227,7 +227,7 @@ static size_t src_row(struct hpass *hp, const struct op_src *src)
 		bool created;
 		size_t row = xp_op_db_row(hp->db, XP_OPK_STAGE, key, xp_str(hp->c, hp->p->emeta[src->meta].name), &created);
 		if (created)
-			hp->db->rows[row].category = xstrndup(src->s, src->len);
+			hp->db->rows[row].category = xp_op_db_text(hp->db, src->s, src->len);
 		return row;
 	}
 	if (!src->interned)
@@ -348,14 +348,11 @@ static size_t tf_text_row(struct hpass *hp, const char *s, size_t len)
 	struct xp_tfop t;
 	xp_parse_tf_op(s, len, &t);
 	char *name = xstrndup(t.name, t.name_len);
-	char *type = xstrndup(t.type ? t.type : "", t.type ? t.type_len : 0);
 	bool created;
 	size_t row = xp_op_db_row(hp->db, XP_OPK_TF, NULL, name, &created);
 	/* The category is the first type seen. */
 	if (created)
-		hp->db->rows[row].category = type;
-	else
-		free(type);
+		hp->db->rows[row].category = xp_op_db_text(hp->db, t.type ? t.type : "", t.type ? t.type_len : 0);
 	free(name);
 	return row;
 }
@@ -472,7 +469,7 @@ static void finish_line(struct hpass *hp)
 	if (!hp->idle_made) {
 		bool created;
 		hp->idle_row = xp_op_db_row(hp->db, XP_OPK_IDLE, NULL, "IDLE", &created);
-		hp->db->rows[hp->idle_row].category = xstrndup("IDLE", 4);
+		hp->db->rows[hp->idle_row].category = xp_op_db_text0(hp->db, "IDLE");
 		hp->idle_made = true;
 	}
 	struct xp_op_row *idle = &hp->db->rows[hp->idle_row];

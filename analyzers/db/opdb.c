@@ -5,6 +5,7 @@
 #include "formats/model/capture.h"
 #include "formats/core/xalloc.h"
 #include "formats/core/satint.h"
+#include "formats/core/strpool.h"
 #include "hlodb.h"
 
 #include <inttypes.h>
@@ -23,7 +24,7 @@
 
 struct xp_op_index {
 	size_t cap;         /* power of two */
-	size_t *slot;       /* row index + 1; 0 = empty */
+	uint32_t *slot;     /* row index + 1; 0 = empty */
 };
 
 static char *xstrndup(const char *s, size_t n)
@@ -36,9 +37,16 @@ static char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
-static char *xstrdup_or_null(const char *s)
+/* Texts are pooled: a category or tf_op text that many rows share is kept once, and no text costs a
+ * malloc of its own. */
+const char *xp_op_db_text(struct xp_op_db *db, const char *s, size_t len)
 {
-	return s ? xstrndup(s, strlen(s)) : NULL;
+	return s ? xp_pool_str(db->texts, s, len) : NULL;
+}
+
+const char *xp_op_db_text0(struct xp_op_db *db, const char *s)
+{
+	return s ? xp_pool_str(db->texts, s, strlen(s)) : NULL;
 }
 
 /* Rows with the same kind, module and name are one row. */
@@ -70,7 +78,7 @@ static void index_put(struct xp_op_index *ix, const struct xp_op_db *db, size_t 
 	size_t mask = ix->cap - 1, i = (size_t)row_hash(r->kind, r->module, r->name) & mask;
 	while (ix->slot[i])
 		i = (i + 1) & mask;
-	ix->slot[i] = row + 1;
+	ix->slot[i] = (uint32_t)row + 1;
 }
 
 static void index_rebuild(struct xp_op_db *db)
@@ -90,6 +98,7 @@ static struct xp_op_db *db_new(void)
 {
 	struct xp_op_db *db = xcalloc(1, sizeof *db);
 	db->index = xcalloc(1, sizeof *db->index);
+	db->texts = xp_pool_new();
 	index_rebuild(db);
 	return db;
 }
@@ -118,11 +127,13 @@ static size_t db_get(struct xp_op_db *db, enum xp_op_kind kind, const char *modu
 		if (!db->rows)
 			xp_oom();
 	}
+	if (db->n >= UINT32_MAX - 1)
+		xp_die("too many op rows in one database (more than 2^32)");
 	row = db->n++;
 	memset(&db->rows[row], 0, sizeof db->rows[row]);
 	db->rows[row].kind = kind;
-	db->rows[row].module = xstrdup_or_null(module);
-	db->rows[row].name = xstrndup(name, strlen(name));
+	db->rows[row].module = xp_op_db_text0(db, module);
+	db->rows[row].name = xp_op_db_text0(db, name);
 	db->rows[row].program_id = -1;
 	if (db->index->cap < db->n * 2 + 2)
 		index_rebuild(db);
@@ -135,12 +146,7 @@ void xp_op_db_free(struct xp_op_db *db)
 {
 	if (!db)
 		return;
-	for (size_t i = 0; i < db->n; i++) {
-		free(db->rows[i].name);
-		free(db->rows[i].module);
-		free(db->rows[i].category);
-		free(db->rows[i].provenance);
-	}
+	xp_pool_free(db->texts);
 	free(db->hlo_problem);
 	free(db->rows);
 	free(db->index->slot);
@@ -191,7 +197,8 @@ static void cache_grow(struct row_cache *k)
 /* The cache slot of (a, b, c), empty (a == 0) when it is new. */
 static struct cache_slot *cache_get(struct row_cache *k, uintptr_t a, uintptr_t b, uint64_t c)
 {
-	if (k->n * 2 >= k->cap)
+	/* Up to three quarters full: a slot is 32 bytes, and a row is looked up once per name, not per event. */
+	if (k->n * 4 >= k->cap * 3)
 		cache_grow(k);
 	return &k->slot[cache_pos(k, a, b, c)];
 }
@@ -285,7 +292,7 @@ static size_t xla_row_unresolved(struct plane_pass *pp, const struct xp_value *h
 	size_t row = db_get(pp->db, XP_OPK_XLA, module, op, &created);
 	if (created) {
 		const char *dot = strchr(op, '.');
-		pp->db->rows[row].category = xstrndup(op, dot ? (size_t)(dot - op) : strlen(op));
+		pp->db->rows[row].category = xp_op_db_text(pp->db, op, dot ? (size_t)(dot - op) : strlen(op));
 	}
 	free(op);
 	free(module);
@@ -304,9 +311,9 @@ static size_t xla_row_resolved(struct plane_pass *pp, const struct xp_hlo_hit *h
 	size_t row = db_get(pp->db, XP_OPK_XLA, module, hit->in->name, &created);
 	struct xp_op_row *r = &pp->db->rows[row];
 	if (created) {
-		r->category = xstrndup(hit->in->category, strlen(hit->in->category));
+		r->category = xp_op_db_text0(pp->db, hit->in->category);
 		xp_hlo_framework_op(hit->in, prov, sizeof prov);
-		r->provenance = xstrndup(prov, strlen(prov));
+		r->provenance = xp_op_db_text0(pp->db, prov);
 		r->program_id = hit->ambiguous ? -1 : hit->mod->program_id;
 		/* Which of the programs ran is unknown: their shapes, so their costs, may differ. A byte count
 		 * the decoder saturated (shapes that overflow or are negative) is no count either. */
@@ -426,8 +433,8 @@ static size_t tf_row(struct plane_pass *pp, const struct xp_line *l, uint64_t i,
 	if (created) {
 		/* The first occurrence's, as the builder keeps; the first of a later plane would give the same
 		 * name, so a non-empty category and provenance (a TF row always has them) stay. */
-		r->category = t.type_len ? xstrndup(t.type, t.type_len) : xstrndup("unknown", 7);
-		r->provenance = xstrndup(tf->s, tf->len);
+		r->category = t.type_len ? xp_op_db_text(pp->db, t.type, t.type_len) : xp_op_db_text0(pp->db, "unknown");
+		r->provenance = xp_op_db_text(pp->db, tf->s, tf->len);
 	}
 	return row;
 }
@@ -488,7 +495,7 @@ static void finish_plane(struct plane_pass *pp)
 	bool created;
 	size_t row = db_get(db, XP_OPK_IDLE, NULL, "IDLE", &created);
 	if (created)
-		db->rows[row].category = xstrndup("IDLE", 4);
+		db->rows[row].category = xp_op_db_text0(db, "IDLE");
 	db->rows[row].time_ps += total - op;
 	db->rows[row].self_ps += total - op;
 	db->rows[row].num_cores++;
@@ -523,7 +530,13 @@ static void read_plane(struct plane_pass *pp, const struct xp_plane *p)
 /* --- combining (spec §3.4) ----------------------------------------------------- */
 
 /* Copy a text field into a row where it is still empty: metadata comes from the first non-empty. */
-static void fill_text(char **dst, const char *src)
+static void fill_text(struct xp_op_db *db, const char **dst, const char *src)
+{
+	if ((!*dst || !**dst) && src && *src)
+		*dst = xp_op_db_text0(db, src);
+}
+
+static void fill_problem(char **dst, const char *src)
 {
 	if ((!*dst || !**dst) && src && *src) {
 		free(*dst);
@@ -532,7 +545,7 @@ static void fill_text(char **dst, const char *src)
 }
 
 /* What a resolved XLA row knows of its instruction. */
-static void copy_hlo_facts(struct xp_op_row *d, const struct xp_op_row *s)
+static void copy_hlo_facts(struct xp_op_db *db, struct xp_op_row *d, const struct xp_op_row *s)
 {
 	d->program_id = s->program_id;
 	d->cost_known = s->cost_known;
@@ -541,7 +554,7 @@ static void copy_hlo_facts(struct xp_op_row *d, const struct xp_op_row *s)
 	d->hlo_flops = s->hlo_flops;
 	d->hlo_bytes = s->hlo_bytes;
 	if (!d->provenance && s->provenance)
-		d->provenance = xstrndup(s->provenance, strlen(s->provenance));
+		d->provenance = xp_op_db_text0(db, s->provenance);
 }
 
 void xp_op_db_merge(struct xp_op_db *into, const struct xp_op_db *from)
@@ -551,8 +564,8 @@ void xp_op_db_merge(struct xp_op_db *into, const struct xp_op_db *from)
 		bool created;
 		size_t row = db_get(into, s->kind, s->module, s->name, &created);
 		struct xp_op_row *d = &into->rows[row];
-		fill_text(&d->category, s->category);
-		fill_text(&d->provenance, s->provenance);
+		fill_text(into, &d->category, s->category);
+		fill_text(into, &d->provenance, s->provenance);
 		d->occurrences += s->occurrences;
 		d->time_ps += s->time_ps;
 		d->self_ps += s->self_ps;
@@ -562,7 +575,7 @@ void xp_op_db_merge(struct xp_op_db *into, const struct xp_op_db *from)
 		d->num_cores += s->num_cores;
 		d->executions += s->executions;
 		if (created)
-			copy_hlo_facts(d, s);
+			copy_hlo_facts(into, d, s);
 	}
 	into->total_time_ps += from->total_time_ps;
 	into->total_op_time_ps += from->total_op_time_ps;
@@ -572,7 +585,7 @@ void xp_op_db_merge(struct xp_op_db *into, const struct xp_op_db *from)
 	into->n_xla_resolved += from->n_xla_resolved;
 	into->n_xla_ambiguous += from->n_xla_ambiguous;
 	into->n_hlo_bad += from->n_hlo_bad;
-	fill_text(&into->hlo_problem, from->hlo_problem);
+	fill_problem(&into->hlo_problem, from->hlo_problem);
 }
 
 struct xp_op_db *xp_op_db_empty(void)
@@ -597,10 +610,8 @@ struct xp_op_db *xp_op_db_absorb(struct xp_op_db *into, struct xp_op_db *from)
 	/* FROM is what merging it into the empty INTO gives, but for the texts a merge leaves out: an empty
 	 * category (fill_text copies non-empty ones only) and an empty first problem. */
 	for (size_t i = 0; i < from->n; i++)
-		if (from->rows[i].category && !from->rows[i].category[0]) {
-			free(from->rows[i].category);
+		if (from->rows[i].category && !from->rows[i].category[0])
 			from->rows[i].category = NULL;
-		}
 	if (from->hlo_problem && !from->hlo_problem[0]) {
 		free(from->hlo_problem);
 		from->hlo_problem = NULL;
@@ -641,7 +652,7 @@ static void tf_level_key(const struct xp_op_row *r, enum xp_op_kind *kind, const
 	if (r->kind == XP_OPK_IDLE || (r->kind == XP_OPK_XLA && !xla_resolved)) {
 		/* XLA rows no HLO proto resolved have no framework op: they keep their HLO name and category. */
 		*name = xstrndup(r->name, strlen(r->name));
-		*category = xstrdup_or_null(r->category);
+		*category = r->category ? xstrndup(r->category, strlen(r->category)) : NULL;
 		return;
 	}
 	if (xla_resolved)
@@ -667,11 +678,10 @@ static void tf_level_add(struct xp_op_db *tf, const struct xp_op_row *r)
 	size_t row = db_get(tf, kind, module, name, &created);
 	struct xp_op_row *d = &tf->rows[row];
 	if (created) {
-		d->category = category;
-		d->provenance = xstrdup_or_null(r->provenance);
+		d->category = xp_op_db_text0(tf, category);
+		d->provenance = xp_op_db_text0(tf, r->provenance);
 		d->cost_known = r->cost_known;
 		d->elem_type = r->elem_type;
-		category = NULL;
 	}
 	d->cost_known &= r->cost_known;
 	d->flops_gap |= r->flops_gap;
@@ -707,7 +717,7 @@ struct xp_op_db *xp_op_db_tf_level(const struct xp_op_db *dev, bool with_idle)
 	tf->n_xla_resolved = dev->n_xla_resolved;
 	tf->n_xla_ambiguous = dev->n_xla_ambiguous;
 	tf->n_hlo_bad = dev->n_hlo_bad;
-	fill_text(&tf->hlo_problem, dev->hlo_problem);
+	fill_problem(&tf->hlo_problem, dev->hlo_problem);
 	return tf;
 }
 

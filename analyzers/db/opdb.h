@@ -14,10 +14,11 @@ enum xp_op_kind {
 };
 
 struct xp_op_row {
-	char *name;         /* op level: "<TF op>/<kernel>" or the HLO op; TF level: the TF op or HLO op */
-	char *module;       /* XLA rows: the HLO module; NULL otherwise */
-	char *category;     /* TF op type, HLO category ("fusion"), "IDLE", "Unknown"/"unknown" */
-	char *provenance;   /* TF rows: the full tf_op text ("scope/op:Type"); NULL otherwise */
+	/* The texts live in the database's pool (xp_op_db_text): one copy of each, freed with it. */
+	const char *name;       /* op level: "<TF op>/<kernel>" or the HLO op; TF level: the TF op or HLO op */
+	const char *module;     /* XLA rows: the HLO module; NULL otherwise */
+	const char *category;   /* TF op type, HLO category ("fusion"), "IDLE", "Unknown"/"unknown" */
+	const char *provenance; /* TF rows: the full tf_op text ("scope/op:Type"); NULL otherwise */
 	enum xp_op_kind kind;
 	uint64_t occurrences;
 	int64_t time_ps;    /* total time */
@@ -49,6 +50,7 @@ struct xp_op_db {
 	uint64_t n_hlo_bad;         /* Hlo Proto stats that did not decode */
 	char *hlo_problem;          /* the first of them, as a line; NULL when none */
 	struct xp_op_index *index;  /* private */
+	struct xp_pool *texts;      /* private: the rows' texts */
 };
 
 struct xp_op_db_opts {
@@ -77,5 +79,8 @@ const struct xp_op_row *xp_op_db_find(const struct xp_op_db *db, enum xp_op_kind
 /* Index of the row (kind, module, name), created empty when new (*created says so). */
 size_t xp_op_db_row(struct xp_op_db *db, enum xp_op_kind kind, const char *module, const char *name, bool *created);
 void xp_op_db_free(struct xp_op_db *db);
+/* The database's copy of LEN bytes at S, for a row's text; NULL for NULL. */
+const char *xp_op_db_text(struct xp_op_db *db, const char *s, size_t len);
+const char *xp_op_db_text0(struct xp_op_db *db, const char *s);
 
 #endif

@@ -221,8 +221,8 @@ static bool read_row(const struct xp_table *t, size_t row, struct xp_op_db *db)
 	struct xp_op_row *r = &db->rows[k];
 	if (!created)
 		return false;   /* the same op twice */
-	r->category = dup_or_null(cat);
-	r->provenance = dup_or_null(prov);
+	r->category = xp_op_db_text0(db, cat);
+	r->provenance = xp_op_db_text0(db, prov);
 	bool ok = xp_state_u64(t, row, R_OCC, &r->occurrences) && xp_state_i64(t, row, R_TIME, &r->time_ps) &&
 		  xp_state_i64(t, row, R_SELF, &r->self_ps) && xp_state_u64(t, row, R_FLOPS, &r->flops) &&
 		  xp_state_u64(t, row, R_BYTES, &r->bytes_accessed) && xp_state_bool(t, row, R_EAGER, &r->is_eager) &&

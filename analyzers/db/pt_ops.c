@@ -597,8 +597,8 @@ static void op_rows(const struct xp_capture *c, const struct xp_pt_ops *pt, bool
 		bool created;
 		size_t k = xp_op_db_row(db, XP_OPK_TF, NULL, xp_str(c, o->name), &created); /* may move rows */
 		struct xp_op_row *r = &db->rows[k];
-		if (!r->category && !(r->category = strdup("Operator")))
-			xp_oom();
+		if (!r->category)
+			r->category = xp_op_db_text0(db, "Operator");
 		int64_t self = device ? o->dev_self_ps : o->host_self_ps;
 		r->occurrences += o->calls;
 		r->time_ps = xp_sat_add(r->time_ps, device ? o->dev_total_ps : o->host_total_ps);
