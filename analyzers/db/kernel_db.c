@@ -874,42 +874,45 @@ void xp_kernel_db_sort(struct xp_kernel_db *db, enum xp_kernel_sort key)
 	drop_index(db);
 }
 
-/* The first N of sorted keys K (M of them, sorted in place when N is not small); their rows into OUT. */
-static size_t first_rows(struct skey *k, size_t m, size_t n, uint32_t *out)
+/* Insert X into BEST, the HAVE best keys seen so far in order, keeping at most N. */
+static void keep_best(struct skey *best, size_t *have, size_t n, const struct skey *x)
 {
-	if (n > m)
-		n = m;
-	if (n > 64) {
-		sort_skeys(k, m);
-	} else {
-		/* A text table shows 25 rows: keep the best N seen, in order, instead of sorting millions. */
-		size_t have = 0;
-		for (size_t i = 0; i < m; i++) {
-			if (have == n && !skey_less(&k[i], &k[n - 1]))
-				continue;
-			struct skey x = k[i];
-			size_t j = have < n ? have++ : n - 1;
-			for (; j > 0 && skey_less(&x, &k[j - 1]); j--)
-				k[j] = k[j - 1];
-			k[j] = x;
-		}
-	}
-	for (size_t i = 0; i < n; i++)
-		out[i] = k[i].row;
-	return n;
+	if (*have == n && !skey_less(x, &best[n - 1]))
+		return;
+	size_t j = *have < n ? (*have)++ : n - 1;
+	for (; j > 0 && skey_less(x, &best[j - 1]); j--)
+		best[j] = best[j - 1];
+	best[j] = *x;
 }
 
 size_t xp_kernel_db_order(struct xp_kernel_db *db, enum xp_kernel_sort key, const bool *kept, size_t n, uint32_t *out)
 {
 	const uint32_t *rank = xp_pool_ranks(db->index->pool);
-	struct skey *k = xcalloc(db->n ? db->n : 1, sizeof *k);
-	size_t m = 0;
-	for (size_t i = 0; i < db->n; i++)
-		if (kept[i])
-			k[m++] = skey_of(&db->rows[i], i, key, rank);
 	sort_rows = db->rows;
 	sort_key = key;
-	n = first_rows(k, m, n, out);
+	size_t m = 0;
+	struct skey *k;
+	if (n <= 64) {
+		/* A text table shows 25 rows: keep the best N seen, in order, instead of keying and sorting
+		 * millions; no key per row is held. */
+		k = xcalloc(n ? n : 1, sizeof *k);
+		for (size_t i = 0; i < db->n; i++)
+			if (kept[i]) {
+				struct skey x = skey_of(&db->rows[i], i, key, rank);
+				keep_best(k, &m, n, &x);
+			}
+		n = m;
+	} else {
+		k = xcalloc(db->n ? db->n : 1, sizeof *k);
+		for (size_t i = 0; i < db->n; i++)
+			if (kept[i])
+				k[m++] = skey_of(&db->rows[i], i, key, rank);
+		sort_skeys(k, m);
+		if (n > m)
+			n = m;
+	}
+	for (size_t i = 0; i < n; i++)
+		out[i] = k[i].row;
 	free(k);
 	drop_index(db);
 	return n;
