@@ -114,9 +114,8 @@ static void tc_build(struct tfs *s)
 }
 
 /* The kernels of a device row's op, or NULL (no kernels, or not a device op). */
-static const struct xp_kernel_op *tc_find(const struct tfs *s, const struct xp_op_row *r)
+static const struct xp_kernel_op *tc_find(const struct tc_index *t, const struct xp_op_row *r)
 {
-	const struct tc_index *t = &s->tc;
 	if (!t->slot || r->kind == XP_OPK_IDLE)
 		return NULL;
 	const char *module = r->kind == XP_OPK_XLA ? (r->module ? r->module : "") : NULL;
@@ -222,8 +221,8 @@ static void pt_device(struct tfs *s, struct xp_op_db *spans)
 		bool created;
 		size_t k = xp_op_db_row(db, XP_OPK_IDLE, NULL, "IDLE", &created);
 		struct xp_op_row *r = &db->rows[k];
-		if (!r->category && !(r->category = strdup("IDLE")))
-			xp_oom();
+		if (!r->category)
+			r->category = xp_op_db_text0(db, "IDLE");
 		r->time_ps = r->self_ps = db->total_time_ps - db->total_op_time_ps;
 	}
 	xp_op_db_sort(db);
@@ -412,8 +411,31 @@ static double pct(int64_t part, int64_t whole)
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+/* The table's rows, made when written from the two sides' op rows: a capture with a hundred thousand ops would
+ * otherwise hold twenty cells for each. It owns what the rows point into: the op databases, the kernels' per-op
+ * facts, and the running totals of the cumulative columns. */
+struct table_rows {
+	struct cols k;
+	struct side sides[2];       /* device, host: their rows shown, in order */
+	struct tc_index tc;
+	struct xp_perf_env env;
+	int64_t *cum;               /* per table row: its side's self time up to and with it */
+};
+
+static void cell_int(struct xp_cell *c, enum xp_type type, int64_t v)
+{
+	c->type = type;
+	c->v.i = v;
+}
+
+static void cell_double(struct xp_cell *c, enum xp_type type, double v)
+{
+	c->type = type;
+	c->v.d = v;
+}
+
 /* FLOP rate, bandwidth, intensity and bound-by where the row has FLOP or byte counts. */
-static void set_roofline(struct xp_table *t, const struct cols *k, size_t row, const struct tfs *s,
+static void set_roofline(struct xp_cell *cells, const struct cols *k, const struct xp_perf_env *env,
 			 const struct xp_op_row *r)
 {
 	if ((!r->flops && !r->bytes_accessed) || r->time_ps <= 0)
@@ -421,53 +443,94 @@ static void set_roofline(struct xp_table *t, const struct cols *k, size_t row, c
 	double ns = (double)r->time_ps / 1000.0;
 	double gflops = (double)r->flops / ns, gibps = (double)r->bytes_accessed / ns / 1.073741824;
 	if (r->flops)
-		xp_set_f64(t, row, k->flop_rate, gflops);
+		cell_double(&cells[k->flop_rate], XP_T_F64, gflops);
 	if (r->bytes_accessed)
-		xp_set_f64(t, row, k->mem_bw, gibps);
+		cell_double(&cells[k->mem_bw], XP_T_F64, gibps);
 	if (r->flops && r->bytes_accessed)
-		xp_set_f64(t, row, k->intensity, (double)r->flops / (double)r->bytes_accessed);
+		cell_double(&cells[k->intensity], XP_T_F64, (double)r->flops / (double)r->bytes_accessed);
 	/* Against a peak the device does not report, bound-by would be a guess (diagnostic bound_by_unknown). */
-	if (!s->env.peak_flops_estimated_amd)
-		xp_set_str(t, row, k->bound, xp_bound_by(&s->env, gflops, gibps));
+	if (!env->peak_flops_estimated_amd)
+		xp_cell_text(&cells[k->bound], xp_bound_by(env, gflops, gibps));
 }
 
-static void add_side(struct xp_table *t, const struct cols *k, struct tfs *s, const struct side *sd,
-		     int64_t *rank)
+static void fill_row(void *src, size_t row, struct xp_cell *cells, char *text, size_t text_size)
 {
-	int64_t cum = 0;
-	for (size_t i = 0; i < sd->n_rows; i++) {
-		const struct xp_op_row *r = sd->rows[i];
-		bool idle = r->kind == XP_OPK_IDLE;
-		size_t row = xp_table_row(t);
-		cum += r->self_ps;
-		xp_set_int(t, row, k->rank, ++*rank);
-		xp_set_str(t, row, k->side, sd->label);
-		xp_set_str(t, row, k->type, r->category ? r->category : "");
-		xp_set_str(t, row, k->name, r->name);
-		if (r->kind == XP_OPK_XLA && (r->module || !r->provenance))
-			xp_set_str(t, row, k->module, r->module ? r->module : ""); /* a framework op has none */
-		if (r->kind == XP_OPK_STAGE)
-			xp_set_int(t, row, k->stage, stage_id(r));
-		xp_set_int(t, row, k->occ, (int64_t)r->occurrences);
-		xp_set_dur(t, row, k->total, r->time_ps);
-		xp_set_dur(t, row, k->self, r->self_ps);
-		if (r->occurrences) {
-			xp_set_dur(t, row, k->avg, avg_ps(r->time_ps, r->occurrences));
-			xp_set_dur(t, row, k->avg_self, avg_ps(r->self_ps, r->occurrences));
-		}
-		xp_set_pct(t, row, sd->device ? k->dev_pct : k->host_pct, pct(r->self_ps, sd->total_ps));
-		xp_set_pct(t, row, sd->device ? k->dev_cum : k->host_cum, pct(cum, sd->total_ps));
-		set_roofline(t, k, row, s, r);
-		if (sd->device && r->kind == XP_OPK_XLA && r->provenance) {
+	(void)text;
+	(void)text_size;
+	const struct table_rows *t = src;
+	const struct cols *k = &t->k;
+	const struct side *sd = row < t->sides[0].n_rows ? &t->sides[0] : &t->sides[1];
+	const struct xp_op_row *r = sd->rows[row < t->sides[0].n_rows ? row : row - t->sides[0].n_rows];
+	cell_int(&cells[k->rank], XP_T_INT, (int64_t)row + 1);
+	xp_cell_text(&cells[k->side], sd->label);
+	xp_cell_text(&cells[k->type], r->category ? r->category : "");
+	xp_cell_text(&cells[k->name], r->name);
+	if (r->kind == XP_OPK_XLA && (r->module || !r->provenance))
+		xp_cell_text(&cells[k->module], r->module ? r->module : ""); /* a framework op has none */
+	if (r->kind == XP_OPK_STAGE)
+		cell_int(&cells[k->stage], XP_T_INT, stage_id(r));
+	cell_int(&cells[k->occ], XP_T_INT, (int64_t)r->occurrences);
+	cell_int(&cells[k->total], XP_T_DUR, r->time_ps);
+	cell_int(&cells[k->self], XP_T_DUR, r->self_ps);
+	if (r->occurrences) {
+		cell_int(&cells[k->avg], XP_T_DUR, avg_ps(r->time_ps, r->occurrences));
+		cell_int(&cells[k->avg_self], XP_T_DUR, avg_ps(r->self_ps, r->occurrences));
+	}
+	cell_double(&cells[sd->device ? k->dev_pct : k->host_pct], XP_T_PCT, pct(r->self_ps, sd->total_ps));
+	cell_double(&cells[sd->device ? k->dev_cum : k->host_cum], XP_T_PCT, pct(t->cum[row], sd->total_ps));
+	set_roofline(cells, k, &t->env, r);
+	const struct xp_kernel_op *kop = sd->device ? tc_find(&t->tc, r) : NULL;
+	if (kop && kop->total_ps > 0)
+		cell_double(&cells[k->tc], XP_T_PCT, pct(kop->tensor_core_ps, kop->total_ps));
+	if (r->kind != XP_OPK_IDLE && sd->eager_known)
+		xp_cell_text(&cells[k->mode], r->is_eager ? "Eager" : "Function");
+}
+
+static void release_rows(void *src)
+{
+	struct table_rows *t = src;
+	for (int k = 0; k < 2; k++) {
+		xp_op_db_free(t->sides[k].db);
+		free(t->sides[k].rows);
+	}
+	tc_free(&t->tc);
+	free(t->cum);
+	free(t);
+}
+
+/* The device rows with a cost, and those of them whose FLOPs the shapes do not give (diagnostics). */
+static void count_roofline(struct tfs *s)
+{
+	for (size_t i = 0; i < s->dev.n_rows; i++) {
+		const struct xp_op_row *r = s->dev.rows[i];
+		if (r->kind == XP_OPK_XLA && r->provenance) {
 			s->roofline_rows += r->flops || r->bytes_accessed;
 			s->flops_gap_rows += r->flops_gap;
 		}
-		const struct xp_kernel_op *kop = sd->device ? tc_find(s, r) : NULL;
-		if (kop && kop->total_ps > 0)
-			xp_set_pct(t, row, k->tc, pct(kop->tensor_core_ps, kop->total_ps));
-		if (!idle && sd->eager_known)
-			xp_set_str(t, row, k->mode, r->is_eager ? "Eager" : "Function");
 	}
+}
+
+/* Move the sides' databases and rows, and the kernels' per-op facts, from S into the table's rows. */
+static struct table_rows *take_rows(struct tfs *s)
+{
+	struct table_rows *t = xcalloc(1, sizeof *t);
+	t->k = tf_stats_cols_idx;
+	t->sides[0] = s->dev;
+	t->sides[1] = s->host;
+	s->dev.db = s->host.db = NULL;
+	s->dev.rows = s->host.rows = NULL;
+	t->tc = s->tc;
+	s->tc.ops = NULL;
+	s->tc.slot = NULL;
+	t->env = s->env;
+	size_t n = t->sides[0].n_rows + t->sides[1].n_rows, row = 0;
+	t->cum = xcalloc(n ? n : 1, sizeof *t->cum);
+	for (int k = 0; k < 2; k++) {
+		int64_t cum = 0;
+		for (size_t i = 0; i < t->sides[k].n_rows; i++)
+			t->cum[row++] = cum += t->sides[k].rows[i]->self_ps;
+	}
+	return t;
 }
 
 /* Text hides the columns that are empty in every row (the host pair on a device-only table, FLOP rates
@@ -508,11 +571,11 @@ static void add_table(struct xp_result *r, struct tfs *s)
 	struct xp_table *t = xp_result_add_table(r, "tf_stats", "TensorFlow Stats: ops by self time");
 	struct cols k;
 	add_columns(t, &k);
-	int64_t rank = 0;
-	add_side(t, &k, s, &s->dev, &rank);
-	add_side(t, &k, s, &s->host, &rank);
-	hide_empty_columns(t);
+	count_roofline(s);
 	table_note(t, s);
+	size_t n = s->dev.n_rows + s->host.n_rows;
+	xp_table_rows_from(t, n, fill_row, take_rows(s), release_rows);
+	hide_empty_columns(t);
 }
 
 /* --- the HLO op table (JAX and XLA captures with HLO protos) -------------------------------------- */
@@ -595,7 +658,7 @@ static void hlo_row(struct xp_table *t, const struct hlo_cols *k, const struct t
 	if (r->cost_known)
 		xp_set_bytes(t, row, k->bytes, (int64_t)(r->bytes_accessed > INT64_MAX ? INT64_MAX : r->bytes_accessed));
 	struct cols rk = {.flop_rate = k->flop_rate, .mem_bw = k->mem_bw, .intensity = k->intensity, .bound = k->bound};
-	set_roofline(t, &rk, row, s, r);
+	set_roofline(xp_table_cell(t, row, 0), &rk, &s->env, r);   /* the row's cells, fresh */
 }
 
 /* One row per HLO instruction run (program, instruction), when the capture's HLO protos resolved any. */

@@ -917,6 +917,39 @@ static void inherit_device_groups(struct forest *f)
 
 /* --- time-ordered walk over the lines of one plane ------------------------------ */
 
+/* The start of line k's next event. */
+static int64_t merge_start(const struct xp_time_merge *m, uint32_t k)
+{
+	uint64_t i = m->order[k] ? m->order[k][m->pos[k]] : m->pos[k];
+	return m->lines[k]->start_ps[i];
+}
+
+/* Line a's next event comes before line b's: earlier start, then the line listed first. */
+static bool merge_before(const struct xp_time_merge *m, uint32_t a, uint32_t b)
+{
+	int64_t sa = merge_start(m, a), sb = merge_start(m, b);
+	return sa < sb || (sa == sb && a < b);
+}
+
+static void merge_sift_down(struct xp_time_merge *m, uint32_t at)
+{
+	uint32_t *h = m->heap;
+	for (;;) {
+		uint32_t l = 2 * at + 1, r = l + 1, best = at;
+		if (l < m->n_heap && merge_before(m, h[l], h[best]))
+			best = l;
+		if (r < m->n_heap && merge_before(m, h[r], h[best]))
+			best = r;
+		if (best == at)
+			return;
+		uint32_t t = h[at];
+		h[at] = h[best];
+		h[best] = t;
+		at = best;
+	}
+}
+
+/* A heap of the lines rather than a scan of them per event: a GPU plane may have thousands of streams. */
 void xp_time_merge_init(struct xp_time_merge *m, const struct xp_host *h, uint32_t plane, const void *flines,
 			uint32_t n_flines)
 {
@@ -927,34 +960,31 @@ void xp_time_merge_init(struct xp_time_merge *m, const struct xp_host *h, uint32
 	m->pos = xcalloc(n_flines + 1, sizeof *m->pos);
 	m->order = xcalloc(n_flines + 1, sizeof *m->order);
 	m->lines = xcalloc(n_flines + 1, sizeof *m->lines);
+	m->heap = xmalloc((n_flines + 1) * sizeof *m->heap);
 	for (uint32_t k = 0; k < n_flines; k++)
 		if (fl[k].plane == plane) {
 			m->idx[m->n] = k;
 			m->lines[m->n] = &h->planes[plane].lines[fl[k].line];
 			m->order[m->n] = fl[k].order;
+			if (m->lines[m->n]->n_events)
+				m->heap[m->n_heap++] = m->n;
 			m->n++;
 		}
+	for (uint32_t at = m->n_heap / 2; at-- > 0;)
+		merge_sift_down(m, at);
 }
 
 bool xp_time_merge_next(struct xp_time_merge *m, uint32_t *fline, uint64_t *event)
 {
-	int best = -1;
-	int64_t best_start = 0;
-	for (uint32_t k = 0; k < m->n; k++) {
-		const struct xp_line *l = m->lines[k];
-		if (m->pos[k] >= l->n_events)
-			continue;
-		uint64_t i = m->order[k] ? m->order[k][m->pos[k]] : m->pos[k];
-		if (best < 0 || l->start_ps[i] < best_start) {
-			best = (int)k;
-			best_start = l->start_ps[i];
-		}
-	}
-	if (best < 0)
+	if (!m->n_heap)
 		return false;
+	uint32_t best = m->heap[0];
 	uint64_t pos = m->pos[best]++;
 	*fline = m->idx[best];
 	*event = m->order[best] ? m->order[best][pos] : pos;
+	if (m->pos[best] >= m->lines[best]->n_events)
+		m->heap[0] = m->heap[--m->n_heap];
+	merge_sift_down(m, 0);
 	return true;
 }
 
@@ -964,6 +994,7 @@ void xp_time_merge_free(struct xp_time_merge *m)
 	free(m->pos);
 	free(m->order);
 	free(m->lines);
+	free(m->heap);
 }
 
 /* --- entry point ------------------------------------------------------------------ */

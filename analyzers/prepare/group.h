@@ -48,6 +48,8 @@ struct xp_time_merge {
 	uint64_t *pos;
 	uint32_t **order;
 	const struct xp_line **lines;
+	uint32_t *heap;                 /* lines with events left, least (next start, line) first */
+	uint32_t n_heap;
 };
 void xp_time_merge_init(struct xp_time_merge *m, const struct xp_host *h, uint32_t plane, const void *flines,
 			uint32_t n_flines);
