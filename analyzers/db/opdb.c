@@ -133,7 +133,7 @@ static size_t db_get(struct xp_op_db *db, enum xp_op_kind kind, const char *modu
 	memset(&db->rows[row], 0, sizeof db->rows[row]);
 	db->rows[row].kind = kind;
 	db->rows[row].module = xp_op_db_text0(db, module);
-	db->rows[row].name = xp_op_db_text0(db, name);
+	db->rows[row].name = xp_pool_copy(db->texts, name, strlen(name));   /* a row's key: distinct */
 	db->rows[row].program_id = -1;
 	if (db->index->cap < db->n * 2 + 2)
 		index_rebuild(db);

@@ -98,6 +98,17 @@ const char *xp_pool_str(struct xp_pool *p, const char *s, size_t len)
 	return at;
 }
 
+const char *xp_pool_copy(struct xp_pool *p, const char *s, size_t len)
+{
+	char *at = take(p, len);
+	memset(at, 0, sizeof(uint32_t));
+	at += sizeof(uint32_t);
+	if (len)
+		memcpy(at, s, len);
+	at[len] = 0;
+	return at;
+}
+
 static _Thread_local const struct xp_pool *rank_pool;
 
 static int cmp_ids(const void *a, const void *b)

@@ -20,6 +20,9 @@ struct xp_pool *xp_pool_new(void);
 void xp_pool_free(struct xp_pool *p);
 /* The pool's copy of LEN bytes at S. */
 const char *xp_pool_str(struct xp_pool *p, const char *s, size_t len);
+/* A copy of LEN bytes at S kept with the pool's texts but not indexed (id 0, never shared): for texts known to be
+ * distinct, such as a database's row keys, which cost a chunk's bytes and no lookup. */
+const char *xp_pool_copy(struct xp_pool *p, const char *s, size_t len);
 /* The id of a string the pool returned. */
 static inline uint32_t xp_pool_id(const char *s)
 {
