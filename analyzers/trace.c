@@ -598,13 +598,14 @@ static void keep_for_steps(struct walk *k, const struct xp_plane *p, struct xp_l
 	xp_line_drop_stats(l, k->drop, p->n_smeta);
 }
 
-/* A line of a streamed load read as the selection needs it: to be written, or, for a selection in time, to
- * find whether it selects any event (the selected events alone, kept until written). 0, or -1 with k->err set. */
+/* A line of a streamed load read as the selection needs it: to be written, or, for a selection in time or a
+ * minimum duration, to find whether it selects any event (the selected events alone, or for a minimum duration
+ * alone the whole line, kept until written). 0, or -1 with k->err set. */
 static int load_line(struct walk *k, struct xp_line *l)
 {
 	const struct xp_trace_lines *s = k->o->lines;
-	if (!s || (!k->w && !s->by_time))
-		return 0;
+	if (!s || (!k->w && !s->by_time && !k->o->min_duration_ps))
+		return 0; /* whole lines selected: a line's event count says whether it has any */
 	int64_t lo_hi[2] = {k->lo, k->hi};
 	return s->load(s->arg, (struct xp_host *)k->h, l, s->by_time ? lo_hi : NULL, k->err);
 }

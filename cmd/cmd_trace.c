@@ -193,13 +193,13 @@ static struct xp_trace_lines lines = {load_line, NULL, false, false, NULL};
 
 /* The capture is read as streams, each line's events decoded as the export comes to the line and freed once
  * written, so that the export holds one line's events at a time; with a selection in time, only the events it
- * selects are decoded, the others skipped with only their times read. A --min-duration alone (whether a line
- * has an event that long is known only from all of them) reads the capture whole, as XPSTAT_TRACE_WHOLE=1
- * does for any selection (the differential test compares the two). */
+ * selects are decoded, the others skipped with only their times read; with a --min-duration alone, the lines
+ * are decoded whole until one has an event that long (kept until written). XPSTAT_TRACE_WHOLE=1 reads the
+ * capture whole, for any selection (the differential test compares the two). */
 static bool streamed(const struct xp_trace_opts *o)
 {
 	const char *whole = getenv("XPSTAT_TRACE_WHOLE");
-	return (!o->min_duration_ps || o->has_steps || o->has_window) && !(whole && !strcmp(whole, "1"));
+	return !(whole && !strcmp(whole, "1"));
 }
 
 /* The capture (XSpace files as STREAMS where streamed) and its step databases; 0 or an exit status. The full
