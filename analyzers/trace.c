@@ -2,6 +2,7 @@
 #include "trace.h"
 #include "analyzers/db/hlodb.h"
 #include "analyzers/db/steptime.h"
+#include "analyzers/prepare/prepare.h"
 #include "formats/core/xalloc.h"
 
 #include <inttypes.h>
@@ -175,6 +176,9 @@ struct walk {
 	int64_t lo, hi;             /* the window in host time */
 	struct xp_hlo_db *hlo;
 	struct endpoints launch, kernel, child, parent;
+	struct xp_step_db steps;    /* the host's, when made in the export's pass (xp_trace_lines.steps_in_pass) */
+	const struct xp_plane *drop_of; /* the plane whose stat metadata DROP marks */
+	bool *drop;
 	int64_t mem_pid;            /* the host's memory counters' process, 0 = none yet */
 	/* per plane: the stats the export reads by name, and which fact each stat metadata is (-1: none) */
 	uint32_t s_corr, s_hlo_op, s_module, s_alloc, s_in_use, s_id, s_parent, s_cat, s_program;
@@ -241,6 +245,20 @@ static void esc_free(struct esc *e)
 	free(e->text);
 }
 
+/* Are the step databases made in the export's own pass (the full export)? */
+static bool in_pass(const struct walk *k)
+{
+	return k->o->lines && k->o->lines->steps_in_pass;
+}
+
+/* Host HI's step database: made in the pass, or the preparation's; NULL when there is none. */
+static const struct xp_step_db *steps_of(const struct walk *k, uint32_t hi)
+{
+	if (in_pass(k))
+		return &k->steps;
+	return k->p ? &k->p->hosts[hi].steps : NULL;
+}
+
 static bool plane_selected(const struct walk *k, const struct xp_plane *p)
 {
 	return !k->o->plane_regex || !regexec(&k->plane_re, xp_str(k->c, p->name), 0, NULL, 0);
@@ -274,7 +292,7 @@ static bool host_window(struct walk *k, uint32_t hi)
 	}
 	if (!o->has_steps)
 		return true;
-	const struct xp_step_db *db = k->p ? &k->p->hosts[hi].steps : NULL;
+	const struct xp_step_db *db = steps_of(k, hi);
 	int64_t a = 0, b = 0;
 	bool any = false;
 	for (size_t i = 0; db && i < db->n; i++) {
@@ -561,13 +579,33 @@ static void put_event(struct walk *k, const struct xp_plane *p, const struct xp_
 
 /* --- planes and lines ------------------------------------------------------------------------ */
 
-/* A line of a streamed load read as the selection needs it: to be written, or, for a selection in time, to
- * find whether it selects any event (the selected events alone, kept until written). 0, or -1 with k->err set. */
+/* Line L of plane P kept for the host's step database made in the pass: with the stats it reads alone, as the
+ * first read of the two-pass export holds it. */
+static void keep_for_steps(struct walk *k, const struct xp_plane *p, struct xp_line *l)
+{
+	const char *const *names = k->o->lines->step_drop;
+	if (!names || !l->n_events)
+		return;
+	if (k->drop_of != p) {
+		k->drop = xrealloc(k->drop, p->n_smeta ? p->n_smeta : 1);
+		for (uint32_t s = 0; s < p->n_smeta; s++) {
+			k->drop[s] = false;
+			for (size_t j = 0; names[j] && !k->drop[s]; j++)
+				k->drop[s] = !strcmp(xp_str(k->c, p->smeta[s].name), names[j]);
+		}
+		k->drop_of = p;
+	}
+	xp_line_drop_stats(l, k->drop, p->n_smeta);
+}
+
+/* A line of a streamed load read as the selection needs it: to be written, or, for a selection in time or a
+ * minimum duration, to find whether it selects any event (the selected events alone, or for a minimum duration
+ * alone the whole line, kept until written). 0, or -1 with k->err set. */
 static int load_line(struct walk *k, struct xp_line *l)
 {
 	const struct xp_trace_lines *s = k->o->lines;
-	if (!s || (!k->w && !s->by_time))
-		return 0;
+	if (!s || (!k->w && !s->by_time && !k->o->min_duration_ps))
+		return 0; /* whole lines selected: a line's event count says whether it has any */
 	int64_t lo_hi[2] = {k->lo, k->hi};
 	return s->load(s->arg, (struct xp_host *)k->h, l, s->by_time ? lo_hi : NULL, k->err);
 }
@@ -646,6 +684,10 @@ static void put_plane(struct walk *k, const struct xp_plane *p)
 		for (uint64_t i = 0; i < l->n_events; i++)
 			if (event_selected(k, l, i))
 				put_event(k, p, l, i, pid);
+		if (in_pass(k)) {
+			keep_for_steps(k, p, (struct xp_line *)l);
+			continue;
+		}
 		/* written: the export is the capture's last reader, and the memory its events held makes room
 		 * for the flows' ends that build up as the host is written */
 		bool big = l->n_events >= XP_BLOCK_EVENTS && !k->o->lines;
@@ -673,6 +715,47 @@ static int cmp_ep(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
+/* A key's byte D, in the order of signed keys. */
+static inline unsigned key_byte(int64_t key, int d)
+{
+	return (unsigned)((((uint64_t)key ^ (1ull << 63)) >> (8 * d)) & 255);
+}
+
+/* E's ends in cmp_ep's order (key, time, process, thread), TMP room for as many: a radix sort of the keys, a byte
+ * a pass, a pass skipped where every key has the same byte (correlation ids use a few), then each run of one key
+ * sorted (a key has one end or two, as a rule). qsort's comparisons through a pointer were most of the flows' time. */
+static void sort_ends(struct endpoints *e, struct endpoint *tmp)
+{
+	size_t n = e->n, (*count)[256] = xcalloc(8, sizeof *count);
+	struct endpoint *a = e->v, *b = tmp;
+	for (size_t i = 0; i < n; i++)
+		for (int d = 0; d < 8; d++)
+			count[d][key_byte(a[i].key, d)]++;
+	for (int d = 0; d < 8; d++) {
+		if (count[d][key_byte(a[0].key, d)] == n)
+			continue;
+		size_t at[256], sum = 0;
+		for (int c = 0; c < 256; c++) {
+			at[c] = sum;
+			sum += count[d][c];
+		}
+		for (size_t i = 0; i < n; i++)
+			b[at[key_byte(a[i].key, d)]++] = a[i];
+		struct endpoint *t = a;
+		a = b;
+		b = t;
+	}
+	free(count);
+	if (a != e->v)
+		memcpy(e->v, a, n * sizeof *a);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && e->v[j].key == e->v[i].key; j++)
+			;
+		if (j - i > 1)
+			qsort(e->v + i, j - i, sizeof *e->v, cmp_ep);
+	}
+}
+
 /* One flow from each FROM to the first TO of its key: both ends are exported events. */
 static void join_flows(struct walk *k, struct endpoints *from, struct endpoints *to, const char *cat)
 {
@@ -680,8 +763,10 @@ static void join_flows(struct walk *k, struct endpoints *from, struct endpoints 
 		from->n = to->n = 0;
 		return;
 	}
-	qsort(from->v, from->n, sizeof *from->v, cmp_ep);
-	qsort(to->v, to->n, sizeof *to->v, cmp_ep);
+	struct endpoint *tmp = xmalloc((from->n > to->n ? from->n : to->n) * sizeof *tmp);
+	sort_ends(from, tmp);
+	sort_ends(to, tmp);
+	free(tmp);
 	size_t j = 0;
 	for (size_t i = 0; i < from->n; i++) {
 		while (j < to->n && to->v[j].key < from->v[i].key)
@@ -702,7 +787,7 @@ static void join_flows(struct walk *k, struct endpoints *from, struct endpoints 
 /* The host's steps in the window, one slice each, named by number, the breakdown as args. */
 static void put_steps(struct walk *k, uint32_t hi)
 {
-	const struct xp_step_db *db = k->p ? &k->p->hosts[hi].steps : NULL;
+	const struct xp_step_db *db = steps_of(k, hi);
 	int64_t pid = 0;
 	for (size_t i = 0; db && i < db->n; i++) {
 		const struct xp_step *s = &db->steps[i];
@@ -734,6 +819,52 @@ static void put_steps(struct walk *k, uint32_t hi)
 		xp_tw_close(k->w, true);
 		k->n->steps++;
 	}
+}
+
+static void ep_free(struct endpoints *e)
+{
+	free(e->v);
+	*e = (struct endpoints){0};
+}
+
+static void step_db_free(struct xp_step_db *db)
+{
+	for (size_t s = 0; s < db->n; s++)
+		free(db->steps[s].name);
+	free(db->steps);
+	free(db->dropped_why);
+	memset(db, 0, sizeof *db);
+}
+
+/* The host's step database made in the export's pass, as `steps` makes it, from every line of the host (those
+ * the selection left out read now); then the lines go. 0, or the exit status with k->err set. */
+static int make_steps(struct walk *k)
+{
+	struct xp_host *h = (struct xp_host *)k->h;
+	const struct xp_trace_lines *s = k->o->lines;
+	/* the flows are written: their ends' room goes before the grouping's */
+	ep_free(&k->launch);
+	ep_free(&k->kernel);
+	for (uint32_t i = 0; i < h->n_planes; i++)
+		for (uint32_t li = 0; li < h->planes[i].n_lines; li++)
+			if (!h->planes[i].lines[li].start_ps) {
+				if (s->load(s->arg, h, &h->planes[i].lines[li], NULL, k->err))
+					return XP_EXIT_BAD_INPUT;
+				keep_for_steps(k, &h->planes[i], &h->planes[i].lines[li]);
+			}
+	struct xp_capture one = *k->c; /* the host alone: each host's steps are its own */
+	one.n_hosts = 1;
+	one.hosts = h;
+	struct xp_prep *p = xp_prepare(&one, &k->p->opts, k->err);
+	if (!p)
+		return k->err->status ? k->err->status : XP_EXIT_INTERNAL;
+	k->steps = p->hosts[0].steps;
+	memset(&p->hosts[0].steps, 0, sizeof p->hosts[0].steps);
+	xp_prep_free(p);
+	for (uint32_t i = 0; i < h->n_planes; i++)
+		for (uint32_t li = 0; li < h->planes[i].n_lines; li++)
+			xp_line_release(&h->planes[i].lines[li]);
+	return 0;
 }
 
 static void put_host(struct walk *k, uint32_t hi)
@@ -771,7 +902,10 @@ static void put_host(struct walk *k, uint32_t hi)
 		return;
 	join_flows(k, &k->launch, &k->kernel, "launch");
 	join_flows(k, &k->child, &k->parent, "tf.data");
+	if (in_pass(k) && (k->failed = make_steps(k)))
+		return;
 	put_steps(k, hi);
+	step_db_free(&k->steps);
 }
 
 static void append(char *buf, size_t len, size_t *n, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -813,7 +947,7 @@ static void list_what_exists(const struct walk *k, char *why, size_t len)
 	why[0] = 0;
 	for (uint32_t h = 0; h < k->c->n_hosts; h++) {
 		const struct xp_host *host = &k->c->hosts[h];
-		const struct xp_step_db *db = k->p ? &k->p->hosts[h].steps : NULL;
+		const struct xp_step_db *db = steps_of(k, h);
 		append(why, len, &n, "%shost %s: ", h ? "; " : "", host->name);
 		if (db && db->n)
 			append(why, len, &n, "steps %" PRId64 "..%" PRId64 ", ", first_number(db), last_number(db));
@@ -851,6 +985,7 @@ static int walk(struct walk *k, const struct xp_capture *c, const struct xp_prep
 	free(k->fact_of);
 	free(k->seen);
 	free(k->seen_at);
+	free(k->drop);
 	esc_free(&k->esc);
 	return 0;
 }

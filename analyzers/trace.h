@@ -30,6 +30,10 @@ struct xp_trace_lines {
 	int (*load)(void *arg, struct xp_host *h, struct xp_line *l, const int64_t *lo_hi, struct xp_err *e);
 	void *arg;
 	bool by_time;
+	/* The step databases are made in the export's own pass (the full export): P holds none, and each host's
+	 * lines are kept, with the stats the step database reads, until its steps are made at the host's end. */
+	bool steps_in_pass;
+	const char *const *step_drop; /* the stats the step database does not read (NULL-terminated): not kept */
 };
 
 /* What the export wrote. */

@@ -117,8 +117,9 @@ static struct xp_prep *prepare(struct xp_ctx *ctx, struct xp_capture *c, int *rc
 }
 
 /*
- * Each host's step database (the step track), made as `steps` makes it: from a load of the stats the
- * preparation reads, which is freed, with the grouping, before the whole capture is read. The peak is
+ * Each host's step database (the step track) before the export (a selection in time, whose window comes from the
+ * steps), made as `steps` makes it: from a load of the stats the preparation reads, which is freed, with the
+ * grouping, before the whole capture is read. The peak is
  * then the larger of the two, not the whole capture and the grouping together (1.6 times a generated
  * capture of 64 MB before, the grouping's working arrays adding a third to the capture). Returns a
  * preparation holding only the step databases, by host index, or NULL with the exit status in *RC; with SPANS,
@@ -187,18 +188,24 @@ static void use_spans(const struct xp_capture *c, const struct xp_xspace_streams
 				xp_xspace_stream_use_spans(s->v[i], spans->v[h]);
 }
 
+/* How a streamed load's lines are read (xp_trace_opts.lines). */
+static struct xp_trace_lines lines = {load_line, NULL, false, false, NULL};
+
 /* The capture is read as streams, each line's events decoded as the export comes to the line and freed once
  * written, so that the export holds one line's events at a time; with a selection in time, only the events it
- * selects are decoded, the others skipped with only their times read. A --min-duration alone (whether a line
- * has an event that long is known only from all of them) reads the capture whole, as XPSTAT_TRACE_WHOLE=1
- * does for any selection (the differential test compares the two). */
+ * selects are decoded, the others skipped with only their times read; with a --min-duration alone, the lines
+ * are decoded whole until one has an event that long (kept until written). XPSTAT_TRACE_WHOLE=1 reads the
+ * capture whole, for any selection (the differential test compares the two). */
 static bool streamed(const struct xp_trace_opts *o)
 {
 	const char *whole = getenv("XPSTAT_TRACE_WHOLE");
-	return (!o->min_duration_ps || o->has_steps || o->has_window) && !(whole && !strcmp(whole, "1"));
+	return !(whole && !strcmp(whole, "1"));
 }
 
-/* The capture (XSpace files as STREAMS where streamed) and its step databases; 0 or an exit status. Read whole,
+/* The capture (XSpace files as STREAMS where streamed) and its step databases; 0 or an exit status. The full
+ * export, streamed, makes the step databases in its own pass (one read: each line's events are decoded once, for
+ * the export and the steps), unless a --step-marker's regular expression must be checked before anything is
+ * written; P then holds none, only the preparation's options. Read whole,
  * a selection in time (--steps, --window) reads the capture once, prepared whole: there the first load would be
  * most of the export's time, and the selection's export is a small part of the full one's. */
 static int load_prepared(struct xp_ctx *ctx, struct xp_capture **c, struct xp_prep **p,
@@ -215,14 +222,20 @@ static int load_prepared(struct xp_ctx *ctx, struct xp_capture **c, struct xp_pr
 		return rc;
 	}
 	bool by_time = streamed(o) && (o->has_steps || o->has_window);
+	bool in_pass = streamed(o) && !by_time && !ctx->step_marker;
 	struct host_spans spans = {0};
-	if (!(*p = step_dbs(ctx, &rc, by_time ? &spans : NULL)))
+	if (in_pass) /* the export makes the step databases as it reads (no first read): the options only here */
+		*p = xcalloc(1, sizeof **p), (*p)->opts = (struct xp_prep_opts){.xprof_compat = ctx->xprof_compat};
+	else if (!(*p = step_dbs(ctx, &rc, by_time ? &spans : NULL)))
 		return rc;
-	static struct xp_trace_lines lines = {load_line, NULL, false};
 	if (streamed(o)) {
 		ctx->streams = streams;
 		lines.arg = streams;
 		lines.by_time = by_time;
+		lines.steps_in_pass = in_pass;
+		static struct xp_drop_list drop;
+		xp_drop_list(step_analyses, &drop);
+		lines.step_drop = drop.names;
 		o->lines = &lines;
 	}
 	rc = xp_load(ctx, c);
@@ -235,6 +248,10 @@ static int load_prepared(struct xp_ctx *ctx, struct xp_capture **c, struct xp_pr
 	if (rc) {
 		xp_prep_free(*p);
 		return rc;
+	}
+	if (in_pass) {
+		(*p)->n_hosts = (*c)->n_hosts;
+		(*p)->hosts = xcalloc((*c)->n_hosts ? (*c)->n_hosts : 1, sizeof *(*p)->hosts);
 	}
 	if ((*c)->n_hosts != (*p)->n_hosts) { /* the same files read the same way: only if one changed in between */
 		xp_prep_free(*p);
@@ -260,7 +277,17 @@ static int trace_run(struct xp_ctx *ctx)
 	}
 	const struct xp_trace_opts *o = ctx->cmd_opts;
 	struct xp_err e = {0};
-	if (!xp_trace_selects_any(c, p, o, &e)) {
+	if (!xp_trace_selects_any(c, p, o, &e) && e.status == XP_EXIT_USAGE && lines.steps_in_pass) {
+		/* nothing to export, and the message lists the step range: the step databases the first read makes */
+		struct xp_prep *q = step_dbs(ctx, &rc, NULL);
+		if (!q)
+			goto done;
+		lines.steps_in_pass = false;
+		e = (struct xp_err){0};
+		xp_trace_selects_any(c, q, o, &e);
+		xp_prep_free(q);
+	}
+	if (e.status) {
 		if (e.status == XP_EXIT_BAD_INPUT) {
 			xp_err_print(&e);
 			rc = XP_EXIT_BAD_INPUT;
@@ -275,6 +302,7 @@ static int trace_run(struct xp_ctx *ctx)
 				   " counter values, %" PRIu64 " steps\n",
 				   ctx->output, j.n.events, j.n.flows, j.n.counters, j.n.steps);
 	}
+done:
 	xp_prep_free(p);
 	xp_capture_free(c);
 	xp_xspace_streams_close(&streams);

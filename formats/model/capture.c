@@ -250,6 +250,61 @@ void xp_line_release(struct xp_line *l)
 	l->n_events = 0;
 }
 
+/* Block B of line L without the stats DROP marks: keys one per value into KEYS (a run of keys shared by events
+ * no longer fits their kept stats), wide values and blob payloads of the kept stats alone. */
+static void drop_block(struct xp_line *l, uint32_t b, const bool *drop, uint32_t n_meta, uint32_t *keys)
+{
+	struct xp_block *blk = &l->blocks[b];
+	struct xp_stats *st = &blk->stats;
+	uint64_t lo = (uint64_t)b << XP_BLOCK_SHIFT, hi = lo + XP_BLOCK_EVENTS < l->n_events ? lo + XP_BLOCK_EVENTS : l->n_events;
+	uint64_t *wide = xmalloc((st->n_wide ? st->n_wide : 1) * sizeof *wide);
+	struct xp_blob blob = {0};
+	uint32_t out = 0, n_wide = 0, first = lo < hi ? l->stat_begin[lo] : 0;
+	for (uint64_t i = lo; i < hi; i++) {
+		uint32_t last = i + 1 < hi ? l->stat_begin[i + 1] : st->n, kb = xp_event_key_begin(l, i, first);
+		l->stat_begin[i] = out;
+		for (uint32_t j = 0; first + j < last; j++) {
+			uint32_t key = st->keys[kb + j];
+			if (xp_stat_meta(key) < n_meta && drop[xp_stat_meta(key)])
+				continue;
+			uint64_t v = (key & XP_STAT_WIDE) ? st->wide[st->vals[first + j]] : st->vals[first + j];
+			if (xp_stat_kind(key) == XP_STAT_BYTES || xp_stat_kind(key) == XP_STAT_BLOBSTR) {
+				uint32_t len;
+				const uint8_t *p = xp_blob_get(&blk->blob, v, &len);
+				v = xp_blob_put(&blob, p, len);
+			}
+			key &= ~XP_STAT_WIDE;
+			if (v > UINT32_MAX) {
+				wide[n_wide] = v;
+				v = n_wide++;
+				key |= XP_STAT_WIDE;
+			}
+			keys[out] = key;
+			st->vals[out++] = (uint32_t)v;
+		}
+		first = last;
+	}
+	st->n_dropped += st->n - out;
+	free(st->keys);
+	st->keys = xrealloc(keys, (out ? out : 1) * sizeof *keys);
+	st->vals = xrealloc(st->vals, (out ? out : 1) * sizeof *st->vals);
+	st->n = st->cap = st->n_keys = out;
+	free(st->wide);
+	st->wide = xrealloc(wide, (n_wide ? n_wide : 1) * sizeof *wide);
+	st->n_wide = st->cap_wide = n_wide;
+	xp_blob_free(&blk->blob);
+	blk->blob = blob;
+}
+
+void xp_line_drop_stats(struct xp_line *l, const bool *drop, uint32_t n_meta)
+{
+	for (uint32_t b = 0; b < l->n_blocks; b++)
+		if (l->blocks[b].stats.n)
+			drop_block(l, b, drop, n_meta, xmalloc((l->blocks[b].stats.n ? l->blocks[b].stats.n : 1) * sizeof(uint32_t)));
+	free(l->key_begin);
+	l->key_begin = NULL;
+}
+
 static void free_plane(struct xp_plane *p)
 {
 	for (uint32_t i = 0; i < p->n_lines; i++)

@@ -238,6 +238,9 @@ bool xp_host_absorb(struct xp_host *into, struct xp_host *from);
 /* Free line L's events and their stats, once its last reader is done (trace frees each line once written):
  * it keeps its name and ids, with no events. */
 void xp_line_release(struct xp_line *l);
+/* Drop the event stats of line L whose stat metadata index M has DROP[M] (M < N_META), as a load that left them
+ * out would hold the line (trace keeps what its step database reads). */
+void xp_line_drop_stats(struct xp_line *l, const bool *drop, uint32_t n_meta);
 /* Appends a zeroed host and returns it (pointer valid until the next call). */
 struct xp_host *xp_capture_add_host(struct xp_capture *c);
 

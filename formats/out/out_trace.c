@@ -603,25 +603,53 @@ void xp_tw_close(struct xp_tw *w, bool had_args)
 		put_c(w, '}');
 }
 
+/* -I or I at O; the end. */
+static char *i64_text(char *o, int64_t v)
+{
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	if (v < 0)
+		*o++ = '-';
+	size_t n = n_digits(u);
+	digits(o + n, u);
+	return o + n;
+}
+
+/* N bytes of S at O; the end. */
+static inline char *put_at(char *o, const char *s, size_t n)
+{
+	memcpy(o, s, n);
+	return o + n;
+}
+
+/* A literal's text at O; the end. */
+#define LIT(o, lit) put_at(o, lit, sizeof lit - 1)
+
 void xp_tw_flow(struct xp_tw *w, char ph, uint64_t id, int64_t pid, int64_t tid, int64_t ts_ps, const char *cat)
 {
+	size_t cn = strlen(cat);
 	sep(w);
-	PUT(w, "{\"ph\":\"");
-	put_c(w, ph);
-	PUT(w, "\",\"id\":");
-	put_u64(w, id);
-	PUT(w, ",\"pid\":");
-	put_i64(w, pid);
-	PUT(w, ",\"tid\":");
-	put_i64(w, tid);
-	PUT(w, ",\"ts\":");
-	put_us(w, ts_ps);
-	PUT(w, ",\"cat\":\"");
-	xp_tw_raw(w, cat, strlen(cat));
-	PUT(w, "\",\"name\":\"");
-	xp_tw_raw(w, cat, strlen(cat));
-	put_c(w, '"');
+	if (2 * cn + 4 * 21 + US_MAX + 64 > TW_BUF) { /* never: the categories are xpstat's own short words */
+		xp_tw_raw(w, "{}", 2);
+		return;
+	}
+	/* one reservation for the whole event: a flow is written in a few moves, not a call per member */
+	char *o = room(w, 2 * cn + 4 * 21 + US_MAX + 64), *start = o;
+	o = LIT(o, "{\"ph\":\"");
+	*o++ = ph;
+	o = LIT(o, "\",\"id\":");
+	size_t n = n_digits(id);
+	digits(o + n, id);
+	o = LIT(o + n, ",\"pid\":");
+	o = LIT(i64_text(o, pid), ",\"tid\":");
+	o = LIT(i64_text(o, tid), ",\"ts\":");
+	o = LIT(us_text(o, ts_ps), ",\"cat\":\"");
+	memcpy(o, cat, cn);
+	o = LIT(o + cn, "\",\"name\":\"");
+	memcpy(o, cat, cn);
+	o += cn;
+	*o++ = '"';
 	if (ph == 'f')
-		PUT(w, ",\"bp\":\"e\"");
-	put_c(w, '}');
+		o = LIT(o, ",\"bp\":\"e\"");
+	*o++ = '}';
+	w->n += (size_t)(o - start);
 }

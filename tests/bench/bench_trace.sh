@@ -3,14 +3,14 @@
 # on the same file, and one step's export of a 100-step capture against that capture's full export; decode included,
 # on one thread, the two sides of each comparison alternated (medians of ROUNDS, CPU time: user + sys); and one
 # step's export of the first capture against its full export.
-# Usage: bench_trace.sh XPSTAT XPGEN MEASURE [SIZE] [ROUNDS]   (SIZE: the first capture, 1G by default; e.g. 64M for a
-# quick run; ROUNDS: 5)
+# Usage: bench_trace.sh XPSTAT XPGEN MEASURE [SIZE] [ROUNDS] [VARIANT]   (SIZE: the first capture, 1G by default; e.g.
+# 64M for a quick run; ROUNDS: 5; VARIANT: xpgen's variant of the first capture, raw by default, e.g. diverse)
 # Targets: the full export to plain JSON >= 200 MB/s of input with peak RSS <= 1.5x the file; --steps N at most half
 # the full export's time. The figures depend on the machine and its load (printed with them, with info's as the floor
 # of the same run); the script fails when an export fails, writes an event that is not JSON, or --steps N writes
 # events outside its step, never on time.
 set -u
-xpstat=$1 xpgen=$2 measure=$3 size=${4:-1G} rounds=${5:-5}
+xpstat=$1 xpgen=$2 measure=$3 size=${4:-1G} rounds=${5:-5} variant=${6:-raw}
 dir=${XPSTAT_BENCH_DIR:-${TMPDIR:-/tmp}}/xpstat-bench-trace.$$
 mkdir -p "$dir" || exit 1
 trap 'rm -rf "$dir"' EXIT
@@ -73,8 +73,12 @@ EOF
 
 fail=0
 cap=$dir/big.xplane.pb
-echo "bench: generating a $size raw capture (2 GPUs; xpgen chooses the steps for the size)..."
-"$xpgen" --variant raw --gpus 2 --seed 42 --target-bytes "$size" -o "$cap" >/dev/null || exit 1
+# the shape variants (diverse, ...) choose their own devices
+gpus="--gpus 2"
+case $variant in raw | grouped | jax) ;; *) gpus= ;; esac
+echo "bench: generating a $size $variant capture (xpgen chooses the steps for the size)..."
+# shellcheck disable=SC2086 # gpus: none or two words
+"$xpgen" --variant "$variant" $gpus --seed 42 --target-bytes "$size" -o "$cap" >/dev/null || exit 1
 bytes=$(stat -c %s "$cap")
 echo "bench: file $(echo "$bytes" | awk '{printf "%.1f MB", $1/1e6}')"
 cat "$cap" >/dev/null

@@ -231,10 +231,11 @@ def check_selection(xpstat, name, cap, work, n_full):
 def check_streamed(xpstat, name, cap, work, doc_gz):
     """The streamed export (each line decoded as it is written; in a selection in time, only the events
     selected) gives the bytes of the export read whole first (XPSTAT_TRACE_WHOLE=1), on one thread and on
-    two: full, a plane and line selection, the middle step, a window and a window with a minimum duration."""
+    two: full, a plane and line selection, the middle step, a window, a window with a minimum duration and a minimum
+    duration alone."""
     steps = step_numbers(xpstat, cap)
     sels = [[], ["--plane", "^/(host|device)", "--line", "."], ["--window", "1ms:30ms"],
-            ["--window", "0:2s", "--min-duration", "2us"]]
+            ["--window", "0:2s", "--min-duration", "2us"], ["--min-duration", "2us"]]
     if steps:
         sels.append(["--steps", str(steps[len(steps) // 2])])
     for sel in sels:
