@@ -269,7 +269,7 @@ static void step_row(struct xp_table *t, const struct step_cols *sc, const char 
 {
 	size_t row = xp_table_row(t);
 	char num[32];
-	xp_set_str(t, row, SC_HOST, host);
+	xp_set_str_pooled(t, row, SC_HOST, host);   /* one copy of a host name every row repeats */
 	if (combined >= 0)
 		xp_set_int(t, row, SC_COMBINED, combined);
 	xp_set_int(t, row, SC_STEP, s->id);
