@@ -36,7 +36,7 @@ combine_refuses_hosts() { # reports...
 	[ ! -e "$work/refused.json" ] || fail "combine of several hosts wrote its output"
 }
 # The analyses combine --analysis rebuilds of several hosts.
-combinable="steps pod kernel-stats tf-data input-pipeline memory"
+combinable="steps pod kernel-stats tf-data input-pipeline memory tf-stats"
 # Several hosts' reports, one analysis (combine --analysis, each of $combinable): equal byte for byte to 'xpstat ANALYSIS'
 # over the whole run, in text, JSON and CSV (each table). Run from $work; RUN is the run directory.
 combine_analysis_equals() { # run-directory reports...
