@@ -959,7 +959,7 @@ static struct xp_result *finish(struct tfs *s, const char *semantics)
 }
 
 /* The state tables of each host's device op DB (tfs_state.h). */
-static const struct xp_packed_tables device_tables = {"tfs_dbs", "tfs_texts", "tfs_rows"};
+static const struct xp_packed_tables device_tables = XP_TFS_DEVICE_TABLES;
 
 /* What combine rebuilds it from: each host's device op DB (its rows made when written, from the database kept
  * for them) and facts; the host side is the host op DB input-pipeline saves ("input_host"). */

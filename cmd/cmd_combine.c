@@ -23,10 +23,10 @@
  *     another command's, an older xpstat's), or that fails to parse;
  *   - reports of another xpstat version, --compat mode, semantics or run;
  *   - the same capture (name and content digest) twice;
- *   - the whole report of several hosts: overview's merged device op rows
- *     and info's plane survey need per-host state that saved reports do not
- *     carry yet. The analyses whose descriptors have a combine function
- *     (steps, pod, kernel-stats, tf-data, input-pipeline, memory, tf-stats)
+ *   - the whole report of several hosts: info's plane survey needs per-host
+ *     state that saved reports do not carry yet. The analyses whose
+ *     descriptors have a combine function (steps, pod, kernel-stats, tf-data,
+ *     input-pipeline, memory, tf-stats, overview)
  *     are rebuilt of any number of hosts
  *     from each report's "state" with --analysis, through the analysis' own
  *     code, so they are `xpstat NAME` over the run, byte for byte.
@@ -334,7 +334,7 @@ enum { OPT_ANALYSIS = 1 };
 
 static const struct xp_opt combine_cli[] = {
 	{"analysis", 1, OPT_ANALYSIS, "NAME", "only the analysis NAME, as 'xpstat NAME' writes it over the whole run, "
-	 "in any format: steps, pod, kernel-stats, tf-data, input-pipeline, memory or tf-stats (of any number of hosts)"},
+	 "in any format: steps, pod, kernel-stats, tf-data, input-pipeline, memory, tf-stats or overview (of any number of hosts)"},
 	{NULL, 0, 0, NULL, NULL},
 };
 

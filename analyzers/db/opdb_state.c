@@ -154,7 +154,8 @@ void xp_op_db_state(struct xp_result *state, const char *which, const char *host
  *   program_id executions cost_known flops_gap elem_type hlo_flops hlo_bytes
  * kind is "tf", "xla", "idle" or "stage"; name is text A, or "A/B" for text A, a slash and text B (split at its
  * last slash: op name and kernel); module, category and provenance are a text's number or "-" for none;
- * self_ps is "=" when it is time_ps; flags are 0 or 1; integers are decimal. Rows are made from the databases
+ * self_ps is "=" when it is time_ps; is_eager is 1 when eager, plus 2 when eager by the is_eager stats alone
+ * (the flag overview's database has); other flags are 0 or 1; integers are decimal. Rows are made from the databases
  * when written: the state holds the databases, never a cell per row.
  */
 
@@ -222,7 +223,7 @@ static void fill_packed(void *src, size_t row, struct xp_cell *cells, char *text
 	else
 		at += (size_t)snprintf(text + at, size - at, " %" PRId64, r->self_ps);
 	snprintf(text + at, size - at, " %" PRIu64 " %" PRIu64 " %d %" PRIu32 " %" PRId64 " %" PRIu64 " %d %d %d %" PRIu64
-		 " %" PRIu64, r->flops, r->bytes_accessed, r->is_eager, r->num_cores, r->program_id, r->executions,
+		 " %" PRIu64, r->flops, r->bytes_accessed, r->is_eager + 2 * r->is_eager_stat, r->num_cores, r->program_id, r->executions,
 		 r->cost_known, r->flops_gap, r->elem_type, r->hlo_flops, r->hlo_bytes);
 	xp_cell_text(&cells[0], o->hosts[k]);
 	xp_cell_text(&cells[1], text);
@@ -476,13 +477,15 @@ static bool packed_numbers(const char *s, struct xp_op_row *r)
 	} else {
 		ok = ok && field_i64(&s, &r->self_ps);
 	}
-	uint64_t cores = 0;
-	ok = ok && field_u64(&s, &r->flops) && field_u64(&s, &r->bytes_accessed) && field_flag(&s, &r->is_eager) &&
+	uint64_t cores = 0, eager = 0;
+	ok = ok && field_u64(&s, &r->flops) && field_u64(&s, &r->bytes_accessed) && field_u64(&s, &eager) && eager <= 3 &&
 	     field_u64(&s, &cores) && cores <= UINT32_MAX && field_i64(&s, &r->program_id) &&
 	     field_u64(&s, &r->executions) && field_flag(&s, &r->cost_known) && field_flag(&s, &r->flops_gap) &&
 	     field_i64(&s, &elem) && elem >= INT32_MIN && elem <= INT32_MAX && field_u64(&s, &r->hlo_flops) &&
 	     field_u64(&s, &r->hlo_bytes) && !*s;
 	r->num_cores = (uint32_t)cores;
+	r->is_eager = eager & 1;
+	r->is_eager_stat = eager >> 1;
 	r->elem_type = (int)elem;
 	return ok;
 }

@@ -24,6 +24,8 @@ struct xp_tfs_host {
  * device op databases' packed tables (opdb_state.h, database "device": tfs_dbs, their totals; tfs_texts, their
  * texts; tfs_rows, their rows made when written). */
 #define XP_TFS_STATE_TABLES "tfs_hosts", "tfs_pt_ops", "tfs_dbs", "tfs_texts", "tfs_rows"
+/* The device op databases' packed tables (struct xp_packed_tables of opdb_state.h). */
+#define XP_TFS_DEVICE_TABLES {"tfs_dbs", "tfs_texts", "tfs_rows"}
 
 /* HOST (named NAME; its operators' names are C's string ids) as rows of STATE's tfs_hosts and tfs_pt_ops. */
 void xp_tfs_host_state(struct xp_result *state, const struct xp_capture *c, const char *name,

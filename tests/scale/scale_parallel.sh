@@ -56,6 +56,8 @@ for v in raw grouped jax cpu; do
 		combine_refuses_state memory 's/"pt_blind":\tfalse/"pt_blind":\t0/' h0.json h1.json
 		combine_refuses_state tf-stats 's/"pt_orphan_events":\t"\([0-9]\)/"pt_orphan_events":\t"x\1/' h0.json h1.json
 		combine_refuses_state tf-stats 's/"row":\t"tf \([0-9]\)/"row":\t"tf x\1/' h0.json h1.json
+		combine_refuses_state overview 's/"tensor_cores":\t\([a-z]*\)/"tensor_cores":\t"\1"/' h0.json h1.json
+		combine_refuses_state overview 's/"row":\t"tf \([0-9]\)/"row":\t"tf x\1/' h0.json h1.json
 	}
 	cd "$work" || exit 1
 done
