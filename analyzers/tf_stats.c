@@ -204,7 +204,7 @@ static void build_device(struct tfs *s)
 	struct xp_op_db_opts oo = {.xprof_compat = s->o->xprof_compat};
 	struct xp_op_db *all = xp_op_db_empty();
 	/* Kept for the state, each host's stays whole: merged into ALL as a copy (xp_op_db_absorb would make the
-	 * first host's database the sum). One host's is ALL itself, which the state takes at the end. */
+	 * first host's database the sum). One host's is ALL itself. */
 	bool apart = s->keep && s->c->n_hosts > 1;
 	for (uint32_t h = 0; h < s->c->n_hosts; h++) {
 		const struct xp_host *host = &s->c->hosts[h];
@@ -961,8 +961,7 @@ static struct xp_result *finish(struct tfs *s, const char *semantics)
 /* The state tables of each host's device op DB (tfs_state.h). */
 static const struct xp_packed_tables device_tables = XP_TFS_DEVICE_TABLES;
 
-/* What combine rebuilds it from: each host's device op DB (its rows made when written, from the database kept
- * for them) and facts; the host side is the host op DB input-pipeline saves ("input_host"). */
+/* What combine rebuilds it from: each host's device op DB (its rows packed) and facts; the host side is the host op DB input-pipeline saves ("input_host"). */
 static void save_state(struct tfs *s, struct xp_result *state)
 {
 	const struct xp_capture *c = s->c;
@@ -971,11 +970,8 @@ static void save_state(struct tfs *s, struct xp_result *state)
 		names[h] = c->hosts[h].name;
 		xp_tfs_host_state(state, c, c->hosts[h].name, &s->facts[h]);
 	}
-	xp_op_dbs_state_packed(state, &device_tables, "device", names, s->keep, c->n_hosts);
-	if (c->n_hosts == 1)
-		s->hlo = NULL;  /* the state's now */
-	free(s->keep);
-	s->keep = NULL;
+	xp_op_dbs_state_packed(state, &device_tables, "device", names, (const struct xp_op_db *const *)s->keep,
+			       c->n_hosts);
 	free(names);
 }
 

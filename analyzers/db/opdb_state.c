@@ -155,16 +155,19 @@ void xp_op_db_state(struct xp_result *state, const char *which, const char *host
  * kind is "tf", "xla", "idle" or "stage"; name is text A, or "A/B" for text A, a slash and text B (split at its
  * last slash: op name and kernel); module, category and provenance are a text's number or "-" for none;
  * self_ps is "=" when it is time_ps; is_eager is 1 when eager, plus 2 when eager by the is_eager stats alone
- * (the flag overview's database has); other flags are 0 or 1; integers are decimal. Rows are made from the databases
- * when written: the state holds the databases, never a cell per row.
+ * (the flag overview's database has); other flags are 0 or 1; integers are decimal. Rows are packed when saved,
+ * into one text (about 45 bytes a row), and made into cells one at a time when written: neither the databases
+ * nor a cell per row are held.
  */
 
-struct packed_dbs {
-	char *which;
+/* The packed rows, made when saved (the databases are not held): row ROW's text is text + at[ROW], its host
+ * hosts[k] for start[k] <= ROW < start[k + 1]. */
+struct packed_rows {
 	char **hosts;
-	struct xp_op_db **dbs;
-	struct xp_strtab *texts;    /* each database's distinct texts, numbered in first use */
-	size_t *start;              /* n + 1: row ROW is row ROW - start[k] of dbs[k] */
+	char *text;
+	size_t *at;                 /* n_rows */
+	size_t *start;              /* n + 1 */
+	size_t used, cap;           /* of text */
 	uint32_t n;
 };
 
@@ -201,15 +204,10 @@ static int opt_text(char *buf, size_t n, const struct xp_strtab *t, const char *
 	return s ? snprintf(buf, n, " %" PRIu32, text_id(t, s, strlen(s))) : snprintf(buf, n, " -");
 }
 
-/* At most 19 fields: 4 texts' numbers, 9 integers of 20 digits and a sign, 6 flags and small numbers: 300 bytes. */
-static void fill_packed(void *src, size_t row, struct xp_cell *cells, char *text, size_t size)
+/* R packed in TEXT, its texts numbered in T; its length. At most 19 fields: 4 texts' numbers, 9 integers of 20
+ * digits and a sign, 6 flags and small numbers: 300 bytes. */
+static size_t pack_row(const struct xp_strtab *t, const struct xp_op_row *r, char *text, size_t size)
 {
-	const struct packed_dbs *o = src;
-	uint32_t k = 0;
-	while (k + 1 < o->n && row >= o->start[k + 1])
-		k++;
-	const struct xp_strtab *t = &o->texts[k];
-	const struct xp_op_row *r = &o->dbs[k]->rows[row - o->start[k]];
 	size_t cut = name_split(r->name), at = 0;
 	at += (size_t)snprintf(text, size, "%s %" PRIu32, kind_names[r->kind], text_id(t, r->name, cut ? cut : strlen(r->name)));
 	if (cut)
@@ -222,25 +220,33 @@ static void fill_packed(void *src, size_t row, struct xp_cell *cells, char *text
 		at += (size_t)snprintf(text + at, size - at, " =");
 	else
 		at += (size_t)snprintf(text + at, size - at, " %" PRId64, r->self_ps);
-	snprintf(text + at, size - at, " %" PRIu64 " %" PRIu64 " %d %" PRIu32 " %" PRId64 " %" PRIu64 " %d %d %d %" PRIu64
-		 " %" PRIu64, r->flops, r->bytes_accessed, r->is_eager + 2 * r->is_eager_stat, r->num_cores, r->program_id, r->executions,
-		 r->cost_known, r->flops_gap, r->elem_type, r->hlo_flops, r->hlo_bytes);
+	at += (size_t)snprintf(text + at, size - at, " %" PRIu64 " %" PRIu64 " %d %" PRIu32 " %" PRId64 " %" PRIu64
+			       " %d %d %d %" PRIu64 " %" PRIu64, r->flops, r->bytes_accessed,
+			       r->is_eager + 2 * r->is_eager_stat, r->num_cores, r->program_id, r->executions, r->cost_known,
+			       r->flops_gap, r->elem_type, r->hlo_flops, r->hlo_bytes);
+	return at;
+}
+
+static void fill_packed(void *src, size_t row, struct xp_cell *cells, char *text, size_t size)
+{
+	(void)text;
+	(void)size;
+	const struct packed_rows *o = src;
+	uint32_t k = 0;
+	while (k + 1 < o->n && row >= o->start[k + 1])
+		k++;
 	xp_cell_text(&cells[0], o->hosts[k]);
-	xp_cell_text(&cells[1], text);
+	xp_cell_text(&cells[1], o->text + o->at[row]);
 }
 
 static void release_packed(void *src)
 {
-	struct packed_dbs *o = src;
-	for (uint32_t k = 0; k < o->n; k++) {
-		xp_op_db_free(o->dbs[k]);
-		xp_strtab_free(&o->texts[k]);
+	struct packed_rows *o = src;
+	for (uint32_t k = 0; k < o->n; k++)
 		free(o->hosts[k]);
-	}
-	free(o->which);
 	free(o->hosts);
-	free(o->dbs);
-	free(o->texts);
+	free(o->text);
+	free(o->at);
 	free(o->start);
 	free(o);
 }
@@ -258,31 +264,46 @@ static const struct xp_col_def packed_cols[P_N] = {
 static void text_columns(struct xp_table *t) { xp_table_cols(t, text_cols, T_N); }
 static void packed_columns(struct xp_table *t) { xp_table_cols(t, packed_cols, P_N); }
 
+/* DB's texts as rows of TEXTS (host HOST) and its rows packed at the end of O's text. */
+static void pack_db(struct packed_rows *o, struct xp_table *texts, const char *host, const struct xp_op_db *db,
+		    size_t first)
+{
+	struct xp_strtab t;
+	xp_strtab_init(&t);
+	for (size_t i = 0; i < db->n; i++)
+		intern_row(&t, &db->rows[i]);
+	for (uint32_t id = 0; id < t.n; id++) {
+		size_t row = xp_table_row(texts);
+		xp_set_str_pooled(texts, row, T_HOST, host);
+		xp_set_str(texts, row, T_TEXT, t.strs[id]);
+	}
+	for (size_t i = 0; i < db->n; i++) {
+		if (o->cap - o->used < XP_ROW_TEXT_SIZE) {
+			o->cap = o->cap * 2 + XP_ROW_TEXT_SIZE;
+			o->text = xrealloc(o->text, o->cap);
+		}
+		o->at[first + i] = o->used;
+		o->used += pack_row(&t, &db->rows[i], o->text + o->used, XP_ROW_TEXT_SIZE) + 1;
+	}
+	xp_strtab_free(&t);
+}
+
 void xp_op_dbs_state_packed(struct xp_result *state, const struct xp_packed_tables *names, const char *which,
-			    const char *const *hosts, struct xp_op_db **dbs, uint32_t n)
+			    const char *const *hosts, const struct xp_op_db *const *dbs, uint32_t n)
 {
 	struct xp_table *totals = xp_state_table_of(state, names->dbs, db_columns);
 	struct xp_table *texts = xp_state_table_of(state, names->texts, text_columns);
-	struct packed_dbs *o = xcalloc(1, sizeof *o);
-	o->which = dup_or_null(which);
+	struct packed_rows *o = xcalloc(1, sizeof *o);
 	o->hosts = xcalloc(n ? n : 1, sizeof *o->hosts);
-	o->dbs = xcalloc(n ? n : 1, sizeof *o->dbs);
-	o->texts = xcalloc(n ? n : 1, sizeof *o->texts);
 	o->start = xcalloc(n + 1, sizeof *o->start);
 	o->n = n;
+	for (uint32_t k = 0; k < n; k++)
+		o->start[k + 1] = o->start[k] + dbs[k]->n;
+	o->at = xcalloc(o->start[n] ? o->start[n] : 1, sizeof *o->at);
 	for (uint32_t k = 0; k < n; k++) {
 		db_row(totals, which, hosts[k], dbs[k]);
 		o->hosts[k] = dup_or_null(hosts[k]);
-		o->dbs[k] = dbs[k];
-		o->start[k + 1] = o->start[k] + dbs[k]->n;
-		xp_strtab_init(&o->texts[k]);
-		for (size_t i = 0; i < dbs[k]->n; i++)
-			intern_row(&o->texts[k], &dbs[k]->rows[i]);
-		for (uint32_t id = 0; id < o->texts[k].n; id++) {
-			size_t row = xp_table_row(texts);
-			xp_set_str_pooled(texts, row, T_HOST, hosts[k]);
-			xp_set_str(texts, row, T_TEXT, o->texts[k].strs[id]);
-		}
+		pack_db(o, texts, hosts[k], dbs[k], o->start[k]);
 	}
 	struct xp_table *rows = xp_result_add_table(state, names->rows, names->rows);
 	packed_columns(rows);

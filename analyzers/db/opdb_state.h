@@ -21,10 +21,10 @@ struct xp_packed_tables {
 	const char *dbs, *texts, *rows;
 };
 /* DBS[k], host HOSTS[k]'s database of kind WHICH (k < N), as the packed tables NAMES of STATE. The rows are
- * made from DBS when written, never copied into cells (a device op DB has a row per op and kernel: 122,092 on a
- * 64 MB diverse capture): STATE owns DBS and frees them with itself. */
+ * packed into one text now and made into cells only when written, one at a time (a device op DB has a row per op
+ * and kernel: 122,092 on a 64 MB diverse capture); DBS are not kept. */
 void xp_op_dbs_state_packed(struct xp_result *state, const struct xp_packed_tables *names, const char *which,
-			    const char *const *hosts, struct xp_op_db **dbs, uint32_t n);
+			    const char *const *hosts, const struct xp_op_db *const *dbs, uint32_t n);
 /* Host SH's database WHICH of the packed tables NAMES (rows in the saved order); NULL when they do not read back. */
 struct xp_op_db *xp_op_db_from_packed_state(const struct xp_state_host *sh, const struct xp_packed_tables *names,
 					    const char *which);
