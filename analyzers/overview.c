@@ -8,6 +8,10 @@
 #include "analyzers/db/steptime.h"
 #include "analyzers/db/pt_advice.h"
 #include "analyzers/db/pt_ops.h"
+#include "analyzers/db/opdb_state.h"
+#include "analyzers/db/shared.h"
+#include "analyzers/db/tfs_state.h"
+#include "analyzers/db/tfdata_state.h"
 #include "input_pipeline.h"
 #include "analyzers/prepare/prepare.h"
 #include "formats/model/capture.h"
@@ -35,9 +39,21 @@ static double pct_of(int64_t part, int64_t whole)
 
 /* --- gathering ------------------------------------------------------------------------ */
 
+/* What overview reads of a host's capture besides its steps and run environment (saved for combine). */
+struct ov_host {
+	bool tf_data;               /* tf.data iterators ran */
+	bool pytorch, tensor_cores; /* a PyTorch trace; a GPU with Tensor Cores */
+	int64_t pt_op_kernel_ps, pt_tc_bottom_ps, pt_tc_kernel_ps;  /* PyTorch: the AMP advice's kernel times */
+	const char **msgs[2];       /* the capture's errors [0] and warnings [1], sorted, each once */
+	size_t n_msgs[2];
+};
+
 struct overview {
 	const struct xp_prep *p;
 	const struct xp_overview_opts *o;
+	const struct ov_host *hosts;        /* p's hosts' */
+	const struct xp_combine_in *cin;    /* combine: the saved state of the hosts; NULL: their captures */
+	struct xp_op_db *device;            /* combine: device_tf_db, made first (top_ops_table frees it) */
 	struct xp_step_align al;    /* the steps common to all hosts */
 	uint32_t bh;                /* host whose steps make the breakdown */
 	struct xp_step_db view;     /* its steps that are combined steps (a view, no copy) */
@@ -85,7 +101,7 @@ static void combine_env(struct overview *ov)
 	snprintf(ov->env.device_type, sizeof ov->env.device_type, "CPU");
 	for (uint32_t h = 0; h < p->n_hosts; h++) {
 		struct xp_run_env e;
-		xp_run_env_host(p->cap, p->hosts[h].host, &e);
+		xp_use_run_env(p, h, &e);
 		if ((e.gpu || e.tpu) && !ov->env.gpu && !ov->env.tpu) {
 			memcpy(ov->env.device_type, e.device_type, sizeof e.device_type);
 			ov->env.gpu = e.gpu;
@@ -125,7 +141,7 @@ static void gather(struct overview *ov)
 	for (uint32_t h = 0; h < p->n_hosts; h++) {
 		ov->c16_ps += p->hosts[h].steps.compute16_ps;
 		ov->c32_ps += p->hosts[h].steps.compute32_ps;
-		ov->tf_data |= has_tf_data(p->cap, p->hosts[h].host);
+		ov->tf_data |= ov->hosts[h].tf_data;
 		ov->tpu |= p->hosts[h].steps.tpu;
 	}
 	ov->bottleneck = xp_overview_bottleneck(&ov->tot, &ov->input_pct, &ov->all_others_pct, &ov->level);
@@ -251,8 +267,12 @@ static void step_time_table(struct xp_result *r, const struct overview *ov)
 
 /* --- top device ops (spec §1.7) ------------------------------------------------------------------ */
 
+static struct xp_op_db *saved_device_tf_db(const struct overview *ov);
+
 static struct xp_op_db *device_tf_db(const struct overview *ov)
 {
+	if (ov->cin)
+		return saved_device_tf_db(ov);
 	if (ov->view.pytorch) { /* PyTorch: the operators by the device self time of the kernels they launched */
 		struct xp_op_db *pt = xp_pt_op_db(ov->p->cap, true);
 		xp_op_db_sort(pt);
@@ -306,9 +326,9 @@ static const struct xp_col_def top_op_cols[] = {
 	[TOP_EAGER] = {"is_eager", "Eager", XP_T_BOOL, XP_U_NONE, XP_COL_TEXT_HIDDEN},
 };
 
-static void top_ops_table(struct xp_result *r, const struct overview *ov)
+static void top_ops_table(struct xp_result *r, struct overview *ov)
 {
-	struct xp_op_db *db = device_tf_db(ov);
+	struct xp_op_db *db = ov->device ? ov->device : device_tf_db(ov);
 	size_t n = ov->o && ov->o->top_ops ? ov->o->top_ops : DEFAULT_TOP_OPS;
 	if (n > db->n)
 		n = db->n;
@@ -333,6 +353,7 @@ static void top_ops_table(struct xp_result *r, const struct overview *ov)
 	}
 	top_ops_note(t, db, n);
 	xp_op_db_free(db);
+	ov->device = NULL;
 }
 
 /* --- run environment ------------------------------------------------------------------------------ */
@@ -356,7 +377,7 @@ static void environment_table(struct xp_result *r, const struct overview *ov)
 	for (uint32_t h = 0; h < ov->p->n_hosts; h++) {
 		const struct xp_prep_host *ph = &ov->p->hosts[h];
 		struct xp_run_env e;
-		xp_run_env_host(ov->p->cap, ph->host, &e);
+		xp_use_run_env(ov->p, h, &e);
 		size_t row = xp_table_row(t);
 		xp_set_str(t, row, ENV_HOST, ph->host->name);
 		xp_set_str(t, row, ENV_TYPE, e.device_type);
@@ -516,19 +537,18 @@ static bool has_tensor_cores(const struct xp_capture *c, const struct xp_host *h
 }
 
 /* The PyTorch profiler's AMP advice: the eligible share when the GPUs have Tensor Cores that no kernel used. */
-static double pt_amp_pct(const struct xp_capture *c)
+static double pt_amp_pct(const struct overview *ov)
 {
 	int64_t of = 0, elig = 0, tc = 0;
 	bool cores = false;
-	for (uint32_t h = 0; h < c->n_hosts; h++) {
-		if (!xp_host_is_pytorch(&c->hosts[h]))
+	for (uint32_t h = 0; h < ov->p->n_hosts; h++) {
+		const struct ov_host *f = &ov->hosts[h];
+		if (!f->pytorch)
 			continue;
-		struct xp_pt_ops *db = xp_pt_ops_build(c, &c->hosts[h]);
-		of = xp_sat_add(of, db->op_kernel_ps);
-		elig = xp_sat_add(elig, db->tc_bottom_ps);
-		tc = xp_sat_add(tc, db->tc_kernel_ps);
-		cores |= has_tensor_cores(c, &c->hosts[h]);
-		xp_pt_ops_free(db);
+		of = xp_sat_add(of, f->pt_op_kernel_ps);
+		elig = xp_sat_add(elig, f->pt_tc_bottom_ps);
+		tc = xp_sat_add(tc, f->pt_tc_kernel_ps);
+		cores |= f->tensor_cores;
 	}
 	return cores && !tc && of > 0 ? 100.0 * (double)elig / (double)of : -1;
 }
@@ -540,7 +560,7 @@ static void recommendation_table(struct xp_result *r, const struct overview *ov)
 	xp_table_cols(rc.t, XP_COLS(reco_cols));
 	if (ov->view.pytorch) {
 		struct xp_reco_rows rows;
-		xp_pytorch_advice(&ov->tot, pt_amp_pct(ov->p->cap), &rows);
+		xp_pytorch_advice(&ov->tot, pt_amp_pct(ov), &rows);
 		for (size_t i = 0; i < rows.n; i++)
 			reco_row(&rc, rows.row[i].topic, rows.row[i].level[0] ? rows.row[i].level : NULL, "%s",
 				 rows.row[i].text);
@@ -561,36 +581,42 @@ static int cmp_cstr(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* XSpace errors or warnings, de-duplicated and sorted as the reference does. */
-static void capture_messages(struct xp_result *r, const struct xp_capture *c, const struct xp_host *h, bool errors)
+/* XSpace errors or warnings of a host, de-duplicated and sorted as the reference does: *N of them in *OUT. */
+static void sorted_messages(const struct xp_capture *c, const struct xp_host *h, bool errors, const char ***out,
+			    size_t *n)
 {
-	uint32_t n = errors ? h->n_errors : h->n_warnings;
+	uint32_t k = errors ? h->n_errors : h->n_warnings;
 	const uint32_t *ids = errors ? h->errors : h->warnings;
-	if (!n)
-		return;
-	const char **s = calloc(n, sizeof *s);
-	if (!s)
-		xp_oom();
-	for (uint32_t i = 0; i < n; i++)
+	const char **s = xcalloc(k ? k : 1, sizeof *s);
+	for (uint32_t i = 0; i < k; i++)
 		s[i] = xp_str(c, ids[i]);
-	qsort(s, n, sizeof *s, cmp_cstr);
-	for (uint32_t i = 0; i < n; i++) {
-		if (i && !strcmp(s[i], s[i - 1]))
-			continue;
-		if (errors)
-			xp_result_diag(r, XP_SEV_ERROR, "capture_error", h->name,
-				       "the profiler reported this while capturing; the analyses may miss data", "%s", s[i]);
-		else
-			xp_result_diag(r, XP_SEV_WARNING, "capture_warning", h->name,
-				       "the profiler reported this while capturing", "%s", s[i]);
-	}
-	free(s);
+	qsort(s, k, sizeof *s, cmp_cstr);
+	*n = 0;
+	for (uint32_t i = 0; i < k; i++)
+		if (!i || strcmp(s[i], s[i - 1]))
+			s[(*n)++] = s[i];
+	*out = s;
 }
 
-static void device_diag(struct xp_result *r, const struct xp_capture *c, const struct xp_host *h)
+static void capture_messages(struct xp_result *r, const char *host, const struct ov_host *f, bool errors)
 {
+	const char *const *s = f->msgs[errors ? 0 : 1];
+	size_t n = f->n_msgs[errors ? 0 : 1];
+	for (size_t i = 0; i < n; i++) {
+		if (errors)
+			xp_result_diag(r, XP_SEV_ERROR, "capture_error", host,
+				       "the profiler reported this while capturing; the analyses may miss data", "%s", s[i]);
+		else
+			xp_result_diag(r, XP_SEV_WARNING, "capture_warning", host,
+				       "the profiler reported this while capturing", "%s", s[i]);
+	}
+}
+
+static void device_diag(struct xp_result *r, const struct xp_prep *p, uint32_t host)
+{
+	const struct xp_host *h = p->hosts[host].host;
 	struct xp_run_env e;
-	xp_run_env_host(c, h, &e);
+	xp_use_run_env(p, host, &e);
 	if (!e.gpu || e.devices_with_events)
 		return;
 	xp_result_diag(r, XP_SEV_WARNING, "no_device_trace", h->name,
@@ -606,9 +632,9 @@ static void add_diags(struct xp_result *r, const struct overview *ov)
 	const struct xp_prep *p = ov->p;
 	for (uint32_t h = 0; h < p->n_hosts; h++) {
 		const struct xp_host *host = p->hosts[h].host;
-		capture_messages(r, p->cap, host, true);
-		capture_messages(r, p->cap, host, false);
-		device_diag(r, p->cap, host);
+		capture_messages(r, host->name, &ov->hosts[h], true);
+		capture_messages(r, host->name, &ov->hosts[h], false);
+		device_diag(r, p, h);
 		xp_step_diags(r, p, h);
 	}
 	xp_align_diags(r, p, &ov->al);
@@ -621,11 +647,19 @@ static void add_diags(struct xp_result *r, const struct overview *ov)
 			       p->n_hosts, ov->al.n, p->hosts[ov->bh].host->name);
 }
 
-struct xp_result *xp_analyze_overview(const struct xp_prep *p, const struct xp_overview_opts *o)
+static struct xp_result *analyze(const struct xp_prep *p, const struct xp_overview_opts *o, const struct ov_host *hosts,
+				 const struct xp_combine_in *cin)
 {
 	struct xp_result *r = xp_result_new("overview");
-	struct overview ov = {.p = p, .o = o};
+	struct overview ov = {.p = p, .o = o, .hosts = hosts, .cin = cin};
 	gather(&ov);
+	/* From saved state, first, so that a state that does not read back stops it before anything is made. */
+	if (cin && !(ov.device = device_tf_db(&ov))) {
+		xp_step_align_free(&ov.al);
+		free(ov.step_ps);
+		xp_result_free(r);
+		return NULL;
+	}
 	set_verdict(r, &ov);
 	add_summary(r, &ov);
 	step_time_table(r, &ov);
@@ -641,6 +675,196 @@ struct xp_result *xp_analyze_overview(const struct xp_prep *p, const struct xp_o
 	return r;
 }
 
+/* --- each host's facts ----------------------------------------------------------------------------- */
+
+static void host_facts(const struct xp_capture *c, const struct xp_host *h, struct ov_host *f)
+{
+	f->tf_data = has_tf_data(c, h);
+	f->tensor_cores = has_tensor_cores(c, h);
+	sorted_messages(c, h, true, &f->msgs[0], &f->n_msgs[0]);
+	sorted_messages(c, h, false, &f->msgs[1], &f->n_msgs[1]);
+	if (!(f->pytorch = xp_host_is_pytorch(h)))
+		return;
+	struct xp_pt_ops *db = xp_pt_ops_build(c, h);
+	f->pt_op_kernel_ps = db->op_kernel_ps;
+	f->pt_tc_bottom_ps = db->tc_bottom_ps;
+	f->pt_tc_kernel_ps = db->tc_kernel_ps;
+	xp_pt_ops_free(db);
+}
+
+static struct ov_host *capture_facts(const struct xp_prep *p)
+{
+	struct ov_host *f = xcalloc(p->n_hosts ? p->n_hosts : 1, sizeof *f);
+	for (uint32_t h = 0; h < p->n_hosts; h++)
+		host_facts(p->cap, p->hosts[h].host, &f[h]);
+	return f;
+}
+
+static void facts_free(struct ov_host *f, uint32_t n, bool texts)
+{
+	for (uint32_t h = 0; f && h < n; h++)
+		for (int k = 0; k < 2; k++) {
+			for (size_t i = 0; texts && i < f[h].n_msgs[k]; i++)
+				free((char *)f[h].msgs[k][i]);
+			free(f[h].msgs[k]);
+		}
+	free(f);
+}
+
+struct xp_result *xp_analyze_overview(const struct xp_prep *p, const struct xp_overview_opts *o)
+{
+	struct ov_host *hosts = capture_facts(p);
+	struct xp_result *r = analyze(p, o, hosts, NULL);
+	facts_free(hosts, p->n_hosts, false);
+	return r;
+}
+
+/* --- saved state (combine) -------------------------------------------------------------------------- */
+
+/*
+ * Two tables, every row naming its host: ov_hosts (its facts: tf.data, PyTorch, Tensor Cores, the AMP advice's
+ * kernel times) and ov_messages (the capture's errors and warnings, sorted, each once). The device op rows are
+ * tf-stats' (tfs_rows: their is_eager flag by the stats alone is overview's), the run environments
+ * input-pipeline's (run_env).
+ */
+enum { OH_HOST, OH_TF_DATA, OH_PT, OH_TC, OH_PT_OP, OH_PT_BOTTOM, OH_PT_TC, OH_N };
+static const struct xp_col_def oh_cols[OH_N] = {
+	[OH_HOST] = {"host", NULL, XP_T_STR, XP_U_NONE, 0},
+	[OH_TF_DATA] = {"tf_data", NULL, XP_T_BOOL, XP_U_NONE, 0},
+	[OH_PT] = {"pytorch", NULL, XP_T_BOOL, XP_U_NONE, 0},
+	[OH_TC] = {"tensor_cores", NULL, XP_T_BOOL, XP_U_NONE, 0},
+	[OH_PT_OP] = {"pt_op_kernel_ps", NULL, XP_T_STR, XP_U_NONE, 0},
+	[OH_PT_BOTTOM] = {"pt_tc_bottom_ps", NULL, XP_T_STR, XP_U_NONE, 0},
+	[OH_PT_TC] = {"pt_tc_kernel_ps", NULL, XP_T_STR, XP_U_NONE, 0},
+};
+enum { OM_HOST, OM_ERROR, OM_TEXT, OM_N };
+static const struct xp_col_def om_cols[OM_N] = {
+	[OM_HOST] = {"host", NULL, XP_T_STR, XP_U_NONE, 0},
+	[OM_ERROR] = {"error", NULL, XP_T_BOOL, XP_U_NONE, 0},
+	[OM_TEXT] = {"text", NULL, XP_T_STR, XP_U_NONE, 0},
+};
+static void oh_columns(struct xp_table *t) { xp_table_cols(t, oh_cols, OH_N); }
+static void om_columns(struct xp_table *t) { xp_table_cols(t, om_cols, OM_N); }
+
+static void save_state(struct xp_result *state, const struct xp_prep *p, const struct ov_host *hosts)
+{
+	struct xp_table *t = xp_state_table_of(state, "ov_hosts", oh_columns);
+	struct xp_table *m = xp_state_table_of(state, "ov_messages", om_columns);
+	for (uint32_t h = 0; h < p->n_hosts; h++) {
+		const struct ov_host *f = &hosts[h];
+		const char *name = p->hosts[h].host->name;
+		size_t row = xp_table_row(t);
+		xp_set_str(t, row, OH_HOST, name);
+		xp_set_bool(t, row, OH_TF_DATA, f->tf_data);
+		xp_set_bool(t, row, OH_PT, f->pytorch);
+		xp_set_bool(t, row, OH_TC, f->tensor_cores);
+		xp_state_set_i64(t, row, OH_PT_OP, f->pt_op_kernel_ps);
+		xp_state_set_i64(t, row, OH_PT_BOTTOM, f->pt_tc_bottom_ps);
+		xp_state_set_i64(t, row, OH_PT_TC, f->pt_tc_kernel_ps);
+		for (int k = 0; k < 2; k++)
+			for (size_t i = 0; i < f->n_msgs[k]; i++) {
+				size_t mr = xp_table_row(m);
+				xp_set_str(m, mr, OM_HOST, name);
+				xp_set_bool(m, mr, OM_ERROR, k == 0);
+				xp_set_str(m, mr, OM_TEXT, f->msgs[k][i]);
+			}
+	}
+}
+
+static bool read_messages(const struct xp_table *m, const char *name, struct ov_host *f)
+{
+	for (size_t row = 0; m && row < m->n_rows; row++) {
+		const char *hn = xp_state_str(m, row, OM_HOST), *text = xp_state_str(m, row, OM_TEXT);
+		bool error;
+		if (!hn || !text || !xp_state_bool(m, row, OM_ERROR, &error))
+			return false;
+		if (strcmp(hn, name))
+			continue;
+		int k = error ? 0 : 1;
+		f->msgs[k] = xrealloc(f->msgs[k], (f->n_msgs[k] + 1) * sizeof *f->msgs[k]);
+		f->msgs[k][f->n_msgs[k]] = strdup(text);
+		if (!f->msgs[k][f->n_msgs[k]++])
+			xp_oom();
+	}
+	return true;
+}
+
+static bool read_facts(const struct xp_state_host *sh, struct ov_host *f)
+{
+	const struct xp_table *t = xp_state_table(sh->state, "ov_hosts", oh_columns);
+	const struct xp_table *m = xp_state_table(sh->state, "ov_messages", om_columns);
+	const char *name = xp_state_host_name(sh->state, sh->row);
+	if (!t || !name || (!m && xp_result_table(sh->state, "ov_messages")))
+		return false;
+	for (size_t row = 0; row < t->n_rows; row++) {
+		const char *hn = xp_state_str(t, row, OH_HOST);
+		if (!hn)
+			return false;
+		if (strcmp(hn, name))
+			continue;
+		return xp_state_bool(t, row, OH_TF_DATA, &f->tf_data) && xp_state_bool(t, row, OH_PT, &f->pytorch) &&
+		       xp_state_bool(t, row, OH_TC, &f->tensor_cores) && xp_state_i64(t, row, OH_PT_OP, &f->pt_op_kernel_ps) &&
+		       xp_state_i64(t, row, OH_PT_BOTTOM, &f->pt_tc_bottom_ps) &&
+		       xp_state_i64(t, row, OH_PT_TC, &f->pt_tc_kernel_ps) && read_messages(m, name, f);
+	}
+	return false;
+}
+
+static struct xp_op_db *not_read_back(const struct overview *ov, uint32_t h, const char *what)
+{
+	xp_err_set(ov->cin->err, XP_EXIT_BAD_INPUT, ov->cin->hosts[h].path, "the %s of host %s does not read back: not a "
+		   "report as this xpstat writes it", what, ov->cin->hosts[h].name);
+	return NULL;
+}
+
+/* PyTorch: the operators of every PyTorch host as device op rows (xp_pt_op_db), from tf-stats' saved operators. */
+static struct xp_op_db *saved_pt_db(const struct overview *ov)
+{
+	uint32_t n = ov->p->n_hosts;
+	struct xp_capture names = {.n_hosts = 0};
+	xp_strtab_init(&names.strings);
+	struct xp_op_db *db = xp_op_db_empty();
+	for (uint32_t h = 0; h < n && db; h++) {
+		struct xp_tfs_host f;
+		if (!xp_tfs_host_from_state(&ov->cin->hosts[h], &names, &f)) {
+			xp_op_db_free(db);
+			db = not_read_back(ov, h, "tf-stats state");
+		} else if (f.pytorch) {
+			xp_pt_op_rows(&names, f.pt, f.n_pt, true, db);
+		}
+		free(f.pt);
+	}
+	xp_strtab_free(&names.strings);
+	return db;
+}
+
+/* The TF-level device op DB of device_tf_db, from the hosts' saved device op DBs (tf-stats'), merged in host
+ * order with the eager flags overview's own build gives (by the is_eager stats alone). NULL with the error set
+ * when a state does not read back. */
+static struct xp_op_db *saved_device_tf_db(const struct overview *ov)
+{
+	static const struct xp_packed_tables tables = XP_TFS_DEVICE_TABLES;
+	struct xp_op_db *db = ov->view.pytorch ? saved_pt_db(ov) : xp_op_db_empty();
+	for (uint32_t h = 0; !ov->view.pytorch && h < ov->p->n_hosts; h++) {
+		struct xp_op_db *one = xp_op_db_from_packed_state(&ov->cin->hosts[h], &tables, "device");
+		if (!one) {
+			xp_op_db_free(db);
+			return not_read_back(ov, h, "device op state");
+		}
+		for (size_t i = 0; i < one->n; i++)
+			one->rows[i].is_eager = one->rows[i].is_eager_stat;
+		db = xp_op_db_absorb(db, one);
+	}
+	if (db && !ov->view.pytorch) {
+		struct xp_op_db *tf = xp_op_db_tf_level(db, false);
+		xp_op_db_free(db);
+		db = tf;
+	}
+	if (db)
+		xp_op_db_sort(db);
+	return db;
+}
+
 /* Alone: the --top rows; in a report every device op, text showing the first. */
 static struct xp_result *run(const struct xp_run_in *in)
 {
@@ -648,11 +872,40 @@ static struct xp_result *run(const struct xp_run_in *in)
 	if (in->opts)
 		o = *(const struct xp_overview_opts *)in->opts;
 	o.xprof_compat = in->xprof_compat;
-	struct xp_result *r = xp_analyze_overview(in->p, &o);
+	struct ov_host *hosts = capture_facts(in->p);
+	struct xp_result *r = analyze(in->p, &o, hosts, NULL);
+	if (in->state)
+		save_state(in->state, in->p, hosts);
+	facts_free(hosts, in->p->n_hosts, false);
 	if (!in->opts)
 		xp_text_top(r, "top_ops", XP_REPORT_TEXT_TOP);
 	return r;
 }
+
+/* Several hosts from their saved state, with the options its command takes by default. */
+static struct xp_result *combine(const struct xp_combine_in *in)
+{
+	uint32_t n = in->p->n_hosts;
+	struct ov_host *hosts = xcalloc(n ? n : 1, sizeof *hosts);
+	struct xp_result *r = NULL;
+	uint32_t h = 0;
+	while (h < n && read_facts(&in->hosts[h], &hosts[h]))
+		h++;
+	if (h < n) {
+		xp_err_set(in->err, XP_EXIT_BAD_INPUT, in->hosts[h].path, "the overview state of host %s does not read "
+			   "back: not a report as this xpstat writes it", in->hosts[h].name);
+	} else {
+		struct xp_overview_opts o = {.xprof_compat = in->xprof_compat};
+		r = analyze(in->p, &o, hosts, in);
+	}
+	facts_free(hosts, n, true);
+	return r;
+}
+
+/* Its own, tf-stats' (the device op rows) and input-pipeline's (host op DB, run environments, tf.data model: the
+ * input advice's). */
+static const char *const state_tables[] = {"ov_hosts", "ov_messages", XP_TFS_STATE_TABLES, XP_OPDB_STATE_TABLES,
+					   XP_TFDATA_STATE_TABLES, NULL};
 
 const struct xp_analysis xp_analysis_overview = {
 	.name = "overview",
@@ -660,4 +913,6 @@ const struct xp_analysis xp_analysis_overview = {
 	.reads = NULL,
 	.opts_size = sizeof(struct xp_overview_opts),
 	.run = run,
+	.combine = combine,
+	.state_tables = state_tables,
 };

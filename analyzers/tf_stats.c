@@ -11,6 +11,9 @@
 #include "formats/core/xalloc.h"
 #include "analyzers/db/hlodb.h"
 #include "analyzers/db/pt_ops.h"
+#include "analyzers/db/kernel_state.h"
+#include "analyzers/db/opdb_state.h"
+#include "analyzers/db/tfs_state.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -72,6 +75,8 @@ struct tfs {
 	bool pt_mode;               /* a PyTorch capture: operators instead of TensorFlow ops */
 	uint64_t pt_orphans;        /* device events launched for no operator */
 	int64_t pt_orphan_ps;
+	struct xp_tfs_host *facts;  /* each host's planes, PerfEnv and PyTorch operators (c->n_hosts) */
+	struct xp_op_db **keep;     /* report: each host's device op DB, for the saved state; else NULL */
 };
 
 static bool opt_eq(const char *a, const char *b)
@@ -92,11 +97,10 @@ static size_t tc_pos(const struct tc_index *t, const char *op, const char *modul
 	return i;
 }
 
-static void tc_build(struct tfs *s)
+/* From KDB, the kernel database of every host (freed here). */
+static void tc_build(struct tfs *s, struct xp_kernel_db *kdb)
 {
-	struct xp_kernel_db_opts ko = {.xprof_compat = s->o->xprof_compat};
 	struct tc_index *t = &s->tc;
-	struct xp_kernel_db *kdb = xp_kernel_db_build(s->c, &ko);
 	t->ops = xp_kernel_ops_by_op(kdb, true);   /* per-op facts in one pass: no sort of the reports */
 	xp_kernel_db_free(kdb);    /* a report per launch shape: gone before the op database is built */
 	t->cap = 64;
@@ -129,32 +133,51 @@ static void tc_free(struct tc_index *t)
 	free(t->slot);
 }
 
-static bool any_gpu_plane(const struct xp_capture *c)
+static bool any_gpu(const struct tfs *s)
 {
-	for (uint32_t h = 0; h < c->n_hosts; h++)
-		for (uint32_t i = 0; i < c->hosts[h].n_planes; i++)
-			if (c->hosts[h].planes[i].kind == XP_PLANE_GPU)
-				return true;
+	for (uint32_t h = 0; h < s->c->n_hosts; h++)
+		if (s->facts[h].gpu)
+			return true;
 	return false;
 }
 
-static void build_device(struct tfs *s)
+/* A host's planes, its first GPU plane's PerfEnv and its PyTorch operators, from its capture. */
+static void host_facts(const struct xp_capture *c, const struct xp_host *host, struct xp_tfs_host *f)
 {
-	/* The kernels' per-op facts first, so that their database and the op database are never held together. */
-	if (any_gpu_plane(s->c))
-		tc_build(s);
-	struct xp_op_db_opts oo = {.xprof_compat = s->o->xprof_compat};
-	struct xp_op_db *all = xp_op_db_empty();
-	for (uint32_t h = 0; h < s->c->n_hosts; h++) {
-		const struct xp_host *host = &s->c->hosts[h];
-		for (uint32_t i = 0; i < host->n_planes; i++)
-			s->tpu_planes += host->planes[i].kind == XP_PLANE_TPU;
-		int64_t *eager = xp_eager_launches(s->c, host, &oo.n_eager_launches);
-		oo.eager_launches = eager;
-		struct xp_op_db *one = xp_op_db_device(s->c, host, &oo);
-		all = xp_op_db_absorb(all, one);
-		free(eager);
+	for (uint32_t i = 0; i < host->n_planes; i++) {
+		const struct xp_plane *p = &host->planes[i];
+		f->tpu_planes += p->kind == XP_PLANE_TPU;
+		if (p->kind == XP_PLANE_GPU && !f->gpu)
+			xp_perf_env_plane(c, p, &f->env);
+		f->gpu |= f->has_env |= p->kind == XP_PLANE_GPU;
 	}
+	if (!(f->pytorch = xp_host_is_pytorch(host)))
+		return;
+	struct xp_pt_ops *db = xp_pt_ops_build(c, host);
+	f->pt = xcalloc(db->n ? db->n : 1, sizeof *f->pt);
+	memcpy(f->pt, db->ops, db->n * sizeof *db->ops);
+	f->n_pt = db->n;
+	f->pt_orphans = db->orphan_events;
+	f->pt_orphan_ps = db->orphan_ps;
+	xp_pt_ops_free(db);
+}
+
+/* What the hosts' facts give the run: PerfEnv (the last host whose first GPU plane has a peak, as
+ * xp_perf_env_capture picks), TPU planes, PyTorch. */
+static void sum_facts(struct tfs *s)
+{
+	memset(&s->env, 0, sizeof s->env);
+	for (uint32_t h = 0; h < s->c->n_hosts; h++) {
+		const struct xp_tfs_host *f = &s->facts[h];
+		if (f->has_env && f->env.peak_tflops > 0)
+			s->env = f->env;
+		s->tpu_planes += f->tpu_planes;
+	}
+}
+
+/* The device side of ALL, every host's device op DB merged in host order. */
+static void device_of(struct tfs *s, struct xp_op_db *all)
+{
 	s->gpus = all->n_planes;
 	s->xla_dropped = all->n_dropped_xla;
 	s->xla_events = all->n_xla_events;
@@ -170,6 +193,36 @@ static void build_device(struct tfs *s)
 	s->dev.eager_known = true;
 }
 
+static void build_device(struct tfs *s)
+{
+	/* The kernels' per-op facts first, so that their database and the op database are never held together. */
+	if (any_gpu(s)) {
+		struct xp_kernel_db_opts ko = {.xprof_compat = s->o->xprof_compat};
+		tc_build(s, xp_kernel_db_build(s->c, &ko));
+	}
+	struct xp_op_db_opts oo = {.xprof_compat = s->o->xprof_compat};
+	struct xp_op_db *all = xp_op_db_empty();
+	/* Kept for the state, each host's stays whole: merged into ALL as a copy (xp_op_db_absorb would make the
+	 * first host's database the sum). One host's is ALL itself. */
+	bool apart = s->keep && s->c->n_hosts > 1;
+	for (uint32_t h = 0; h < s->c->n_hosts; h++) {
+		const struct xp_host *host = &s->c->hosts[h];
+		int64_t *eager = xp_eager_launches(s->c, host, &oo.n_eager_launches);
+		oo.eager_launches = eager;
+		struct xp_op_db *one = xp_op_db_device(s->c, host, &oo);
+		if (apart) {
+			xp_op_db_merge(all, one);
+			s->keep[h] = one;
+		} else {
+			all = xp_op_db_absorb(all, one);
+		}
+		free(eager);
+	}
+	if (s->keep && s->c->n_hosts == 1)
+		s->keep[0] = all;
+	device_of(s, all);
+}
+
 /* --- PyTorch captures: the operator database on both sides ----------------------------------------- */
 
 static int cmp_pt_name(const void *x, const void *y)
@@ -182,15 +235,14 @@ static int cmp_pt_name(const void *x, const void *y)
 static void pt_collect(struct tfs *s)
 {
 	for (uint32_t h = 0; h < s->c->n_hosts; h++) {
-		if (!xp_host_is_pytorch(&s->c->hosts[h]))
+		const struct xp_tfs_host *f = &s->facts[h];
+		if (!f->pytorch)
 			continue;
-		struct xp_pt_ops *db = xp_pt_ops_build(s->c, &s->c->hosts[h]);
-		s->pt = xrealloc(s->pt, (s->n_pt + db->n + 1) * sizeof *s->pt);
-		memcpy(s->pt + s->n_pt, db->ops, db->n * sizeof *db->ops);
-		s->n_pt += db->n;
-		s->pt_orphans += db->orphan_events;
-		s->pt_orphan_ps += db->orphan_ps;
-		xp_pt_ops_free(db);
+		s->pt = xrealloc(s->pt, (s->n_pt + f->n_pt + 1) * sizeof *s->pt);
+		memcpy(s->pt + s->n_pt, f->pt, f->n_pt * sizeof *f->pt);
+		s->n_pt += f->n_pt;
+		s->pt_orphans += f->pt_orphans;
+		s->pt_orphan_ps += f->pt_orphan_ps;
 	}
 	if (s->n_pt > 1)
 		qsort(s->pt, s->n_pt, sizeof *s->pt, cmp_pt_name);
@@ -211,11 +263,21 @@ static void pt_collect(struct tfs *s)
 	s->n_pt = w;
 }
 
+/* The operators of every PyTorch host as op rows (xp_pt_op_db of the capture). */
+static struct xp_op_db *pt_op_db(const struct tfs *s, bool device)
+{
+	struct xp_op_db *db = xp_op_db_empty();
+	for (uint32_t h = 0; h < s->c->n_hosts; h++)
+		if (s->facts[h].pytorch)
+			xp_pt_op_rows(s->c, s->facts[h].pt, s->facts[h].n_pt, device, db);
+	return db;
+}
+
 /* The device side of a PyTorch capture: the operators' device self time, and IDLE for the rest of the GPUs'
  * busy span (device work launched for no operator counts there too). */
 static void pt_device(struct tfs *s, struct xp_op_db *spans)
 {
-	struct xp_op_db *db = xp_pt_op_db(s->c, true);
+	struct xp_op_db *db = pt_op_db(s, true);
 	db->total_time_ps = spans->total_time_ps > db->total_op_time_ps ? spans->total_time_ps : db->total_op_time_ps;
 	if (!s->o->no_idle) {
 		bool created;
@@ -236,24 +298,32 @@ static void pt_device(struct tfs *s, struct xp_op_db *spans)
 static void pt_host(struct tfs *s)
 {
 	xp_op_db_free(s->host.db);
-	s->host.db = xp_pt_op_db(s->c, false);
+	s->host.db = pt_op_db(s, false);
 	s->host.db->total_time_ps = s->host.db->total_op_time_ps;
 	xp_op_db_sort(s->host.db);
 	s->host.total_ps = s->host.db->total_op_time_ps;
 	s->host.eager_known = false;
 }
 
+/* The host side's eager flags and percentages' total, once its database holds every host. */
+static void host_of(struct tfs *s)
+{
+	s->host.eager_known = false;
+	for (uint32_t h = 0; h < s->c->n_hosts; h++)
+		s->host.eager_known |= s->facts[h].has_host_plane;
+	s->host.total_ps = s->o->no_idle ? s->host.db->total_op_time_ps : s->host.db->total_time_ps;
+}
+
 static void build_host(struct tfs *s)
 {
 	s->host.db = xp_op_db_empty();
-	s->host.eager_known = false;
 	for (uint32_t h = 0; h < s->c->n_hosts; h++) {
 		struct xp_host_db_info info;
 		struct xp_op_db *one = xp_op_db_host(s->c, &s->c->hosts[h], &info);
 		s->host.db = xp_op_db_absorb(s->host.db, one);
-		s->host.eager_known |= info.has_host_plane;
+		s->facts[h].has_host_plane = info.has_host_plane;
 	}
-	s->host.total_ps = s->o->no_idle ? s->host.db->total_op_time_ps : s->host.db->total_time_ps;
+	host_of(s);
 }
 
 /* --- choosing and ordering rows ------------------------------------------------------------------ */
@@ -898,49 +968,103 @@ static void tfs_free(struct tfs *s)
 	free(s->hlo_problem);
 	xp_op_db_free(s->hlo);
 	free(s->pt);
+	for (uint32_t h = 0; s->facts && h < s->c->n_hosts; h++)
+		free(s->facts[h].pt);
+	free(s->facts);
+	if (s->keep)
+		for (uint32_t h = 0; h < s->c->n_hosts; h++)
+			if (s->keep[h] != s->hlo)
+				xp_op_db_free(s->keep[h]);
+	free(s->keep);
+}
+
+/* The options' regular expressions; false with E set when one does not compile. */
+static bool tfs_init(struct tfs *s, struct xp_err *e)
+{
+	s->dev.label = "Device";
+	s->dev.device = true;
+	s->host.label = "Host";
+	s->facts = xcalloc(s->c->n_hosts ? s->c->n_hosts : 1, sizeof *s->facts);
+	if (s->o->op_regex) {
+		if (!compile(&s->op_re, s->o->op_regex, "--op", e))
+			return false;
+		s->has_op_re = true;
+	}
+	if (s->o->type_regex) {
+		if (!compile(&s->type_re, s->o->type_regex, "--type", e))
+			return false;
+		s->has_type_re = true;
+	}
+	return true;
+}
+
+/* The result, once both sides' databases, the kernels' shares and the hosts' facts are in place. */
+static struct xp_result *finish(struct tfs *s, const char *semantics)
+{
+	if (s->pt_mode) {
+		pt_collect(s);
+		pt_device(s, s->hlo);
+		pt_host(s);
+	}
+	choose_rows(s, &s->dev, !s->o->host_only);
+	choose_rows(s, &s->host, !s->o->device_only);
+
+	struct xp_result *r = xp_result_new("tf-stats");
+	verdict(r, s);
+	summary(r, s);
+	if (s->pt_mode)
+		add_pt_table(r, s);
+	add_table(r, s);
+	add_hlo_table(r, s);
+	diagnostics(r, s);
+	xp_result_set_semantics(r, semantics);
+	return r;
+}
+
+/* The state tables of each host's device op DB (tfs_state.h). */
+static const struct xp_packed_tables device_tables = XP_TFS_DEVICE_TABLES;
+
+/* What combine rebuilds it from: each host's device op DB (its rows packed) and facts; the host side is the host op DB input-pipeline saves ("input_host"). */
+static void save_state(struct tfs *s, struct xp_result *state)
+{
+	const struct xp_capture *c = s->c;
+	const char **names = xcalloc(c->n_hosts ? c->n_hosts : 1, sizeof *names);
+	for (uint32_t h = 0; h < c->n_hosts; h++) {
+		names[h] = c->hosts[h].name;
+		xp_tfs_host_state(state, c, c->hosts[h].name, &s->facts[h]);
+	}
+	xp_op_dbs_state_packed(state, &device_tables, "device", names, (const struct xp_op_db *const *)s->keep,
+			       c->n_hosts);
+	free(names);
+}
+
+static struct xp_result *of_capture(const struct xp_capture *c, const struct xp_tf_stats_opts *o,
+				    struct xp_result *state, struct xp_err *e)
+{
+	static const struct xp_tf_stats_opts defaults;
+	struct tfs s = {.c = c, .o = o ? o : &defaults};
+	if (!tfs_init(&s, e)) {
+		tfs_free(&s);
+		return NULL;
+	}
+	for (uint32_t h = 0; h < c->n_hosts; h++)
+		host_facts(c, &c->hosts[h], &s.facts[h]);
+	sum_facts(&s);
+	if (state)
+		s.keep = xcalloc(c->n_hosts ? c->n_hosts : 1, sizeof *s.keep);
+	build_device(&s);
+	build_host(&s);
+	s.pt_mode = xp_capture_semantics(c) != NULL;
+	struct xp_result *r = finish(&s, xp_capture_semantics(c));
+	if (state)
+		save_state(&s, state);
+	tfs_free(&s);
+	return r;
 }
 
 struct xp_result *xp_analyze_tf_stats(const struct xp_capture *c, const struct xp_tf_stats_opts *o, struct xp_err *e)
 {
-	static const struct xp_tf_stats_opts defaults;
-	struct tfs s = {.c = c, .o = o ? o : &defaults};
-	s.dev.label = "Device";
-	s.dev.device = true;
-	s.host.label = "Host";
-	if (s.o->op_regex) {
-		if (!compile(&s.op_re, s.o->op_regex, "--op", e))
-			return NULL;
-		s.has_op_re = true;
-	}
-	if (s.o->type_regex) {
-		if (!compile(&s.type_re, s.o->type_regex, "--type", e)) {
-			tfs_free(&s);
-			return NULL;
-		}
-		s.has_type_re = true;
-	}
-	xp_perf_env_capture(c, &s.env);
-	build_device(&s);
-	build_host(&s);
-	if ((s.pt_mode = xp_capture_semantics(c) != NULL)) {
-		pt_collect(&s);
-		pt_device(&s, s.hlo);
-		pt_host(&s);
-	}
-	choose_rows(&s, &s.dev, !s.o->host_only);
-	choose_rows(&s, &s.host, !s.o->device_only);
-
-	struct xp_result *r = xp_result_new("tf-stats");
-	verdict(r, &s);
-	summary(r, &s);
-	if (s.pt_mode)
-		add_pt_table(r, &s);
-	add_table(r, &s);
-	add_hlo_table(r, &s);
-	diagnostics(r, &s);
-	xp_result_set_semantics(r, xp_capture_semantics(c));
-	tfs_free(&s);
-	return r;
+	return of_capture(c, o, NULL, e);
 }
 
 static struct xp_result *run(const struct xp_run_in *in)
@@ -949,10 +1073,71 @@ static struct xp_result *run(const struct xp_run_in *in)
 	if (in->opts)
 		o = *(const struct xp_tf_stats_opts *)in->opts;
 	o.xprof_compat = in->xprof_compat;
-	return xp_analyze_tf_stats(in->c, &o, in->err);
+	return of_capture(in->c, &o, in->state, in->err);
+}
+
+/* --- several hosts from their saved state (combine) -------------------------------------------------- */
+
+static bool not_read_back(const struct xp_combine_in *in, uint32_t h, const char *what)
+{
+	xp_err_set(in->err, XP_EXIT_BAD_INPUT, in->hosts[h].path, "the %s of host %s does not read back: not a report "
+		   "as this xpstat writes it", what, in->hosts[h].name);
+	return false;
+}
+
+/* Each host's facts and both sides' databases, merged in host order as the capture's are. */
+static bool from_state(struct tfs *s, const struct xp_combine_in *in, struct xp_capture *names)
+{
+	uint32_t n = s->c->n_hosts;
+	for (uint32_t h = 0; h < n; h++)
+		if (!xp_tfs_host_from_state(&in->hosts[h], names, &s->facts[h]))
+			return not_read_back(in, h, "tf-stats state");
+	sum_facts(s);
+	if (any_gpu(s)) {
+		struct xp_kernel_db *kdb = xp_kernel_db_from_state(in->hosts, n, in->err);
+		if (!kdb)
+			return false;
+		tc_build(s, kdb);
+	}
+	struct xp_op_db *all = xp_op_db_empty();
+	s->host.db = xp_op_db_empty();
+	for (uint32_t h = 0; h < n; h++) {
+		struct xp_op_db *dev = xp_op_db_from_packed_state(&in->hosts[h], &device_tables, "device");
+		struct xp_op_db *host = dev ? xp_op_db_from_state(&in->hosts[h], "input_host") : NULL;
+		if (!host) {
+			xp_op_db_free(dev);
+			xp_op_db_free(all);
+			return not_read_back(in, h, dev ? "host op state" : "device op state");
+		}
+		all = xp_op_db_absorb(all, dev);
+		s->host.db = xp_op_db_absorb(s->host.db, host);
+	}
+	device_of(s, all);
+	host_of(s);
+	for (uint32_t h = 0; h < n; h++)
+		s->pt_mode |= s->facts[h].pytorch;
+	return true;
+}
+
+/* Several hosts from their saved state, with the options run takes by default (the first rows of each side as
+ * text, as the command shows them). */
+static struct xp_result *combine(const struct xp_combine_in *in)
+{
+	/* The operators' names are string ids: of a capture of their own, the hosts the run's. */
+	struct xp_capture names = {.n_hosts = in->c->n_hosts, .hosts = in->c->hosts};
+	xp_strtab_init(&names.strings);
+	struct xp_tf_stats_opts o = {.xprof_compat = in->xprof_compat, .top = in->text ? XP_TF_STATS_TEXT_TOP : 0};
+	struct tfs s = {.c = &names, .o = &o};
+	struct xp_result *r = NULL;
+	if (tfs_init(&s, in->err) && from_state(&s, in, &names))
+		r = finish(&s, in->semantics);
+	tfs_free(&s);
+	xp_strtab_free(&names.strings);
+	return r;
 }
 
 static const char *const reads[] = {XP_KERNEL_DETAIL_STATS, NULL};
+static const char *const state_tables[] = {XP_TFS_STATE_TABLES, XP_KERNEL_STATE_TABLES, "op_dbs", "op_rows", NULL};
 
 const struct xp_analysis xp_analysis_tf_stats = {
 	.name = "tf-stats",
@@ -960,4 +1145,6 @@ const struct xp_analysis xp_analysis_tf_stats = {
 	.reads = reads,
 	.opts_size = sizeof(struct xp_tf_stats_opts),
 	.run = run,
+	.combine = combine,
+	.state_tables = state_tables,
 };

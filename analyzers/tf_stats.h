@@ -14,6 +14,9 @@ enum xp_tfs_sort {
 	XP_TFS_SORT_NAME            /* op name ascending */
 };
 
+/* Text shows this many rows of each side unless --top says otherwise; CSV and JSON carry all. */
+#define XP_TF_STATS_TEXT_TOP 25
+
 struct xp_tf_stats_opts {
 	bool no_idle;               /* leave out IDLE; percentages of op time */
 	bool host_only, device_only;

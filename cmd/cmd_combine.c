@@ -23,11 +23,11 @@
  *     another command's, an older xpstat's), or that fails to parse;
  *   - reports of another xpstat version, --compat mode, semantics or run;
  *   - the same capture (name and content digest) twice;
- *   - the whole report of several hosts: overview's and tf-stats' merged
- *     device op rows (an op's occurrences are the most of its kernels' after
- *     the merge) and info's plane survey need per-host state that saved
- *     reports do not carry yet. The analyses whose descriptors have a combine
- *     function (steps, pod, kernel-stats, tf-data, input-pipeline, memory) are rebuilt of any number of hosts
+ *   - the whole report of several hosts: info's plane survey needs per-host
+ *     state that saved reports do not carry yet. The analyses whose
+ *     descriptors have a combine function (steps, pod, kernel-stats, tf-data,
+ *     input-pipeline, memory, tf-stats, overview)
+ *     are rebuilt of any number of hosts
  *     from each report's "state" with --analysis, through the analysis' own
  *     code, so they are `xpstat NAME` over the run, byte for byte.
  */
@@ -286,7 +286,8 @@ static int combine_analysis(struct xp_ctx *ctx, const struct combine_in *in, con
 		/* The rules that made the numbers are the capture's: each report's section says them. */
 		const struct xp_result *saved = xp_report_get(in->reps[0], a->name);
 		struct xp_combine_in cin = {.c = cap, .p = p, .hosts = hosts, .xprof_compat = xprof,
-					    .semantics = saved ? saved->semantics : NULL, .err = &e};
+					    .semantics = saved ? saved->semantics : NULL, .err = &e,
+					    .text = !strcmp(ctx->format, "text")};
 		struct xp_result *r = a->combine(&cin);
 		if (r)
 			xp_result_set_semantics(r, cin.semantics);
@@ -333,7 +334,7 @@ enum { OPT_ANALYSIS = 1 };
 
 static const struct xp_opt combine_cli[] = {
 	{"analysis", 1, OPT_ANALYSIS, "NAME", "only the analysis NAME, as 'xpstat NAME' writes it over the whole run, "
-	 "in any format: steps, pod, kernel-stats, tf-data, input-pipeline or memory (of any number of hosts)"},
+	 "in any format: steps, pod, kernel-stats, tf-data, input-pipeline, memory, tf-stats or overview (of any number of hosts)"},
 	{NULL, 0, 0, NULL, NULL},
 };
 

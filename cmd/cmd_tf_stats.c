@@ -6,9 +6,6 @@
 
 #include <string.h>
 
-/* Text shows this many rows of each side unless --top says otherwise; CSV and JSON carry all. */
-#define TEXT_TOP 25
-
 enum { OPT_NO_IDLE = 1, OPT_HOST_ONLY, OPT_DEVICE_ONLY, OPT_TOP, OPT_SORT, OPT_OP, OPT_TYPE };
 
 static const struct xp_opt tf_stats_opts[] = {
@@ -70,7 +67,7 @@ static int tf_stats_run(struct xp_ctx *ctx)
 	if (o->host_only && o->device_only)
 		return xp_usage_error(ctx, "--host-only and --device-only exclude each other");
 	if (!o->top && !strcmp(ctx->format, "text"))
-		o->top = TEXT_TOP;
+		o->top = XP_TF_STATS_TEXT_TOP;
 	struct xp_capture *c;
 	int rc = xp_load(ctx, &c);
 	if (rc)

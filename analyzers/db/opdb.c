@@ -440,12 +440,13 @@ static size_t tf_row(struct plane_pass *pp, const struct xp_line *l, uint64_t i,
 }
 
 /* The eager flag of a row's first occurrence in a plane; planes OR theirs (spec §3.4). */
-static bool tf_eager(const struct plane_pass *pp, const struct xp_line *l, uint64_t i)
+static bool tf_eager(const struct plane_pass *pp, const struct xp_line *l, uint64_t i, bool *by_stat)
 {
 	struct xp_value ev;
 	int64_t eager = 0;
 	bool stat = pp->ids.is_eager && xp_event_find(pp->c, pp->p, l, i, pp->ids.is_eager, &ev) &&
 		    xp_value_int(&ev, &eager);
+	*by_stat = stat && eager != 0;
 	return stat ? eager != 0 : eager_launch(pp, l, i);
 }
 
@@ -462,8 +463,11 @@ static void add_tf_event(struct plane_pass *pp, const struct xp_line *l, uint64_
 			cache_set(&pp->tf_cache, s, a, b, 0, tf_row(pp, l, i, tf));
 		row = s->row;
 	}
-	if (first_in_plane(pp, row))
-		pp->db->rows[row].is_eager |= tf_eager(pp, l, i);
+	if (first_in_plane(pp, row)) {
+		bool by_stat;
+		pp->db->rows[row].is_eager |= tf_eager(pp, l, i, &by_stat);
+		pp->db->rows[row].is_eager_stat |= by_stat;
+	}
 	add_time(pp, &pp->db->rows[row], l->dur_ps[i]);
 }
 
@@ -572,6 +576,7 @@ void xp_op_db_merge(struct xp_op_db *into, const struct xp_op_db *from)
 		d->flops += s->flops;
 		d->bytes_accessed += s->bytes_accessed;
 		d->is_eager |= s->is_eager;
+		d->is_eager_stat |= s->is_eager_stat;
 		d->num_cores += s->num_cores;
 		d->executions += s->executions;
 		if (created)
@@ -695,6 +700,7 @@ static void tf_level_add(struct xp_op_db *tf, const struct xp_op_row *r)
 	d->flops += r->flops;
 	d->bytes_accessed += r->bytes_accessed;
 	d->is_eager = r->is_eager;
+	d->is_eager_stat = r->is_eager_stat;
 	if (r->num_cores > d->num_cores)
 		d->num_cores = r->num_cores;
 	free(name);

@@ -26,6 +26,7 @@ struct xp_op_row {
 	uint64_t flops;     /* from the event's flops stat (XLA); 0 for TF ops */
 	uint64_t bytes_accessed;
 	bool is_eager;
+	bool is_eager_stat; /* ... by the is_eager stats alone (not by eager launches: the database overview reads) */
 	uint32_t num_cores; /* device planes the op ran on */
 	int64_t program_id; /* XLA rows resolved through the HLO proto: its program; -1 otherwise */
 	uint64_t executions;/* XLA rows: runs of consecutive kernels of the op (one execution each) */

@@ -15,6 +15,20 @@ void xp_op_db_state(struct xp_result *state, const char *which, const char *host
 /* Host SH's database WHICH as it was saved (rows in the saved order); NULL when the state does not read back. */
 struct xp_op_db *xp_op_db_from_state(const struct xp_state_host *sh, const char *which);
 
+/* The tables of packed op databases: DBS, their totals (op_dbs' columns); TEXTS, each host's distinct texts; ROWS,
+ * their rows, one packed text each (opdb_state.c says how). */
+struct xp_packed_tables {
+	const char *dbs, *texts, *rows;
+};
+/* DBS[k], host HOSTS[k]'s database of kind WHICH (k < N), as the packed tables NAMES of STATE. The rows are
+ * packed into one text now and made into cells only when written, one at a time (a device op DB has a row per op
+ * and kernel: 122,092 on a 64 MB diverse capture); DBS are not kept. */
+void xp_op_dbs_state_packed(struct xp_result *state, const struct xp_packed_tables *names, const char *which,
+			    const char *const *hosts, const struct xp_op_db *const *dbs, uint32_t n);
+/* Host SH's database WHICH of the packed tables NAMES (rows in the saved order); NULL when they do not read back. */
+struct xp_op_db *xp_op_db_from_packed_state(const struct xp_state_host *sh, const struct xp_packed_tables *names,
+					    const char *which);
+
 /* Every host's run environment (xp_run_env_host) as the table run_env of STATE. */
 void xp_run_env_state(const struct xp_capture *c, struct xp_result *state);
 /* Host SH's run environment; false when the state does not read back. */

@@ -138,6 +138,16 @@ static char *dup(const char *s)
 	return d;
 }
 
+struct xp_table *xp_state_table_of(struct xp_result *state, const char *name, void (*columns)(struct xp_table *t))
+{
+	struct xp_table *t = xp_result_table(state, name);
+	if (!t) {
+		t = xp_result_add_table(state, name, name);
+		columns(t);
+	}
+	return t;
+}
+
 const struct xp_table *xp_state_table(const struct xp_result *state, const char *name,
 				     void (*columns)(struct xp_table *t))
 {

@@ -33,6 +33,8 @@ bool xp_state_i64(const struct xp_table *t, size_t row, size_t col, int64_t *v);
 bool xp_state_u64(const struct xp_table *t, size_t row, size_t col, uint64_t *v);
 bool xp_state_u32(const struct xp_table *t, size_t row, size_t col, uint32_t *v);
 bool xp_state_bool(const struct xp_table *t, size_t row, size_t col, bool *v);
+/* STATE's table NAME, made with COLUMNS when it is not there yet (a table several hosts or databases add rows to). */
+struct xp_table *xp_state_table_of(struct xp_result *state, const char *name, void (*columns)(struct xp_table *t));
 /* The table NAME of STATE when its columns are exactly those COLUMNS installs, in that order (a table
  * without rows passes: JSON keeps no columns of it); NULL otherwise. */
 const struct xp_table *xp_state_table(const struct xp_result *state, const char *name,

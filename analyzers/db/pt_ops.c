@@ -588,10 +588,10 @@ uint32_t xp_pt_owner(const struct xp_pt_ops *db, uint32_t plane, uint32_t line, 
 	return v & ~XP_PT_OWNER_TC;
 }
 
-static void op_rows(const struct xp_capture *c, const struct xp_pt_ops *pt, bool device, struct xp_op_db *db)
+void xp_pt_op_rows(const struct xp_capture *c, const struct xp_pt_op *ops, size_t n, bool device, struct xp_op_db *db)
 {
-	for (size_t i = 0; i < pt->n; i++) {
-		const struct xp_pt_op *o = &pt->ops[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct xp_pt_op *o = &ops[i];
 		if (device && !o->dev_total_ps)
 			continue;
 		bool created;
@@ -614,7 +614,7 @@ struct xp_op_db *xp_pt_op_db(const struct xp_capture *c, bool device)
 		if (!xp_host_is_pytorch(&c->hosts[h]))
 			continue;
 		struct xp_pt_ops *pt = xp_pt_ops_build(c, &c->hosts[h]);
-		op_rows(c, pt, device, db);
+		xp_pt_op_rows(c, pt->ops, pt->n, device, db);
 		xp_pt_ops_free(pt);
 	}
 	return db;

@@ -52,6 +52,8 @@ struct xp_op_db;
  * operators that launched device work with their device total and self time; else every operator with its host
  * total and self time. total_op_time_ps is the sum of self times; total_time_ps is left 0. */
 struct xp_op_db *xp_pt_op_db(const struct xp_capture *c, bool device);
+/* The N operators OPS of one host (names C's) added to DB as xp_pt_op_db adds a host's. */
+void xp_pt_op_rows(const struct xp_capture *c, const struct xp_pt_op *ops, size_t n, bool device, struct xp_op_db *db);
 
 /* Operator names that may use Tensor Cores (the PyTorch profiler's list: autocast's lower-precision ops and
  * their backward ops). */

@@ -36,7 +36,7 @@ combine_refuses_hosts() { # reports...
 	[ ! -e "$work/refused.json" ] || fail "combine of several hosts wrote its output"
 }
 # The analyses combine --analysis rebuilds of several hosts.
-combinable="steps pod kernel-stats tf-data input-pipeline memory"
+combinable="steps pod kernel-stats tf-data input-pipeline memory tf-stats overview"
 # Several hosts' reports, one analysis (combine --analysis, each of $combinable): equal byte for byte to 'xpstat ANALYSIS'
 # over the whole run, in text, JSON and CSV (each table). Run from $work; RUN is the run directory.
 combine_analysis_equals() { # run-directory reports...
@@ -48,6 +48,7 @@ combine_analysis_equals() { # run-directory reports...
 			[ $f = csv ] && [ $a = pod ] && tables="main steps"
 			[ $f = csv ] && [ $a = tf-data ] && tables="main input_pipelines slowest_call calls"
 			[ $f = csv ] && [ $a = input-pipeline ] && tables="main steps host_breakdown step_stats"
+			[ $f = csv ] && [ $a = overview ] && tables="main top_ops run_environment recommendation"
 			for t in $tables; do
 				opt=
 				[ $t = main ] || opt="--table $t"

@@ -50,10 +50,17 @@ for v in raw grouped jax cpu; do
 	seq 0 2 | parallel --halt now,fail=1 -j 2 "$xpstat" report --quiet --host-index {} --format json -o h{}.json run ||
 		fail "$v: report --host-index"
 	combine_analysis_equals run h2.json h0.json h1.json
+	# One saved report of the three hosts (report in one process, its state per host) gives the same.
+	"$xpstat" report --quiet --format json -o all.json run || fail "$v: report of the run"
+	combine_analysis_equals run all.json
 	[ $v = raw ] && {
 		combine_refuses_state tf-data 's/"iterator_events":\t"\([0-9]\)/"iterator_events":\t"x\1/' h0.json h1.json
 		combine_refuses_state input-pipeline 's/"has_category":\ttrue/"has_category":\t"true"/' h0.json h1.json
 		combine_refuses_state memory 's/"pt_blind":\tfalse/"pt_blind":\t0/' h0.json h1.json
+		combine_refuses_state tf-stats 's/"pt_orphan_events":\t"\([0-9]\)/"pt_orphan_events":\t"x\1/' h0.json h1.json
+		combine_refuses_state tf-stats 's/"row":\t"tf \([0-9]\)/"row":\t"tf x\1/' h0.json h1.json
+		combine_refuses_state overview 's/"tensor_cores":\t\([a-z]*\)/"tensor_cores":\t"\1"/' h0.json h1.json
+		combine_refuses_state overview 's/"row":\t"tf \([0-9]\)/"row":\t"tf x\1/' h0.json h1.json
 	}
 	cd "$work" || exit 1
 done

@@ -1,7 +1,7 @@
 #!/bin/sh
 # scale_real.sh - runs assembled from the real captures (../shared/testdata/real; skipped, 77, when absent): one saved
-# report per host (report --host-index), then combine --analysis steps, pod and kernel-stats, byte for byte equal to
-# 'xpstat steps', 'xpstat pod' and 'xpstat kernel-stats' over the run in text, JSON and CSV. Runs: a TensorFlow multi-worker host with a JAX GPU host
+# report per host (report --host-index), then combine --analysis of each analysis it rebuilds (common.sh's $combinable),
+# byte for byte equal to 'xpstat NAME' over the run in text, JSON and CSV. Runs: a TensorFlow multi-worker host with a JAX GPU host
 # (one host with steps, one without); three JAX captures that all record the hostname tw003 (named by their files);
 # two PyTorch (Kineto) workers.
 set -u
