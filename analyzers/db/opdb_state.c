@@ -527,8 +527,8 @@ static bool read_packed(const char *s, const struct packed_in *in, struct xp_op_
 	struct xp_op_row *r = &db->rows[k];
 	if (!created)
 		return false;   /* the same op twice */
-	r->category = dup_or_null(cat);
-	r->provenance = dup_or_null(prov);
+	r->category = xp_op_db_text0(db, cat);
+	r->provenance = xp_op_db_text0(db, prov);
 	return packed_numbers(s, r);
 }
 
