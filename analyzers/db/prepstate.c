@@ -293,6 +293,7 @@ struct xp_prep *xp_prep_from_state(const struct xp_state_host *hosts, uint32_t n
 {
 	struct xp_capture *c = xp_capture_new();
 	struct xp_prep *p = xcalloc(1, sizeof *p);
+	p->steps_hold = xp_steps_hold_new();
 	p->opts.xprof_compat = xprof_compat;
 	p->cap = c;
 	p->hosts = xcalloc(n ? n : 1, sizeof *p->hosts);

@@ -263,34 +263,83 @@ static void step_columns(struct xp_table *t, struct step_cols *sc, bool one_host
 	sc->input_pct = first + 2;
 }
 
-/* COMBINED: the step's index among the steps common to all hosts, -1 when it is not one of them. */
-static void step_row(struct xp_table *t, const struct step_cols *sc, const char *host, const struct xp_step *s,
-		     long combined)
+/* The steps table's rows, made when written from the preparation's steps (its view outlives the preparation,
+ * which report frees before it writes): three tables of every step would otherwise hold a copy each. */
+struct step_rows {
+	struct xp_steps_view *v;
+	struct step_cols sc;
+	size_t *first_row;      /* per host: its first row; [n_hosts]: the rows */
+	long *aligned_first;    /* per host: its step index of combined step 0, -1 = none (xp_step_align.first) */
+	size_t aligned_n;       /* combined steps */
+};
+
+static void cell_int(struct xp_cell *c, enum xp_type type, int64_t v)
 {
-	size_t row = xp_table_row(t);
-	char num[32];
-	xp_set_str_pooled(t, row, SC_HOST, host);   /* one copy of a host name every row repeats */
-	if (combined >= 0)
-		xp_set_int(t, row, SC_COMBINED, combined);
-	xp_set_int(t, row, SC_STEP, s->id);
-	snprintf(num, sizeof num, "%" PRId64, s->id);
-	xp_set_str(t, row, SC_NAME, s->name && *s->name ? s->name : num);
-	xp_set_dur(t, row, SC_START, s->begin_ps);
-	xp_set_dur(t, row, SC_TIME, s->duration_ps);
-	for (size_t k = 0; k < sc->n_cats; k++)
-		xp_set_dur(t, row, sc->cat[k], xp_step_cat_ps(s->type_ps, sc->which[k]));
-	xp_set_dur(t, row, sc->wait_input, s->type_ps[XP_ET_HOST_WAIT_INPUT]);
-	xp_set_dur(t, row, sc->h2d, s->type_ps[XP_ET_HOST_TO_DEVICE] + s->type_ps[XP_ET_DEVICE_WAIT_HOST]);
-	int64_t input = xp_step_cat_ps(s->type_ps, XP_SC_INPUT);
-	xp_set_pct(t, row, sc->input_pct, s->duration_ps > 0 ? 100.0 * (double)input / (double)s->duration_ps : 0);
+	c->type = type;
+	c->v.i = v;
 }
 
 /* Index of host H's step I among the combined steps, or -1. */
-static long combined_index(const struct xp_step_align *a, uint32_t h, size_t i)
+static long combined_index(const struct step_rows *r, uint32_t h, size_t i)
 {
-	if (!a || h >= a->n_hosts || a->first[h] < 0 || i < (size_t)a->first[h] || i - (size_t)a->first[h] >= a->n)
+	long first = r->aligned_first ? r->aligned_first[h] : -1;
+	if (first < 0 || i < (size_t)first || i - (size_t)first >= r->aligned_n)
 		return -1;
-	return (long)(i - (size_t)a->first[h]);
+	return (long)(i - (size_t)first);
+}
+
+static void fill_step(void *src, size_t row, struct xp_cell *cells, char *text, size_t text_size)
+{
+	const struct step_rows *r = src;
+	const struct step_cols *sc = &r->sc;
+	uint32_t h = 0;
+	while (row >= r->first_row[h + 1])
+		h++;
+	size_t i = row - r->first_row[h];
+	const struct xp_step *s = &r->v->hosts[h].steps[i];
+	long combined = combined_index(r, h, i);
+	xp_cell_text(&cells[SC_HOST], r->v->hosts[h].name);
+	if (combined >= 0)
+		cell_int(&cells[SC_COMBINED], XP_T_INT, combined);
+	cell_int(&cells[SC_STEP], XP_T_INT, s->id);
+	snprintf(text, text_size, "%" PRId64, s->id);
+	xp_cell_text(&cells[SC_NAME], s->name && *s->name ? s->name : text);
+	cell_int(&cells[SC_START], XP_T_DUR, s->begin_ps);
+	cell_int(&cells[SC_TIME], XP_T_DUR, s->duration_ps);
+	for (size_t k = 0; k < sc->n_cats; k++)
+		cell_int(&cells[sc->cat[k]], XP_T_DUR, xp_step_cat_ps(s->type_ps, sc->which[k]));
+	cell_int(&cells[sc->wait_input], XP_T_DUR, s->type_ps[XP_ET_HOST_WAIT_INPUT]);
+	cell_int(&cells[sc->h2d], XP_T_DUR, s->type_ps[XP_ET_HOST_TO_DEVICE] + s->type_ps[XP_ET_DEVICE_WAIT_HOST]);
+	int64_t input = xp_step_cat_ps(s->type_ps, XP_SC_INPUT);
+	cells[sc->input_pct].type = XP_T_PCT;
+	cells[sc->input_pct].v.d = s->duration_ps > 0 ? 100.0 * (double)input / (double)s->duration_ps : 0;
+}
+
+static void release_steps(void *src)
+{
+	struct step_rows *r = src;
+	xp_steps_view_unref(r->v);
+	free(r->first_row);
+	free(r->aligned_first);
+	free(r);
+}
+
+/* The rows of P's steps, A's alignment copied (pod and input-pipeline free theirs before the table is written). */
+static struct step_rows *step_rows_new(const struct xp_prep *p, const struct xp_step_align *a, const struct step_cols *sc)
+{
+	struct step_rows *r = xcalloc(1, sizeof *r);
+	r->v = xp_prep_steps_view(p);
+	r->sc = *sc;
+	r->first_row = xcalloc((size_t)r->v->n_hosts + 1, sizeof *r->first_row);
+	for (uint32_t h = 0; h < r->v->n_hosts; h++)
+		r->first_row[h + 1] = r->first_row[h] + r->v->hosts[h].n;
+	if (a) {
+		r->aligned_first = xcalloc(r->v->n_hosts ? r->v->n_hosts : 1, sizeof *r->aligned_first);
+		for (uint32_t h = 0; h < r->v->n_hosts; h++)
+			r->aligned_first[h] = h < a->n_hosts ? a->first[h] : -1;
+		r->aligned_n = a->n;
+	}
+	return r;
 }
 
 struct xp_table *xp_steps_add_table(struct xp_result *r, const struct xp_prep *p, const struct xp_step_align *a,
@@ -306,11 +355,8 @@ struct xp_table *xp_steps_add_table(struct xp_result *r, const struct xp_prep *p
 	struct xp_table *t = xp_result_add_table(r, name, title);
 	struct step_cols sc;
 	step_columns(t, &sc, p->n_hosts <= 1, cat_total, xp_prep_pytorch(p));
-	for (uint32_t h = 0; h < p->n_hosts; h++) {
-		const struct xp_step_db *db = &p->hosts[h].steps;
-		for (size_t i = 0; i < db->n; i++)
-			step_row(t, &sc, p->hosts[h].host->name, &db->steps[i], combined_index(a, h, i));
-	}
+	struct step_rows *rows = step_rows_new(p, a, &sc);
+	xp_table_rows_from(t, rows->first_row[rows->v->n_hosts], fill_step, rows, release_steps);
 	return t;
 }
 

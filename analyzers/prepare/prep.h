@@ -168,6 +168,7 @@ struct xp_prep_host {
 };
 
 struct xp_shared;
+struct xp_steps_hold;
 
 struct xp_prep {
 	const struct xp_capture *cap;
@@ -175,6 +176,24 @@ struct xp_prep {
 	uint32_t n_hosts;
 	struct xp_prep_host *hosts;
 	struct xp_shared *shared;       /* set by report: inputs built once for all its analyses; else NULL */
+	struct xp_steps_hold *steps_hold;   /* private: the steps view (xp_prep_steps_view) */
+};
+
+/*
+ * Every host's steps, counted by references, for tables that make their rows when written: report frees the
+ * preparation before it writes, and steps, pod and input-pipeline each show every step. The view owns the
+ * step arrays once made; the preparation's step databases keep pointing at them, read-only.
+ */
+struct xp_steps_view_host {
+	char *name;                     /* the host's name */
+	const struct xp_step *steps;
+	size_t n;
+};
+
+struct xp_steps_view {
+	uint32_t n_hosts;
+	struct xp_steps_view_host *hosts;
+	long refs;                      /* atomic */
 };
 
 /* --- several hosts (spec §6(a)) ---------------------------------------------- */

@@ -3,6 +3,7 @@
 #include "group.h"
 #include "formats/core/xalloc.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,10 +44,69 @@ static int step_db(const struct xp_capture *c, struct xp_prep_host *ph, const st
 	return rc;
 }
 
+/* --- the steps view ---------------------------------------------------------------- */
+
+struct xp_steps_hold {
+	pthread_mutex_t lock;
+	struct xp_steps_view *view;     /* NULL until asked for */
+};
+
+struct xp_steps_hold *xp_steps_hold_new(void)
+{
+	struct xp_steps_hold *h = xcalloc(1, sizeof *h);
+	pthread_mutex_init(&h->lock, NULL);
+	return h;
+}
+
+static struct xp_steps_view *view_new(const struct xp_prep *p)
+{
+	struct xp_steps_view *v = xcalloc(1, sizeof *v);
+	v->n_hosts = p->n_hosts;
+	v->hosts = xcalloc(p->n_hosts ? p->n_hosts : 1, sizeof *v->hosts);
+	for (uint32_t h = 0; h < p->n_hosts; h++) {
+		const char *name = p->hosts[h].host->name;
+		size_t len = strlen(name);
+		v->hosts[h].name = memcpy(xmalloc(len + 1), name, len + 1);
+		v->hosts[h].steps = p->hosts[h].steps.steps;
+		v->hosts[h].n = p->hosts[h].steps.n;
+	}
+	v->refs = 1;    /* the preparation's */
+	return v;
+}
+
+struct xp_steps_view *xp_prep_steps_view(const struct xp_prep *p)
+{
+	struct xp_steps_hold *h = p->steps_hold;
+	if (!h)
+		xp_die("internal error: a preparation without its steps holder");
+	pthread_mutex_lock(&h->lock);
+	if (!h->view)
+		h->view = view_new(p);
+	struct xp_steps_view *v = h->view;
+	__atomic_add_fetch(&v->refs, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&h->lock);
+	return v;
+}
+
+void xp_steps_view_unref(struct xp_steps_view *v)
+{
+	if (!v || __atomic_sub_fetch(&v->refs, 1, __ATOMIC_ACQ_REL))
+		return;
+	for (uint32_t h = 0; h < v->n_hosts; h++) {
+		for (size_t s = 0; s < v->hosts[h].n; s++)
+			free(v->hosts[h].steps[s].name);
+		free((void *)v->hosts[h].steps);
+		free(v->hosts[h].name);
+	}
+	free(v->hosts);
+	free(v);
+}
+
 struct xp_prep *xp_prepare(const struct xp_capture *c, const struct xp_prep_opts *o, struct xp_err *e)
 {
 	struct xp_prep *p = xcalloc(1, sizeof *p);
 	p->cap = c;
+	p->steps_hold = xp_steps_hold_new();
 	if (o)
 		p->opts = *o;
 	p->n_hosts = c->n_hosts;
@@ -86,6 +146,7 @@ void xp_prep_free(struct xp_prep *p)
 {
 	if (!p)
 		return;
+	bool viewed = p->steps_hold && p->steps_hold->view;
 	for (uint32_t h = 0; h < p->n_hosts; h++) {
 		struct xp_prep_host *ph = &p->hosts[h];
 		if (ph->planes)
@@ -95,12 +156,19 @@ void xp_prep_free(struct xp_prep *p)
 		for (uint32_t g = 0; g < ph->n_groups; g++)
 			free(ph->group_names[g]);
 		free(ph->group_names);
-		for (size_t s = 0; s < ph->steps.n; s++)
-			free(ph->steps.steps[s].name);
-		free(ph->steps.steps);
+		if (!viewed) {  /* else the view owns the steps */
+			for (size_t s = 0; s < ph->steps.n; s++)
+				free(ph->steps.steps[s].name);
+			free(ph->steps.steps);
+		}
 		free(ph->steps.dropped_why);
 		free(ph->group_ids);
 	}
 	free(p->hosts);
+	if (p->steps_hold) {
+		xp_steps_view_unref(p->steps_hold->view);
+		pthread_mutex_destroy(&p->steps_hold->lock);
+		free(p->steps_hold);
+	}
 	free(p);
 }

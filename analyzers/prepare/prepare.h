@@ -9,6 +9,11 @@
  * --step-marker regex. */
 struct xp_prep *xp_prepare(const struct xp_capture *c, const struct xp_prep_opts *o, struct xp_err *e);
 void xp_prep_free(struct xp_prep *p);
+/* A new reference to every host's steps, made on first use (any thread); never NULL. */
+struct xp_steps_view *xp_prep_steps_view(const struct xp_prep *p);
+void xp_steps_view_unref(struct xp_steps_view *v);
+/* The holder of the view, for a preparation made elsewhere than xp_prepare (combine's, from state). */
+struct xp_steps_hold *xp_steps_hold_new(void);
 /* Does a host of the capture have PyTorch semantics? (Tables then show PyTorch's categories.) */
 bool xp_prep_pytorch(const struct xp_prep *p);
 
