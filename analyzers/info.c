@@ -5,6 +5,8 @@
 #include "formats/core/xalloc.h"
 #include "analyzers/db/hlodb.h"
 #include "analyzers/db/opdb.h"
+#include "analyzers/db/prepstate.h"
+#include "analyzers/db/table_state.h"
 #include "analyzers/prepare/prep.h"
 #include "analyzers/prepare/prepare.h"
 
@@ -580,7 +582,14 @@ static void hlo_row(struct xp_result *r, struct xp_table *t, const struct xp_cap
 	xp_op_db_free(db);
 }
 
-static void analyses_table(struct xp_result *r, const struct xp_capture *c, const struct host_survey *hs)
+/* The diagnostics of one host: those of its hlo row (made with the analyses table, before every host's checks),
+ * and its checks. */
+struct diag_spans {
+	size_t hlo_from, hlo_to, checks_from, checks_to;
+};
+
+static void analyses_table(struct xp_result *r, const struct xp_capture *c, const struct host_survey *hs,
+			   struct diag_spans *spans)
 {
 	struct xp_table *t = xp_result_add_table(r, "analyses", "Analyses with data");
 	xp_table_cols(t, XP_COLS(analysis_cols));
@@ -598,7 +607,9 @@ static void analyses_table(struct xp_result *r, const struct xp_capture *c, cons
 		analysis_row(t, host, "memory", s->mem_alloc + s->mem_dealloc > 0,
 			     "%" PRIu64 " allocations, %" PRIu64 " deallocations", s->mem_alloc, s->mem_dealloc);
 		analysis_row(t, host, "tf_data", s->tfdata > 0, "%" PRIu64 " tf.data iterator events", s->tfdata);
+		spans[h].hlo_from = r->n_diags;
 		hlo_row(r, t, c, h);
+		spans[h].hlo_to = r->n_diags;
 	}
 }
 
@@ -713,28 +724,47 @@ static void trace_json_checks(struct xp_result *r, const struct xp_host *h)
 
 /* --- summary ------------------------------------------------------------------ */
 
-static void summarize(struct xp_result *r, const struct xp_capture *c, const struct host_survey *hs)
+/* What the summary adds up of one host (combine reads them back from each report's state). */
+struct host_sums {
+	uint64_t events, kernels, mem;
+	uint32_t planes, gpus;
+	bool any_time, steps;
+	int64_t first_ps, last_ps;
+	const char *producer;
+};
+
+static struct host_sums sums_of(const struct xp_host *h, const struct host_survey *hs)
+{
+	return (struct host_sums){
+		.events = hs->total.events, .kernels = hs->total.kernels,
+		.mem = hs->total.mem_alloc + hs->total.mem_dealloc, .planes = h->n_planes, .gpus = hs->gpu_active,
+		.any_time = hs->total.any_time, .steps = has_step_markers(hs), /* as the analyses table's steps row says, TPU included */
+		.first_ps = hs->total.first_ps, .last_ps = hs->total.last_ps, .producer = hs->producer,
+	};
+}
+
+static void summarize(struct xp_result *r, uint32_t n_hosts, const struct host_sums *hs)
 {
 	uint64_t events = 0, kernels = 0, mem = 0;
 	uint32_t planes = 0, gpus = 0;
 	int64_t first = 0, last = 0;
 	bool any = false, steps = true;
-	for (uint32_t h = 0; h < c->n_hosts; h++) {
-		events += hs[h].total.events;
-		kernels += hs[h].total.kernels;
-		mem += hs[h].total.mem_alloc + hs[h].total.mem_dealloc;
-		planes += c->hosts[h].n_planes;
-		gpus += hs[h].gpu_active;
-		steps &= has_step_markers(&hs[h]); /* as the analyses table's steps row says, TPU included */
-		if (hs[h].total.any_time) {
-			if (!any || hs[h].total.first_ps < first)
-				first = hs[h].total.first_ps;
-			if (!any || hs[h].total.last_ps > last)
-				last = hs[h].total.last_ps;
+	for (uint32_t h = 0; h < n_hosts; h++) {
+		events += hs[h].events;
+		kernels += hs[h].kernels;
+		mem += hs[h].mem;
+		planes += hs[h].planes;
+		gpus += hs[h].gpus;
+		steps &= hs[h].steps;
+		if (hs[h].any_time) {
+			if (!any || hs[h].first_ps < first)
+				first = hs[h].first_ps;
+			if (!any || hs[h].last_ps > last)
+				last = hs[h].last_ps;
 			any = true;
 		}
 	}
-	xp_sum_int(r, "hosts", "Hosts", c->n_hosts);
+	xp_sum_int(r, "hosts", "Hosts", n_hosts);
 	xp_sum_int(r, "planes", "Planes", planes);
 	xp_sum_int(r, "events", "Events", (int64_t)events);
 	xp_sum_dur(r, "span_ms", "Time span", any ? xp_sat_sub(last, first) : 0, XP_U_MS);
@@ -742,12 +772,12 @@ static void summarize(struct xp_result *r, const struct xp_capture *c, const str
 	xp_sum_int(r, "kernels", "Kernels", (int64_t)kernels);
 	xp_sum_int(r, "memory_events", "Memory events", (int64_t)mem);
 	xp_sum_bool(r, "step_markers", "Step markers", steps);
-	const char *prod = c->n_hosts ? hs[0].producer : "unknown";
-	for (uint32_t h = 1; h < c->n_hosts; h++)
+	const char *prod = n_hosts ? hs[0].producer : "unknown";
+	for (uint32_t h = 1; h < n_hosts; h++)
 		if (strcmp(prod, hs[h].producer))
 			prod = "Mixed";
 	xp_result_set_verdict(r, "%s capture: %u host%s, %u planes, %" PRIu64 " events, %u GPU%s with events%s",
-			      prod, c->n_hosts, c->n_hosts == 1 ? "" : "s", planes, events, gpus, gpus == 1 ? "" : "s",
+			      prod, n_hosts, n_hosts == 1 ? "" : "s", planes, events, gpus, gpus == 1 ? "" : "s",
 			      steps ? "" : ", no step markers");
 }
 
@@ -896,41 +926,162 @@ static void survey_host(const struct xp_capture *c, const struct xp_host *h, str
 	hs->kernel_seen = NULL;
 }
 
-struct xp_result *xp_analyze_info(const struct xp_capture *c, const struct xp_info_opts *o)
+/* --- what combine rebuilds info from ---------------------------------------------------------------------- */
+
+/*
+ * Everything info says is per host but its summary, so a saved report keeps its rows as they are
+ * (table_state.h): info_hosts, info_planes, info_devices and info_analyses (the tables, by their keys),
+ * info_sums (what the summary adds up) and info_diags (each diagnostic, with the host it belongs to and
+ * whether it is one of its checks or of its hlo row). Combine puts each host's rows in the run's host
+ * order under the name the run gives it.
+ */
+static const char *const info_tables[][2] = {
+	{"hosts", "info_hosts"}, {"planes", "info_planes"}, {"devices", "info_devices"}, {"analyses", "info_analyses"},
+};
+#define N_INFO_TABLES (sizeof info_tables / sizeof *info_tables)
+
+enum { SU_HOST, SU_EVENTS, SU_KERNELS, SU_MEM, SU_PLANES, SU_GPUS, SU_ANY, SU_STEPS, SU_FIRST, SU_LAST, SU_PROD };
+static const struct xp_col_def sums_cols[] = {
+	[SU_HOST] = {"host", NULL, XP_T_STR}, [SU_EVENTS] = {"events", NULL, XP_T_UINT},
+	[SU_KERNELS] = {"kernels", NULL, XP_T_UINT}, [SU_MEM] = {"memory_events", NULL, XP_T_UINT},
+	[SU_PLANES] = {"planes", NULL, XP_T_INT}, [SU_GPUS] = {"active_gpus", NULL, XP_T_INT},
+	[SU_ANY] = {"any_time", NULL, XP_T_BOOL}, [SU_STEPS] = {"step_markers", NULL, XP_T_BOOL},
+	[SU_FIRST] = {"first_ps", NULL, XP_T_INT}, [SU_LAST] = {"last_ps", NULL, XP_T_INT},
+	[SU_PROD] = {"producer", NULL, XP_T_STR},
+};
+
+enum { DG_HOST, DG_CHECK, DG_SEV, DG_CODE, DG_NAMES_HOST, DG_MSG, DG_HINT };
+static const struct xp_col_def diag_cols[] = {
+	[DG_HOST] = {"host", NULL, XP_T_STR}, [DG_CHECK] = {"check", NULL, XP_T_BOOL},
+	[DG_SEV] = {"severity", NULL, XP_T_INT}, [DG_CODE] = {"code", NULL, XP_T_STR},
+	[DG_NAMES_HOST] = {"names_host", NULL, XP_T_BOOL}, [DG_MSG] = {"message", NULL, XP_T_STR},
+	[DG_HINT] = {"hint", NULL, XP_T_STR},
+};
+
+static void sums_row(struct xp_table *t, const char *host, const struct host_sums *s)
+{
+	size_t row = xp_table_row(t);
+	xp_set_str(t, row, SU_HOST, host);
+	xp_set_uint(t, row, SU_EVENTS, s->events);
+	xp_set_uint(t, row, SU_KERNELS, s->kernels);
+	xp_set_uint(t, row, SU_MEM, s->mem);
+	xp_set_int(t, row, SU_PLANES, s->planes);
+	xp_set_int(t, row, SU_GPUS, s->gpus);
+	xp_set_bool(t, row, SU_ANY, s->any_time);
+	xp_set_bool(t, row, SU_STEPS, s->steps);
+	xp_set_int(t, row, SU_FIRST, s->first_ps);
+	xp_set_int(t, row, SU_LAST, s->last_ps);
+	xp_set_str(t, row, SU_PROD, s->producer);
+}
+
+static void diag_rows(struct xp_table *t, const struct xp_result *r, const char *host, bool check, size_t from,
+		      size_t to)
+{
+	for (size_t i = from; i < to; i++) {
+		const struct xp_diag *d = &r->diags[i];
+		size_t row = xp_table_row(t);
+		xp_set_str(t, row, DG_HOST, host);
+		xp_set_bool(t, row, DG_CHECK, check);
+		xp_set_int(t, row, DG_SEV, d->severity);
+		xp_set_str(t, row, DG_CODE, d->code);
+		xp_set_bool(t, row, DG_NAMES_HOST, d->host != NULL);
+		xp_set_str(t, row, DG_MSG, d->message);
+		if (d->hint)
+			xp_set_str(t, row, DG_HINT, d->hint);
+	}
+}
+
+static void save_state(struct xp_result *state, const struct xp_result *r, const struct xp_capture *c,
+		       const struct host_sums *sums, const struct diag_spans *spans)
+{
+	for (size_t k = 0; k < N_INFO_TABLES; k++) {
+		const struct xp_table *t = xp_result_table(r, info_tables[k][0]);
+		xp_state_keep_rows(state, info_tables[k][1], t, 0, t->n_rows);
+	}
+	struct xp_result *tmp = xp_result_new("state");
+	struct xp_table *st = xp_result_add_table(tmp, "sums", NULL);
+	struct xp_table *dt = xp_result_add_table(tmp, "diags", NULL);
+	xp_table_cols(st, XP_COLS(sums_cols));
+	xp_table_cols(dt, XP_COLS(diag_cols));
+	for (uint32_t h = 0; h < c->n_hosts; h++) {
+		sums_row(st, c->hosts[h].name, &sums[h]);
+		diag_rows(dt, r, c->hosts[h].name, false, spans[h].hlo_from, spans[h].hlo_to);
+		diag_rows(dt, r, c->hosts[h].name, true, spans[h].checks_from, spans[h].checks_to);
+	}
+	xp_state_keep_rows(state, "info_sums", st, 0, st->n_rows);
+	xp_state_keep_rows(state, "info_diags", dt, 0, dt->n_rows);
+	xp_result_free(tmp);
+}
+
+/* --- the analysis ----------------------------------------------------------------------------------------- */
+
+/* The checks of host H (its capture's messages, devices, steps, oddities). */
+static void host_checks(struct xp_result *r, const struct xp_capture *c, const struct xp_host *h,
+			const struct host_survey *hs)
+{
+	capture_messages(r, c, h);
+	device_checks(r, h, hs);
+	step_checks(r, h, hs);
+	odd_checks(r, h);
+	if (h->format == XP_FMT_TRACE_JSON)
+		trace_json_checks(r, h);
+}
+
+/* The hosts table's file column: the path typed, or in a saved report the capture's name in its run
+ * directory ("run/worker-0.xplane.pb"), as its provenance names it, so that a report of one host saved by a
+ * job array task and a report of the whole run agree whatever path each was given. */
+static void files_in_run(struct xp_result *r, const struct xp_capture *c)
+{
+	struct xp_table *t = xp_result_table(r, "hosts");
+	for (uint32_t h = 0; h < c->n_hosts; h++) {
+		char *name = xp_path_in_run(c->hosts[h].path);
+		xp_set_str(t, h, HO_FILE, name);
+		free(name);
+	}
+}
+
+static struct xp_result *info_of(const struct xp_capture *c, const struct xp_info_opts *o, struct xp_result *state)
 {
 	struct xp_result *r = xp_result_new("info");
-	struct host_survey *hs = calloc(c->n_hosts ? c->n_hosts : 1, sizeof *hs);
-	struct plane_survey **ps = calloc(c->n_hosts ? c->n_hosts : 1, sizeof *ps);
-	if (!hs || !ps)
-		xp_oom();
+	uint32_t n = c->n_hosts ? c->n_hosts : 1;
+	struct host_survey *hs = xcalloc(n, sizeof *hs);
+	struct plane_survey **ps = xcalloc(n, sizeof *ps);
+	struct host_sums *sums = xcalloc(n, sizeof *sums);
+	struct diag_spans *spans = xcalloc(n, sizeof *spans);
 	for (uint32_t h = 0; h < c->n_hosts; h++) {
-		ps[h] = calloc(c->hosts[h].n_planes ? c->hosts[h].n_planes : 1, sizeof **ps);
-		if (!ps[h])
-			xp_oom();
+		ps[h] = xcalloc(c->hosts[h].n_planes ? c->hosts[h].n_planes : 1, sizeof **ps);
 		survey_host(c, &c->hosts[h], &hs[h], ps[h], o ? o->threads : 1);
+		sums[h] = sums_of(&c->hosts[h], &hs[h]);
 	}
-	summarize(r, c, hs);
+	summarize(r, c->n_hosts, sums);
 	hosts_table(r, c, hs);
+	if (state)
+		files_in_run(r, c);
 	planes_table(r, c, ps);
 	r->primary = r->n_tables - 1;
 	devices_table(r, c, ps);
-	analyses_table(r, c, hs);
+	analyses_table(r, c, hs, spans);
 	if (o && o->lines)
 		lines_table(r, c);
 	for (uint32_t h = 0; h < c->n_hosts; h++) {
-		capture_messages(r, c, &c->hosts[h]);
-		device_checks(r, &c->hosts[h], &hs[h]);
-		step_checks(r, &c->hosts[h], &hs[h]);
-		odd_checks(r, &c->hosts[h]);
-		if (c->hosts[h].format == XP_FMT_TRACE_JSON)
-			trace_json_checks(r, &c->hosts[h]);
+		spans[h].checks_from = r->n_diags;
+		host_checks(r, c, &c->hosts[h], &hs[h]);
+		spans[h].checks_to = r->n_diags;
 	}
-	for (uint32_t h = 0; h < c->n_hosts; h++) {
+	if (state)
+		save_state(state, r, c, sums, spans);
+	for (uint32_t h = 0; h < c->n_hosts; h++)
 		free(ps[h]);
-	}
 	free(hs);
 	free(ps);
+	free(sums);
+	free(spans);
 	return r;
+}
+
+struct xp_result *xp_analyze_info(const struct xp_capture *c, const struct xp_info_opts *o)
+{
+	return info_of(c, o, NULL);
 }
 
 static struct xp_result *run(const struct xp_run_in *in)
@@ -938,9 +1089,119 @@ static struct xp_result *run(const struct xp_run_in *in)
 	struct xp_info_opts o = {0};
 	if (in->opts)
 		o = *(const struct xp_info_opts *)in->opts;
-	return xp_analyze_info(in->c, &o);
+	return info_of(in->c, &o, in->opts ? NULL : in->state);
 }
 
+/* --- combine: the rows of each host's saved state, in the run's order ----------------------------------- */
+
+static bool read_sums(const struct xp_table *t, size_t row, struct host_sums *s)
+{
+	const struct xp_cell *prod = xp_table_cell(t, row, SU_PROD);
+	int64_t planes = xp_table_cell(t, row, SU_PLANES)->v.i, gpus = xp_table_cell(t, row, SU_GPUS)->v.i;
+	*s = (struct host_sums){
+		.events = xp_table_cell(t, row, SU_EVENTS)->v.u, .kernels = xp_table_cell(t, row, SU_KERNELS)->v.u,
+		.mem = xp_table_cell(t, row, SU_MEM)->v.u, .planes = (uint32_t)planes, .gpus = (uint32_t)gpus,
+		.any_time = xp_table_cell(t, row, SU_ANY)->v.b, .steps = xp_table_cell(t, row, SU_STEPS)->v.b,
+		.first_ps = xp_table_cell(t, row, SU_FIRST)->v.i, .last_ps = xp_table_cell(t, row, SU_LAST)->v.i,
+		.producer = prod->type == XP_T_STR ? prod->v.s : NULL,
+	};
+	for (size_t k = SU_EVENTS; k <= SU_LAST; k++)
+		if (xp_table_cell(t, row, k)->type == XP_T_NULL)
+			return false;
+	return s->producer && planes >= 0 && planes <= UINT32_MAX && gpus >= 0 && gpus <= UINT32_MAX;
+}
+
+/* The diagnostics of the rows of T that are (or are not) checks, as the analysis made them. */
+static bool put_diags(struct xp_result *r, const struct xp_table *t, bool checks, const char *host)
+{
+	for (size_t row = 0; row < t->n_rows; row++) {
+		const struct xp_cell *c = xp_table_cell(t, row, DG_CHECK);
+		if (c->v.b != checks)
+			continue;
+		int64_t sev = xp_table_cell(t, row, DG_SEV)->v.i;
+		const struct xp_cell *code = xp_table_cell(t, row, DG_CODE), *msg = xp_table_cell(t, row, DG_MSG);
+		const struct xp_cell *hint = xp_table_cell(t, row, DG_HINT);
+		if (code->type != XP_T_STR || msg->type != XP_T_STR || sev < XP_SEV_INFO || sev > XP_SEV_ERROR)
+			return false;
+		xp_result_diag(r, (enum xp_severity)sev, code->v.s, xp_table_cell(t, row, DG_NAMES_HOST)->v.b ? host : NULL,
+			       hint->type == XP_T_STR ? hint->v.s : NULL, "%s", msg->v.s);
+	}
+	return true;
+}
+
+struct host_state {
+	struct xp_table *sums, *diags;      /* this host's rows, under its name in the run */
+};
+
+/* Host H's rows of every info table; false when its state does not read back. */
+static bool restore_host(struct xp_result *r, struct xp_result *tmp, const struct xp_state_host *sh,
+			 struct host_state *hst)
+{
+	const char *own = xp_state_host_name(sh->state, sh->row);
+	if (!own)
+		return false;
+	for (size_t k = 0; k < N_INFO_TABLES; k++)
+		if (!xp_state_restore_rows(sh->state, info_tables[k][1], 0, own, xp_result_table(r, info_tables[k][0]),
+					   sh->name))
+			return false;
+	hst->sums = xp_result_add_table(tmp, "sums", NULL);
+	hst->diags = xp_result_add_table(tmp, "diags", NULL);
+	xp_table_cols(hst->sums, XP_COLS(sums_cols));
+	xp_table_cols(hst->diags, XP_COLS(diag_cols));
+	return xp_state_restore_rows(sh->state, "info_sums", SU_HOST, own, hst->sums, sh->name) &&
+	       hst->sums->n_rows == 1 && xp_state_restore_rows(sh->state, "info_diags", DG_HOST, own, hst->diags, sh->name);
+}
+
+/* The empty tables of the result, with their columns (as info_of adds them). */
+static void empty_tables(struct xp_result *r)
+{
+	xp_table_cols(xp_result_add_table(r, "hosts", "Hosts"), XP_COLS(hosts_cols));
+	xp_table_cols(xp_result_add_table(r, "planes", "Planes"), XP_COLS(planes_cols));
+	r->primary = r->n_tables - 1;
+	xp_table_cols(xp_result_add_table(r, "devices", "Devices"), XP_COLS(device_cols));
+	xp_table_cols(xp_result_add_table(r, "analyses", "Analyses with data"), XP_COLS(analysis_cols));
+}
+
+static bool combine_hosts(struct xp_result *r, const struct xp_combine_in *in, struct host_sums *sums)
+{
+	uint32_t n = in->c->n_hosts;
+	struct xp_result *tmp = xp_result_new("state");
+	struct host_state *hst = xcalloc(n ? n : 1, sizeof *hst);
+	uint32_t bad = n;
+	for (uint32_t h = 0; h < n && bad == n; h++)
+		if (!restore_host(r, tmp, &in->hosts[h], &hst[h]) || !read_sums(hst[h].sums, 0, &sums[h]))
+			bad = h;
+	/* Every host's hlo diagnostics, then every host's checks, as info_of makes them. */
+	for (int checks = 0; checks < 2 && bad == n; checks++)
+		for (uint32_t h = 0; h < n && bad == n; h++)
+			if (!put_diags(r, hst[h].diags, checks, in->hosts[h].name))
+				bad = h;
+	if (bad == n)
+		summarize(r, n, sums);
+	else
+		xp_err_set(in->err, XP_EXIT_BAD_INPUT, in->hosts[bad].path, "the info state of host %s does not read back: "
+			   "not a report as this xpstat writes it", in->hosts[bad].name);
+	xp_result_free(tmp);
+	free(hst);
+	return bad == n;
+}
+
+static struct xp_result *combine(const struct xp_combine_in *in)
+{
+	uint32_t n = in->c->n_hosts;
+	struct xp_result *r = xp_result_new("info");
+	struct host_sums *sums = xcalloc(n ? n : 1, sizeof *sums);
+	empty_tables(r);
+	if (!combine_hosts(r, in, sums)) {
+		xp_result_free(r);
+		r = NULL;
+	}
+	free(sums);
+	return r;
+}
+
+static const char *const state_tables[] = {"info_hosts", "info_planes", "info_devices", "info_analyses", "info_sums",
+					   "info_diags", NULL};
 static const char *const reads[] = {XP_ALLOCATOR_STATS, XP_KERNEL_DETAIL_STATS, NULL};
 
 const struct xp_analysis xp_analysis_info = {
@@ -949,4 +1210,6 @@ const struct xp_analysis xp_analysis_info = {
 	.reads = reads,
 	.opts_size = sizeof(struct xp_info_opts),
 	.run = run,
+	.combine = combine,
+	.state_tables = state_tables,
 };

@@ -691,6 +691,9 @@ static void save_state(const struct xp_run_in *in)
 	for (uint32_t h = 0; h < c->n_hosts; h++) {
 		/* One host: the report's shared database is that host's (sorted: combine sorts the sum again). */
 		struct xp_op_db *own = c->n_hosts > 1 || !in->s ? xp_op_db_host(c, &c->hosts[h], NULL) : NULL;
+		/* Sorted as the one host's shared database is, so that the state of a run is its hosts' states one after another. */
+		if (own)
+			xp_op_db_sort(own);
 		xp_op_db_state(in->state, "input_host", c->hosts[h].name, own ? own : xp_shared_input_host_db(in->s));
 		xp_op_db_free(own);
 	}

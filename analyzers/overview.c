@@ -895,8 +895,11 @@ static struct xp_result *combine(const struct xp_combine_in *in)
 		xp_err_set(in->err, XP_EXIT_BAD_INPUT, in->hosts[h].path, "the overview state of host %s does not read "
 			   "back: not a report as this xpstat writes it", in->hosts[h].name);
 	} else {
-		struct xp_overview_opts o = {.xprof_compat = in->xprof_compat};
+		/* As report runs it: every device op, the first rows as text. */
+		struct xp_overview_opts o = {.xprof_compat = in->xprof_compat, .top_ops = in->report ? SIZE_MAX : 0};
 		r = analyze(in->p, &o, hosts, in);
+		if (in->report)
+			xp_text_top(r, "top_ops", XP_REPORT_TEXT_TOP);
 	}
 	facts_free(hosts, n, true);
 	return r;

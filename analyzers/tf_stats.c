@@ -1126,7 +1126,7 @@ static struct xp_result *combine(const struct xp_combine_in *in)
 	/* The operators' names are string ids: of a capture of their own, the hosts the run's. */
 	struct xp_capture names = {.n_hosts = in->c->n_hosts, .hosts = in->c->hosts};
 	xp_strtab_init(&names.strings);
-	struct xp_tf_stats_opts o = {.xprof_compat = in->xprof_compat, .top = in->text ? XP_TF_STATS_TEXT_TOP : 0};
+	struct xp_tf_stats_opts o = {.xprof_compat = in->xprof_compat, .top = in->text && !in->report ? XP_TF_STATS_TEXT_TOP : 0};
 	struct tfs s = {.c = &names, .o = &o};
 	struct xp_result *r = NULL;
 	if (tfs_init(&s, in->err) && from_state(&s, in, &names))

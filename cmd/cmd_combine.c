@@ -5,8 +5,8 @@
 #include "formats/in/report_read.h"
 #include "analyzers/db/prepstate.h"
 #include "analyzers/db/shared.h"
+#include "analyzers/db/table_state.h"
 #include "analyzers/registry.h"
-#include "formats/out/out_report.h"
 #include "formats/core/xalloc.h"
 
 #include <stdarg.h>
@@ -22,14 +22,12 @@
  *   - a document that is not a whole saved report with provenance (truncated,
  *     another command's, an older xpstat's), or that fails to parse;
  *   - reports of another xpstat version, --compat mode, semantics or run;
- *   - the same capture (name and content digest) twice;
- *   - the whole report of several hosts: info's plane survey needs per-host
- *     state that saved reports do not carry yet. The analyses whose
- *     descriptors have a combine function (steps, pod, kernel-stats, tf-data,
- *     input-pipeline, memory, tf-stats, overview)
- *     are rebuilt of any number of hosts
- *     from each report's "state" with --analysis, through the analysis' own
- *     code, so they are `xpstat NAME` over the run, byte for byte.
+ *   - the same capture (name and content digest) twice.
+ * Every analysis is rebuilt of any number of hosts from each report's
+ * "state" through the analysis' own code (its descriptor's combine), so the
+ * whole report is `xpstat report` over the run, and one analysis
+ * (--analysis) is `xpstat NAME` over the run, byte for byte; the state
+ * written is the hosts' states one after another, as one process writes it.
  */
 
 struct combine_opts {
@@ -40,6 +38,7 @@ struct combine_opts {
 struct combine_in {
 	struct xp_report **reps;
 	size_t n;
+	char **paths;           /* each report's path, for errors */
 };
 
 static int refuse(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -119,9 +118,8 @@ static const char *combinable_names(void)
 }
 
 /* Report I, checked as soon as it is read (so a refusal comes before the other reports are parsed). */
-static int check_as_read(struct xp_ctx *ctx, const struct combine_in *in, size_t i, size_t *hosts)
+static int check_as_read(struct xp_ctx *ctx, const struct combine_in *in, size_t i)
 {
-	const struct combine_opts *co = ctx->cmd_opts;
 	const struct xp_report *rep = in->reps[i];
 	int rc = check_one(ctx->paths[i], rep);
 	/* --compat is fixed when the reports are made; combine's own may only repeat it. */
@@ -131,16 +129,20 @@ static int check_as_read(struct xp_ctx *ctx, const struct combine_in *in, size_t
 		rc = check_pair(ctx->paths[i], in->reps[0], rep);
 	if (!rc)
 		rc = check_twice(ctx->paths, in, i);
-	if (!rc && !co->analysis && *hosts + rep->n_captures > 1)
-		rc = refuse(ctx->paths[i], "%s is a second host: reports of several hosts cannot be combined "
-			    "byte-identically yet (the cross-host tables need per-host state saved reports do not carry): "
-			    "run 'xpstat report' over the run's captures, or combine one analysis (--analysis %s)",
-			    rep->captures[*hosts ? 0 : 1].host, combinable_names());
-	if (!rc && co->analysis && xp_state_hosts(rep->state) != rep->n_captures)
-		rc = refuse(ctx->paths[i], "no state of its %zu host%s (a report of an older xpstat): save it again with "
-			    "this xpstat", rep->n_captures, rep->n_captures == 1 ? "" : "s");
-	*hosts += rep->n_captures;
 	return rc;
+}
+
+/* Each report holds the state of its hosts (checked once they are all read: a report of another run or
+ * xpstat is told as such first). */
+static int check_states(struct xp_ctx *ctx, const struct combine_in *in)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		const struct xp_report *rep = in->reps[i];
+		if (xp_state_hosts(rep->state) != rep->n_captures)
+			return refuse(ctx->paths[i], "no state of its %zu host%s (a report of an older xpstat): save it "
+				      "again with this xpstat", rep->n_captures, rep->n_captures == 1 ? "" : "s");
+	}
+	return 0;
 }
 
 static int read_all(struct xp_ctx *ctx, struct combine_in *in)
@@ -148,7 +150,7 @@ static int read_all(struct xp_ctx *ctx, struct combine_in *in)
 	if (!ctx->max_input_bytes)
 		ctx->max_input_bytes = xp_physical_memory();
 	in->reps = xcalloc(ctx->n_paths, sizeof *in->reps);
-	size_t hosts = 0;
+	in->paths = ctx->paths;
 	int rc = 0;
 	/* Compressed reports decompress one after another into the same buffer, not each into a new one doubled
 	 * and copied as it fills (combine --analysis steps of 64 saved reports: 5.0 s -> 1.3 s). */
@@ -157,59 +159,22 @@ static int read_all(struct xp_ctx *ctx, struct combine_in *in)
 		struct xp_err err = {0};
 		/* Read whatever it is: a truncated or corrupt report is told as such (where it breaks). */
 		const struct combine_opts *co = ctx->cmd_opts;
-		int rc_read = co->analysis ? xp_report_read_heads(ctx->paths[i], ctx->max_input_bytes, co->keep,
-								  &scratch, &in->reps[i], &err)
-					   : xp_report_read(ctx->paths[i], ctx->max_input_bytes, &in->reps[i], &err);
+		/* The sections' numbers are not read: every analysis is rebuilt of the states (all of them for the
+		 * whole report, which writes them again). */
+		int rc_read = xp_report_read_heads(ctx->paths[i], ctx->max_input_bytes, co->analysis ? co->keep : NULL,
+						   &scratch, &in->reps[i], &err);
 		if (rc_read) {
 			xp_err_print(&err);
 			rc = err.status ? err.status : XP_EXIT_BAD_INPUT;
 			break;
 		}
-		rc = check_as_read(ctx, in, i, &hosts);
+		rc = check_as_read(ctx, in, i);
 	}
 	xp_scratch_free(&scratch);
-	return rc;
+	return rc ? rc : check_states(ctx, in);
 }
 
-/* --- writing ------------------------------------------------------------------------------------------ */
-
-struct combine_out {
-	const struct xp_report *rep;
-	const char *verdict;
-	char **inputs;
-	size_t n_inputs;
-};
-
-static int write_json(FILE *f, const struct xp_out_opts *oo, void *arg, struct xp_err *e)
-{
-	(void)e;
-	(void)oo;
-	const struct combine_out *co = arg;
-	return xp_report_write_json(co->rep, co->verdict, co->inputs, co->n_inputs, f);
-}
-
-static int emit(struct xp_ctx *ctx, const struct xp_report *rep, const char *verdict, char **inputs, size_t n)
-{
-	struct combine_out co = {rep, verdict, inputs, n};
-	if (!strcmp(ctx->format, "text"))
-		return xp_usage_error(ctx, "writes --format json or csv: the text of a report needs the column labels "
-				      "saved reports do not keep (run 'xpstat report' for text)");
-	if (!strcmp(ctx->format, "csv")) {
-		if (!ctx->output)
-			return xp_usage_error(ctx, "--format csv writes one file per table: give -o DIR");
-		struct xp_out_opts oo = {.csv_raw = ctx->csv_raw};
-		struct xp_err e = {0};
-		int rc = xp_report_write_csv_dir(rep, ctx->output, &oo, &e);
-		if (e.status)
-			xp_err_print(&e);
-		return rc;
-	}
-	if (strcmp(ctx->format, "json"))
-		return xp_usage_error(ctx, "unknown --format '%s' (json or csv)", ctx->format);
-	return xp_emit_fn(ctx, write_json, &co);
-}
-
-/* --- one analysis of several hosts (--analysis) --------------------------------------------------------- */
+/* --- the analyses of several hosts ------------------------------------------------------------------------ */
 
 /* The hosts of every report, named and ordered as one process reading their captures names and orders them
  * (xp_hosts_name_and_sort: a hostname two captures record is named by its file). */
@@ -244,7 +209,7 @@ static struct xp_capture *order_hosts(const struct combine_in *in, struct host_r
 
 /* The provenance one process would write: the captures in host order, under their names in the run. */
 static struct xp_report *combined_provenance(const struct combine_in *in, const struct xp_capture *c,
-					     const struct host_ref *refs)
+					     const struct host_ref *refs, bool digests)
 {
 	const struct xp_report *first = in->reps[0];
 	struct xp_report *prov = xp_report_new(NULL);
@@ -254,76 +219,153 @@ static struct xp_report *combined_provenance(const struct combine_in *in, const 
 		xp_oom();
 	for (uint32_t h = 0; h < c->n_hosts; h++) {
 		const struct xp_report_capture *k = &in->reps[refs[h].rep]->captures[refs[h].row];
-		xp_report_add_capture(prov, k->name, k->run, c->hosts[h].name, NULL, NULL, k->bytes);
+		xp_report_add_capture(prov, k->name, k->run, c->hosts[h].name, digests ? k->digest : NULL, NULL, k->bytes);
 		if (k->producer && !(prov->captures[prov->n_captures - 1].producer = strdup(k->producer)))
 			xp_oom();
 	}
 	return prov;
 }
 
-static int combine_analysis(struct xp_ctx *ctx, const struct combine_in *in, const struct xp_analysis *a)
-{
+/* What every analysis is rebuilt of: the hosts in the run's order, their states, their step databases and the
+ * inputs the analyses share. */
+struct rebuild {
 	struct host_ref *refs;
-	struct xp_capture *names = order_hosts(in, &refs);
-	struct xp_state_host *hosts = xcalloc(names->n_hosts ? names->n_hosts : 1, sizeof *hosts);
-	for (uint32_t h = 0; h < names->n_hosts; h++)
-		hosts[h] = (struct xp_state_host){in->reps[refs[h].rep]->state, refs[h].row, names->hosts[h].name,
-						  ctx->paths[refs[h].rep]};
-	struct xp_err e = {0};
-	struct xp_capture *cap = NULL;
-	bool xprof = !strcmp(or_empty(in->reps[0]->compat), "xprof");
-	struct xp_prep *p = xp_prep_from_state(hosts, names->n_hosts, xprof, &cap, &e);
-	/* The inputs report's analyses share (host op DB, tf.data model, run environments), as the analysis reads. */
-	if (p && !(p->shared = xp_shared_from_state(hosts, names->n_hosts, a->state_tables, &e))) {
-		xp_prep_state_free(p, cap);
-		p = NULL;
+	struct xp_capture *names;       /* the hosts, named and ordered as one process does */
+	struct xp_state_host *hosts;
+	struct xp_capture *cap;
+	struct xp_prep *p;
+	bool xprof;
+};
+
+/* Every state table the analyses read (the whole report: all of them). */
+static const char *const *tables_read(const struct xp_analysis *only)
+{
+	static const char *all[128];
+	if (only)
+		return only->state_tables;
+	size_t n = 0;
+	for (size_t i = 0; xp_analyses[i]; i++)
+		for (const char *const *t = xp_analyses[i]->state_tables; t && *t && n + 1 < 128; t++)
+			all[n++] = *t;
+	all[n] = NULL;
+	return all;
+}
+
+static void rebuild_free(struct rebuild *rb)
+{
+	if (rb->p) {
+		xp_shared_free(rb->p->shared);
+		xp_prep_state_free(rb->p, rb->cap);
 	}
-	int rc = 0;
-	if (!p) {
-		xp_err_print(&e);
-		rc = e.status;
-	} else {
-		/* The rules that made the numbers are the capture's: each report's section says them. */
-		const struct xp_result *saved = xp_report_get(in->reps[0], a->name);
-		struct xp_combine_in cin = {.c = cap, .p = p, .hosts = hosts, .xprof_compat = xprof,
-					    .semantics = saved ? saved->semantics : NULL, .err = &e,
-					    .text = !strcmp(ctx->format, "text")};
-		struct xp_result *r = a->combine(&cin);
-		if (r)
-			xp_result_set_semantics(r, cin.semantics);
-		struct xp_report *prov = combined_provenance(in, names, refs);
-		ctx->provenance = prov;
-		if (r) {
-			rc = xp_emit(ctx, r);
-		} else {
-			xp_err_print(&e);
-			rc = e.status ? e.status : XP_EXIT_BAD_INPUT;
+	free(rb->hosts);
+	free(rb->refs);
+	xp_capture_free(rb->names);
+}
+
+/* RB set up of the reports; false with E set when a state does not read back. */
+static bool rebuild_init(struct rebuild *rb, const struct combine_in *in, const struct xp_analysis *only,
+			 struct xp_err *e)
+{
+	*rb = (struct rebuild){.xprof = !strcmp(or_empty(in->reps[0]->compat), "xprof")};
+	rb->names = order_hosts(in, &rb->refs);
+	uint32_t n = rb->names->n_hosts;
+	rb->hosts = xcalloc(n ? n : 1, sizeof *rb->hosts);
+	for (uint32_t h = 0; h < n; h++)
+		rb->hosts[h] = (struct xp_state_host){in->reps[rb->refs[h].rep]->state, rb->refs[h].row,
+						      rb->names->hosts[h].name, in->paths[rb->refs[h].rep]};
+	rb->p = xp_prep_from_state(rb->hosts, n, rb->xprof, &rb->cap, e);
+	/* The inputs report's analyses share (host op DB, tf.data model, run environments), as they read them. */
+	if (rb->p && !(rb->p->shared = xp_shared_from_state(rb->hosts, n, tables_read(only), e))) {
+		xp_prep_state_free(rb->p, rb->cap);
+		rb->p = NULL;
+	}
+	return rb->p != NULL;
+}
+
+/* Analysis A of the hosts, as report (REPORT) or its command writes it; NULL with E set. */
+static struct xp_result *rebuild_one(const struct rebuild *rb, const struct combine_in *in, const struct xp_analysis *a,
+				     bool report, bool text, struct xp_err *e)
+{
+	/* The rules that made the numbers are the capture's: each report's section says them. */
+	const struct xp_result *saved = xp_report_get(in->reps[0], a->name);
+	struct xp_combine_in cin = {.c = rb->cap, .p = rb->p, .hosts = rb->hosts, .xprof_compat = rb->xprof,
+				    .semantics = saved ? saved->semantics : NULL, .err = e, .report = report,
+				    .text = text};
+	struct xp_result *r = a->combine(&cin);
+	if (r)
+		xp_result_set_semantics(r, cin.semantics);
+	else if (!e->status)
+		xp_err_set(e, XP_EXIT_BAD_INPUT, NULL, "%s does not combine", a->name);
+	return r;
+}
+
+/* The whole report of the hosts: every analysis in report order, and the state one process saves. */
+static struct xp_report *rebuild_report(const struct rebuild *rb, const struct combine_in *in, bool text,
+					struct xp_err *e)
+{
+	struct xp_report *rep = combined_provenance(in, rb->names, rb->refs, true);
+	for (size_t i = 0; xp_analyses[i]; i++) {
+		struct xp_result *r = rebuild_one(rb, in, xp_analyses[i], true, text, e);
+		if (!r) {
+			xp_report_free(rep);
+			return NULL;
 		}
+		xp_report_add(rep, xp_analyses[i]->name, r);
+	}
+	if (!(rep->state = xp_state_merge(rb->hosts, rb->names->n_hosts, e))) {
+		xp_report_free(rep);
+		return NULL;
+	}
+	return rep;
+}
+
+static int combine_hosts(struct xp_ctx *ctx, const struct combine_in *in, const struct xp_analysis *only)
+{
+	struct rebuild rb;
+	struct xp_err e = {0};
+	int rc = 0;
+	bool text = !strcmp(ctx->format, "text") || !strcmp(ctx->format, "markdown");
+	if (!rebuild_init(&rb, in, only, &e)) {
+		rc = XP_EXIT_BAD_INPUT;
+	} else if (only) {
+		struct xp_result *r = rebuild_one(&rb, in, only, false, text, &e);
+		struct xp_report *prov = combined_provenance(in, rb.names, rb.refs, false);
+		ctx->provenance = prov;
+		rc = r ? xp_emit(ctx, r) : XP_EXIT_BAD_INPUT;
 		ctx->provenance = NULL;
 		xp_report_free(prov);
 		xp_result_free(r);
-		xp_shared_free(p->shared);
-		xp_prep_state_free(p, cap);
+	} else {
+		struct xp_report *rep = rebuild_report(&rb, in, text, &e);
+		rc = rep ? xp_gate_emit_report(ctx, rep, rb.names->n_hosts) : XP_EXIT_BAD_INPUT;
+		xp_report_free(rep);
 	}
-	free(hosts);
-	free(refs);
-	xp_capture_free(names);
+	if (e.status) {
+		xp_err_print(&e);
+		rc = e.status;
+	}
+	rebuild_free(&rb);
 	return rc;
+}
+
+/* What the whole report cannot be written as from saved reports, or NULL. */
+static const char *unwritable(const struct xp_ctx *ctx)
+{
+	if (!strcmp(ctx->format, "csv") && !ctx->output && !ctx->table)
+		return "--format csv writes one file per table: give -o DIR (or --table ANALYSIS-TABLE)";
+	return NULL;
 }
 
 static int combine_run(struct xp_ctx *ctx)
 {
 	struct combine_in in = {0};
 	const struct combine_opts *co = ctx->cmd_opts;
-	if (!co->analysis && strcmp(ctx->format, "json") && strcmp(ctx->format, "csv"))
-		return emit(ctx, NULL, NULL, NULL, 0);
+	const char *why = co->analysis ? NULL : unwritable(ctx);
+	if (why)
+		return xp_usage_error(ctx, "%s", why);
 	int rc = read_all(ctx, &in);
-	if (!rc && co->analysis) {
-		rc = combine_analysis(ctx, &in, co->analysis);
-	} else if (!rc) {
-		const struct xp_report *one = in.reps[0];
-		rc = emit(ctx, one, one->verdict, one->inputs, one->n_inputs);
-	}
+	if (!rc)
+		rc = combine_hosts(ctx, &in, co->analysis);
 	for (size_t i = 0; i < in.n; i++)
 		xp_report_free(in.reps[i]);
 	free(in.reps);
@@ -334,7 +376,7 @@ enum { OPT_ANALYSIS = 1 };
 
 static const struct xp_opt combine_cli[] = {
 	{"analysis", 1, OPT_ANALYSIS, "NAME", "only the analysis NAME, as 'xpstat NAME' writes it over the whole run, "
-	 "in any format: steps, pod, kernel-stats, tf-data, input-pipeline, memory, tf-stats or overview (of any number of hosts)"},
+	 "in any format: info, overview, steps, input-pipeline, tf-data, tf-stats, kernel-stats, memory or pod"},
 	{NULL, 0, 0, NULL, NULL},
 };
 
@@ -344,9 +386,7 @@ static int combine_set(struct xp_ctx *ctx, int key, const char *arg)
 	(void)key;
 	const struct xp_analysis *a = xp_analysis_find(arg);
 	if (!a || !a->combine)
-		return xp_usage_error(ctx, "--analysis %s: combine rebuilds %s of several hosts (the others: "
-				      "combine the whole report of one host, or run 'xpstat report')", arg,
-				      combinable_names());
+		return xp_usage_error(ctx, "--analysis %s: not an analysis of a report (%s)", arg, combinable_names());
 	co->analysis = a;
 	/* Every analysis gets the step databases; its own tables besides. */
 	static const char *const prep[] = {XP_PREP_STATE_TABLES};

@@ -1,6 +1,7 @@
 /* cmd_info.c - `xpstat info`: what a capture holds and what is missing from it. */
 #include "cmd.h"
 #include "analyzers/info.h"
+#include "analyzers/prepare/prepare.h"
 #include "formats/model/capture.h"
 #include "formats/model/result.h"
 
@@ -30,6 +31,8 @@ static int info_run(struct xp_ctx *ctx)
 		return rc;
 	o->threads = ctx->threads;
 	struct xp_result *r = xp_analyze_info(c, o);
+	/* Whose rules the capture is read by, as every other command and report's info say it. */
+	xp_result_set_semantics(r, xp_capture_semantics(c));
 	rc = xp_emit_read(ctx, c, r);
 	xp_result_free(r);
 	xp_capture_free(c);

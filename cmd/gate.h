@@ -28,6 +28,10 @@ void xp_gate_provenance(struct xp_report *rep, const struct xp_capture *c, bool 
 /* 0 when BASE and CAND were made by the same rules (semantics), else a one-line error and exit status 3. */
 int xp_gate_same_semantics(const struct xp_report *base, const char *base_path, const struct xp_report *cand);
 
+/* REP (of HOSTS hosts) written as --format, -o and --table say: what report writes once it has its results.
+ * Returns 0 or an exit status (the error printed). */
+int xp_gate_emit_report(struct xp_ctx *ctx, struct xp_report *rep, uint32_t hosts);
+
 struct xp_out_opts;
 /* Write through FN to standard output, or to -o atomically, with the output
  * options xp_emit would use (colour, terminal). Returns 0 or an exit status. */

@@ -41,18 +41,6 @@ static char *dupn(const char *s, size_t n)
 	return d;
 }
 
-/* The last path component of the first LEN bytes of PATH. */
-static const char *base_of(const char *path, size_t len, size_t *n)
-{
-	while (len > 1 && path[len - 1] == '/')
-		len--;
-	size_t b = len;
-	while (b && path[b - 1] != '/')
-		b--;
-	*n = len - b;
-	return path + b;
-}
-
 /* Provenance: each capture by its file name and its run directory's name (what is the same whatever
  * path was typed), the host it became, its size; the digest is made when the report is saved. */
 void xp_gate_provenance(struct xp_report *rep, const struct xp_capture *c, bool xprof_compat)
@@ -61,11 +49,9 @@ void xp_gate_provenance(struct xp_report *rep, const struct xp_capture *c, bool 
 	rep->compat = dupn(xprof_compat ? "xprof" : "xpstat", 6);
 	for (uint32_t h = 0; h < c->n_hosts; h++) {
 		const struct xp_host *host = &c->hosts[h];
-		size_t nl, rl = 0;
-		const char *name = base_of(host->path, strlen(host->path), &nl);
-		const char *run = name > host->path ? base_of(host->path, (size_t)(name - host->path), &rl) : ".";
-		if (name == host->path || !rl)
-			rl = 1, run = ".";
+		size_t nl, rl;
+		const char *name, *run;
+		xp_path_run_parts(host->path, &name, &nl, &run, &rl);
 		char *n = dupn(name, nl), *r = dupn(run, rl);
 		xp_report_add_capture(rep, n, r, host->name, NULL, host->path, host->file_bytes);
 		const char *prod = xp_host_producer(c, host);

@@ -607,3 +607,48 @@ int xp_plane_kind_rank(enum xp_plane_kind k)
 	default: return 5;
 	}
 }
+
+/* --- a capture's name in its run ------------------------------------------------------------------------- */
+
+/* The last path component of the first LEN bytes of PATH. */
+static const char *base_of(const char *path, size_t len, size_t *n)
+{
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	size_t b = len;
+	while (b && path[b - 1] != '/')
+		b--;
+	*n = len - b;
+	return path + b;
+}
+
+void xp_path_run_parts(const char *path, const char **name, size_t *nl, const char **run, size_t *rl)
+{
+	*rl = 0;
+	*name = base_of(path, strlen(path), nl);
+	*run = *name > path ? base_of(path, (size_t)(*name - path), rl) : ".";
+	if (*name == path || !*rl) {
+		*rl = 1;
+		*run = ".";
+	}
+}
+
+char *xp_path_in_run(const char *path)
+{
+	const char *name, *run;
+	size_t nl, rl;
+	xp_path_run_parts(path, &name, &nl, &run, &rl);
+	if (rl == 1 && *run == '.')
+		rl = 0;         /* a file typed without its directory: its name alone */
+	char *s = xmalloc(rl + nl + 2);
+	if (!rl) {
+		memcpy(s, name, nl);
+		s[nl] = 0;
+		return s;
+	}
+	memcpy(s, run, rl);
+	s[rl] = '/';
+	memcpy(s + rl + 1, name, nl);
+	s[rl + 1 + nl] = 0;
+	return s;
+}

@@ -244,6 +244,12 @@ void xp_line_drop_stats(struct xp_line *l, const bool *drop, uint32_t n_meta);
 /* Appends a zeroed host and returns it (pointer valid until the next call). */
 struct xp_host *xp_capture_add_host(struct xp_capture *c);
 
+/* A capture's path as a saved report names it, the same whatever path was typed: its file name (*NAME, NL
+ * bytes) and its directory's name (*RUN, RL bytes; "." for a file typed without a directory). */
+void xp_path_run_parts(const char *path, const char **name, size_t *nl, const char **run, size_t *rl);
+/* "RUN/NAME" of xp_path_run_parts ("NAME" when RUN is "."), malloc'd. */
+char *xp_path_in_run(const char *path);
+
 /* --- stats arrays ------------------------------------------------------- */
 void xp_stats_push(struct xp_stats *s, uint32_t key, uint64_t val);
 void xp_stats_free(struct xp_stats *s);

@@ -176,5 +176,5 @@ const struct xp_writer xp_writer_markdown = {
 	.name = "markdown",
 	.description = "GitHub-flavoured Markdown tables and the verdict, for CI job summaries",
 	.write = md_write,
-	.only = "check, compare and report",
+	.only = "check, compare, report and combine",
 };

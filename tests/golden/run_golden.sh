@@ -6,13 +6,15 @@
 # the run: text charts draw Unicode blocks only in a UTF-8 locale), "env: NAME=VALUE" lines (exported for the run)
 # and "after: COMMAND" lines whose output is appended to stdout (to check files the run left behind),
 # all run in a fresh temporary directory. XPSTAT_UPDATE_GOLDEN=1 rewrites the expected files instead.
-# $XPSTAT_TESTDATA (the source's testdata/) reaches the committed fixtures, e.g. testdata/saved/.
+# $XPSTAT_TESTDATA (the source's testdata/) reaches the committed fixtures, e.g. testdata/saved/; $XPSTAT is the binary.
 set -u
 abspath() { case $1 in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac; }
 xpstat=$(abspath "$1") xpgen=$(abspath "$2") case_file=$(abspath "$3") expected=$(abspath "$4")
 name=$(basename "$case_file" .case)
 XPSTAT_TESTDATA=$(dirname "$expected")
-export XPSTAT_TESTDATA
+# Fixture commands may run xpstat itself ("sh: $XPSTAT report ..."): saved reports to combine.
+XPSTAT=$xpstat
+export XPSTAT_TESTDATA XPSTAT
 work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1

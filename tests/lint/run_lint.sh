@@ -154,12 +154,12 @@ gate="$gate --max-input-bound 50% --max-op-self-time IDLE=1ms --max-peak-memory 
 for in in $inputs; do
 	"$xpstat" report --format json "$in" >"$work/report.json" || { echo "FAIL report json $in"; fail=1; continue; }
 	check "report json $in" /usr/bin/python3 "$check_json" "$schemas/report.schema.json" "$work/report.json"
-	# combine: a saved report (compressed) of one host comes back as the same document (report's schema).
+	# combine: a saved report (compressed) of its hosts comes back as the same document (report's schema).
 	"$xpstat" report --format json -o "$work/report.json.zst" "$in" || { echo "FAIL report json.zst $in"; fail=1; continue; }
 	if "$xpstat" combine --format json -o "$work/combine.json" "$work/report.json.zst" 2>"$work/combine.err"; then
 		check "combine json $in" /usr/bin/python3 "$check_json" "$schemas/report.schema.json" "$work/combine.json"
 		check "combine = report $in" cmp -s "$work/combine.json" "$work/report.json"
-	elif ! grep -q 'reports of several hosts cannot be combined' "$work/combine.err"; then
+	else
 		echo "FAIL combine $in: $(cat "$work/combine.err")"
 		fail=1
 	fi

@@ -26,17 +26,30 @@ combine_equals() { # saved-report host-index [csv]
 	(cd "$work" && "$xpstat" combine --format csv -o combined-csv "$1") || { fail "combine csv $1"; return; }
 	diff -r "$work/combined-csv" "$work/one/$2-csv" >/dev/null || fail "combine csv $1 differs from report of host $2"
 }
-# Several hosts' reports: refused (exit 3, one line), nothing written.
-combine_refuses_hosts() { # reports...
-	(cd "$work" && "$xpstat" combine --format json -o refused.json "$@") 2>"$work/refused.err"
-	st=$?
-	[ $st = 3 ] || fail "combine of several hosts: exit $st, not 3"
-	[ "$(wc -l <"$work/refused.err")" = 1 ] || fail "combine of several hosts: not one line: $(cat "$work/refused.err")"
-	grep -q 'reports of several hosts cannot be combined' "$work/refused.err" || fail "combine: $(cat "$work/refused.err")"
-	[ ! -e "$work/refused.json" ] || fail "combine of several hosts wrote its output"
+# Several hosts' reports, the whole report: equal byte for byte to 'xpstat report' over the whole run as JSON (the saved
+# report, state and all), text, Markdown, a CSV directory and one CSV table. Run from $work; RUN is the run directory.
+combine_report_equals() { # run-directory reports...
+	run=$1
+	shift
+	for f in json text markdown; do
+		"$xpstat" report --quiet --format $f -o "$work/expected.$f" "$run" 2>"$work/expected.err" ||
+			{ fail "report --format $f $run: $(cat "$work/expected.err")"; continue; }
+		rm -f "$work/combined.$f"
+		"$xpstat" combine --quiet --format $f -o "$work/combined.$f" "$@" 2>"$work/combined.err" ||
+			{ fail "combine --format $f: $(cat "$work/combined.err")"; continue; }
+		cmp -s "$work/expected.$f" "$work/combined.$f" ||
+			fail "combine --format $f of $# reports differs from report over $run: $(diff "$work/expected.$f" "$work/combined.$f" | head -5)"
+	done
+	rm -rf "$work/expected-csv" "$work/combined-csv"
+	"$xpstat" report --quiet --format csv -o "$work/expected-csv" "$run" || fail "report --format csv $run"
+	"$xpstat" combine --quiet --format csv -o "$work/combined-csv" "$@" || fail "combine --format csv"
+	diff -r "$work/expected-csv" "$work/combined-csv" >/dev/null || fail "combine --format csv differs from report over $run"
+	"$xpstat" report --format csv --table pod-hosts "$run" >"$work/expected.csv" || fail "report --table pod-hosts $run"
+	"$xpstat" combine --format csv --table pod-hosts "$@" >"$work/combined.csv" || fail "combine --table pod-hosts"
+	cmp -s "$work/expected.csv" "$work/combined.csv" || fail "combine --table pod-hosts differs from report over $run"
 }
 # The analyses combine --analysis rebuilds of several hosts.
-combinable="steps pod kernel-stats tf-data input-pipeline memory tf-stats overview"
+combinable="info steps pod kernel-stats tf-data input-pipeline memory tf-stats overview"
 # Several hosts' reports, one analysis (combine --analysis, each of $combinable): equal byte for byte to 'xpstat ANALYSIS'
 # over the whole run, in text, JSON and CSV (each table). Run from $work; RUN is the run directory.
 combine_analysis_equals() { # run-directory reports...
@@ -49,6 +62,7 @@ combine_analysis_equals() { # run-directory reports...
 			[ $f = csv ] && [ $a = tf-data ] && tables="main input_pipelines slowest_call calls"
 			[ $f = csv ] && [ $a = input-pipeline ] && tables="main steps host_breakdown step_stats"
 			[ $f = csv ] && [ $a = overview ] && tables="main top_ops run_environment recommendation"
+			[ $f = csv ] && [ $a = info ] && tables="main hosts devices analyses"
 			for t in $tables; do
 				opt=
 				[ $t = main ] || opt="--table $t"

@@ -1,9 +1,9 @@
 #!/bin/sh
 # scale_parallel.sh - GNU parallel over a generated 16-host run: one report per host (report --host-index),
 # saved compressed, each combined and compared byte for byte with one-process report of that host (JSON and
-# CSV directory); the 16 together give every analysis combine --analysis rebuilds as one process over the run gives it,
-# byte for byte in every format, and the whole report of the 16 is refused (exit 3) until the other multi-host
-# tables can be rebuilt exactly. A saved report whose state does not read back is refused (exit 3, one line).
+# CSV directory); the 16 together give the whole report, and every analysis (combine --analysis), as one process over
+# the run gives it, byte for byte in every format. A saved report whose state does not read back is refused (exit 3,
+# one line).
 set -u
 xpstat=$1 xpgen=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,7 +38,7 @@ for b in p3.json p3.json.gz per/3.json.zst; do
 done
 cmp -s "$work/check-p3.json" "$work/check-p3.json.gz" || fail "check with a .gz baseline differs"
 cmp -s "$work/check-p3.json" "$work/check-3.json.zst" || fail "check with a .zst baseline differs"
-cd "$work" && combine_refuses_hosts per/*.json.zst
+cd "$work" && combine_report_equals run per/*.json.zst
 # Given in any order (the shell's: 0, 1, 10, 11, ...), plain and compressed alike.
 combine_analysis_equals run per/*.json.zst
 combine_analysis_equals run p3.json $(ls per/*.json.zst | grep -v '/3.json')
@@ -50,9 +50,15 @@ for v in raw grouped jax cpu; do
 	seq 0 2 | parallel --halt now,fail=1 -j 2 "$xpstat" report --quiet --host-index {} --format json -o h{}.json run ||
 		fail "$v: report --host-index"
 	combine_analysis_equals run h2.json h0.json h1.json
+	combine_report_equals run h2.json h0.json h1.json
 	# One saved report of the three hosts (report in one process, its state per host) gives the same.
 	"$xpstat" report --quiet --format json -o all.json run || fail "$v: report of the run"
 	combine_analysis_equals run all.json
+	combine_report_equals run all.json
+	# A combined report combines again: with the hosts' own reports it would hold them twice.
+	"$xpstat" combine --quiet --format json -o again.json h1.json h0.json h2.json || fail "$v: combine"
+	cmp -s again.json all.json || fail "$v: the combined report differs from report of the run"
+	combine_report_equals run again.json
 	[ $v = raw ] && {
 		combine_refuses_state tf-data 's/"iterator_events":\t"\([0-9]\)/"iterator_events":\t"x\1/' h0.json h1.json
 		combine_refuses_state input-pipeline 's/"has_category":\ttrue/"has_category":\t"true"/' h0.json h1.json
@@ -61,6 +67,7 @@ for v in raw grouped jax cpu; do
 		combine_refuses_state tf-stats 's/"row":\t"tf \([0-9]\)/"row":\t"tf x\1/' h0.json h1.json
 		combine_refuses_state overview 's/"tensor_cores":\t\([a-z]*\)/"tensor_cores":\t"\1"/' h0.json h1.json
 		combine_refuses_state overview 's/"row":\t"tf \([0-9]\)/"row":\t"tf x\1/' h0.json h1.json
+		combine_refuses_state info 's/"events":\t"\([0-9]\)/"events":\t"x\1/' h0.json h1.json
 	}
 	cd "$work" || exit 1
 done

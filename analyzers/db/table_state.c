@@ -1,0 +1,243 @@
+/* table_state.c - a result table's rows kept in a saved report's state and read back into the same table. */
+#include "table_state.h"
+#include "prepstate.h"
+#include "formats/core/xalloc.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct xp_table *state_table(struct xp_result *state, const char *name, const struct xp_table *like)
+{
+	struct xp_table *s = xp_result_table(state, name);
+	if (s)
+		return s;
+	s = xp_result_add_table(state, name, name);
+	for (size_t k = 0; k < like->n_cols; k++)
+		xp_table_col(s, like->cols[k].key, like->cols[k].key, XP_T_STR, XP_U_NONE, 0);
+	return s;
+}
+
+static void keep_cell(struct xp_table *s, size_t row, size_t col, const struct xp_cell *c)
+{
+	char buf[40];
+	switch (c->type) {
+	case XP_T_NULL: break;
+	case XP_T_STR: xp_set_str(s, row, col, c->v.s ? c->v.s : ""); break;
+	case XP_T_BOOL: xp_set_bool(s, row, col, c->v.b); break;
+	case XP_T_UINT: xp_state_set_u64(s, row, col, c->v.u); break;
+	case XP_T_F64:
+	case XP_T_PCT:
+	case XP_T_FRAC:
+		snprintf(buf, sizeof buf, "%.17g", c->v.d);
+		xp_set_str(s, row, col, buf);
+		break;
+	default: xp_state_set_i64(s, row, col, c->v.i); break;
+	}
+}
+
+void xp_state_keep_rows(struct xp_result *state, const char *name, const struct xp_table *t, size_t from, size_t to)
+{
+	struct xp_table *s = state_table(state, name, t);
+	for (size_t row = from; row < to; row++) {
+		size_t out = xp_table_row(s);
+		for (size_t k = 0; k < t->n_cols; k++)
+			keep_cell(s, out, k, xp_table_cell(t, row, k));
+	}
+}
+
+/* An integer cell (of any integer type) read back. */
+static bool restore_int(const struct xp_table *st, size_t srow, struct xp_table *t, size_t row, size_t col)
+{
+	int64_t v;
+	uint64_t u;
+	switch (t->cols[col].type) {
+	case XP_T_UINT:
+		if (!xp_state_u64(st, srow, col, &u))
+			return false;
+		xp_set_uint(t, row, col, u);
+		return true;
+	case XP_T_INT:
+	case XP_T_DUR:
+	case XP_T_BYTES:
+	case XP_T_ID:
+		if (!xp_state_i64(st, srow, col, &v))
+			return false;
+		if (t->cols[col].type == XP_T_DUR)
+			xp_set_dur(t, row, col, v);
+		else if (t->cols[col].type == XP_T_BYTES)
+			xp_set_bytes(t, row, col, v);
+		else if (t->cols[col].type == XP_T_ID)
+			xp_set_id(t, row, col, v);
+		else
+			xp_set_int(t, row, col, v);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The state cell S read back into cell (ROW, COL) of T, as T's column type; false when it is not what
+ * keep_cell writes for that type. */
+static bool restore_cell(const struct xp_table *st, size_t srow, struct xp_table *t, size_t row, size_t col)
+{
+	const struct xp_cell *c = xp_table_cell(st, srow, col);
+	enum xp_type type = t->cols[col].type;
+	if (c->type == XP_T_NULL)
+		return true;
+	if (type == XP_T_BOOL) {
+		if (c->type != XP_T_BOOL)
+			return false;
+		xp_set_bool(t, row, col, c->v.b);
+		return true;
+	}
+	if (type == XP_T_STR) {
+		if (c->type != XP_T_STR)
+			return false;
+		xp_set_str(t, row, col, c->v.s);
+		return true;
+	}
+	if (type == XP_T_F64 || type == XP_T_PCT || type == XP_T_FRAC) {
+		const char *s = xp_state_str(st, srow, col);
+		char *end;
+		if (!s || !*s)
+			return false;
+		errno = 0;
+		double d = strtod(s, &end);
+		if (errno || *end)
+			return false;
+		if (type == XP_T_PCT)
+			xp_set_pct(t, row, col, d);
+		else if (type == XP_T_FRAC)
+			xp_set_frac(t, row, col, d);
+		else
+			xp_set_f64(t, row, col, d);
+		return true;
+	}
+	return restore_int(st, srow, t, row, col);
+}
+
+static bool same_keys(const struct xp_table *st, const struct xp_table *t)
+{
+	if (st->n_cols != t->n_cols)
+		return false;
+	for (size_t k = 0; k < t->n_cols; k++)
+		if (strcmp(st->cols[k].key, t->cols[k].key))
+			return false;
+	return true;
+}
+
+bool xp_state_restore_rows(const struct xp_result *state, const char *name, size_t host_col, const char *host,
+			   struct xp_table *t, const char *rename)
+{
+	const struct xp_table *st = state ? xp_result_table(state, name) : NULL;
+	if (!st || !st->n_rows)
+		return true;
+	if (!same_keys(st, t) || host_col >= t->n_cols)
+		return false;
+	for (size_t srow = 0; srow < st->n_rows; srow++) {
+		const char *h = xp_state_str(st, srow, host_col);
+		if (!h)
+			return false;
+		if (strcmp(h, host))
+			continue;
+		size_t row = xp_table_row(t);
+		for (size_t k = 0; k < t->n_cols; k++)
+			if (k != host_col && !restore_cell(st, srow, t, row, k))
+				return false;
+		xp_set_str(t, row, host_col, rename);
+	}
+	return true;
+}
+
+/* --- merging saved reports' states ------------------------------------------------------------------------ */
+
+/* The names of the tables of every host's state, in the order they first appear. */
+static size_t table_names(const struct xp_state_host *hosts, uint32_t n, const char ***names)
+{
+	size_t count = 0, cap = 0;
+	*names = NULL;
+	for (uint32_t h = 0; h < n; h++)
+		for (size_t k = 0; hosts[h].state && k < hosts[h].state->n_tables; k++) {
+			const char *name = hosts[h].state->tables[k]->name;
+			size_t i = 0;
+			while (i < count && strcmp((*names)[i], name))
+				i++;
+			if (i < count)
+				continue;
+			if (count == cap) {
+				cap = cap ? cap * 2 : 32;
+				*names = xrealloc(*names, cap * sizeof **names);
+			}
+			(*names)[count++] = name;
+		}
+	return count;
+}
+
+static long host_column(const struct xp_table *t)
+{
+	for (size_t k = 0; k < t->n_cols; k++)
+		if (!strcmp(t->cols[k].key, "host"))
+			return (long)k;
+	return -1;
+}
+
+/* Row ROW of FROM appended to T (same columns), with RENAME in column HOST_COL. */
+static void copy_row(struct xp_table *t, const struct xp_table *from, size_t row, size_t host_col, const char *rename)
+{
+	size_t out = xp_table_row(t);
+	for (size_t k = 0; k < from->n_cols; k++) {
+		const struct xp_cell *c = xp_table_cell(from, row, k);
+		if (k == host_col)
+			xp_set_str_pooled(t, out, k, rename);
+		else if (c->type == XP_T_STR)
+			xp_set_str_pooled(t, out, k, c->v.s ? c->v.s : "");
+		else
+			*xp_table_cell(t, out, k) = *c;      /* a value without storage of its own */
+	}
+}
+
+/* Table NAME of the N hosts' states into OUT; false when a table with rows has no host column. */
+static bool merge_table(struct xp_result *out, const char *name, const struct xp_state_host *hosts, uint32_t n)
+{
+	struct xp_table *t = xp_result_add_table(out, name, name);
+	for (uint32_t h = 0; h < n; h++) {
+		const struct xp_table *from = xp_result_table(hosts[h].state, name);
+		const char *own = xp_state_host_name(hosts[h].state, hosts[h].row);
+		if (!from || !from->n_rows)
+			continue;
+		long hc = host_column(from);
+		if (hc < 0 || !own)
+			return false;
+		if (!t->n_cols)
+			for (size_t k = 0; k < from->n_cols; k++)
+				xp_table_col(t, from->cols[k].key, from->cols[k].header, from->cols[k].type,
+					     from->cols[k].unit, from->cols[k].flags);
+		if (!same_keys(from, t))
+			return false;
+		for (size_t row = 0; row < from->n_rows; row++) {
+			const char *hn = xp_state_str(from, row, (size_t)hc);
+			if (hn && !strcmp(hn, own))
+				copy_row(t, from, row, (size_t)hc, hosts[h].name);
+		}
+	}
+	return true;
+}
+
+struct xp_result *xp_state_merge(const struct xp_state_host *hosts, uint32_t n, struct xp_err *e)
+{
+	const char **names;
+	size_t count = table_names(hosts, n, &names);
+	struct xp_result *out = xp_result_new("state");
+	for (size_t i = 0; i < count; i++)
+		if (!merge_table(out, names[i], hosts, n)) {
+			xp_err_set(e, XP_EXIT_BAD_INPUT, NULL, "the saved state table %s does not merge: not a report as "
+				   "this xpstat writes it", names[i]);
+			xp_result_free(out);
+			out = NULL;
+			break;
+		}
+	free(names);
+	return out;
+}

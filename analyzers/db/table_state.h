@@ -1,0 +1,37 @@
+/* table_state.h - a result table's rows kept in a saved report's state and read back into the same table (an analysis whose rows are per host, as they are: info). */
+#ifndef XPSTAT_TABLE_STATE_H
+#define XPSTAT_TABLE_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <stdint.h>
+
+#include "formats/core/xperr.h"
+#include "formats/model/result.h"
+
+/*
+ * The state table has the result table's column keys in its order; each cell as the state keeps values:
+ * texts and booleans as they are, integers (durations in picoseconds, whatever the key's unit) as decimal
+ * strings, doubles as "%.17g" strings (which read back to the same double), an empty cell as null. The
+ * column HOST_COL holds the host each row belongs to: combine renames it.
+ */
+
+/* Rows FROM..TO of T appended to STATE's table NAME (made with T's keys when it is not there yet). */
+void xp_state_keep_rows(struct xp_result *state, const char *name, const struct xp_table *t, size_t from, size_t to);
+
+/* The rows of STATE's table NAME whose column HOST_COL is HOST, appended to T (whose columns, as the
+ * analysis declares them, say what each cell reads back as) with RENAME in that column. False when the
+ * table's keys are not T's or a cell does not read back as its column's type (a row of another host is
+ * not read). A table missing from STATE has no rows. */
+bool xp_state_restore_rows(const struct xp_result *state, const char *name, size_t host_col, const char *host,
+			   struct xp_table *t, const char *rename);
+
+struct xp_state_host;
+
+/* The state one process writes for the N hosts (in that order) of saved reports: each state table (in the
+ * order the reports hold them) with each host's rows, in host order, its "host" column renamed to the name
+ * the run gives it. NULL with E set (exit 3) when a table names no host column. */
+struct xp_result *xp_state_merge(const struct xp_state_host *hosts, uint32_t n, struct xp_err *e);
+
+#endif
