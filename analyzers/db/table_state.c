@@ -183,46 +183,96 @@ static long host_column(const struct xp_table *t)
 	return -1;
 }
 
-/* Row ROW of FROM appended to T (same columns), with RENAME in column HOST_COL. */
-static void copy_row(struct xp_table *t, const struct xp_table *from, size_t row, size_t host_col, const char *rename)
+/* A merged table's rows, made when written (the hosts' states are read already; a copy of them as cells
+ * would double what combine holds): each row is row ROW of host HOST's table, its host column renamed. */
+struct merged {
+	const struct xp_table **from;   /* by host; NULL: no rows */
+	const char **names;             /* by host: the name the run gives it */
+	size_t *host_col;               /* by host */
+	struct merged_row {
+		uint32_t host;
+		size_t row;
+	} *rows;
+	size_t n, cap;
+};
+
+static void merged_fill(void *src, size_t row, struct xp_cell *cells, char *text, size_t text_size)
 {
-	size_t out = xp_table_row(t);
+	(void)text;
+	(void)text_size;
+	const struct merged *m = src;
+	const struct merged_row *r = &m->rows[row];
+	const struct xp_table *from = m->from[r->host];
 	for (size_t k = 0; k < from->n_cols; k++) {
-		const struct xp_cell *c = xp_table_cell(from, row, k);
-		if (k == host_col)
-			xp_set_str_pooled(t, out, k, rename);
+		const struct xp_cell *c = xp_table_cell(from, r->row, k);
+		if (k == m->host_col[r->host])
+			xp_cell_text(&cells[k], m->names[r->host]);
 		else if (c->type == XP_T_STR)
-			xp_set_str_pooled(t, out, k, c->v.s ? c->v.s : "");
+			xp_cell_text(&cells[k], c->v.s ? c->v.s : "");
 		else
-			*xp_table_cell(t, out, k) = *c;      /* a value without storage of its own */
+			cells[k] = *c;      /* a value without storage of its own */
 	}
+}
+
+static void merged_free(void *src)
+{
+	struct merged *m = src;
+	free(m->from);
+	free(m->names);
+	free(m->host_col);
+	free(m->rows);
+	free(m);
+}
+
+static void merged_add(struct merged *m, uint32_t host, size_t row)
+{
+	if (m->n == m->cap) {
+		m->cap = m->cap ? m->cap * 2 : 256;
+		m->rows = xrealloc(m->rows, m->cap * sizeof *m->rows);
+	}
+	m->rows[m->n++] = (struct merged_row){host, row};
+}
+
+/* The columns of T as FROM has them. */
+static void columns_of(struct xp_table *t, const struct xp_table *from)
+{
+	for (size_t k = 0; k < from->n_cols; k++)
+		xp_table_col(t, from->cols[k].key, from->cols[k].header, from->cols[k].type, from->cols[k].unit,
+			     from->cols[k].flags);
 }
 
 /* Table NAME of the N hosts' states into OUT; false when a table with rows has no host column. */
 static bool merge_table(struct xp_result *out, const char *name, const struct xp_state_host *hosts, uint32_t n)
 {
 	struct xp_table *t = xp_result_add_table(out, name, name);
-	for (uint32_t h = 0; h < n; h++) {
+	struct merged *m = xcalloc(1, sizeof *m);
+	m->from = xcalloc(n ? n : 1, sizeof *m->from);
+	m->names = xcalloc(n ? n : 1, sizeof *m->names);
+	m->host_col = xcalloc(n ? n : 1, sizeof *m->host_col);
+	bool ok = true;
+	for (uint32_t h = 0; h < n && ok; h++) {
 		const struct xp_table *from = xp_result_table(hosts[h].state, name);
 		const char *own = xp_state_host_name(hosts[h].state, hosts[h].row);
 		if (!from || !from->n_rows)
 			continue;
 		long hc = host_column(from);
-		if (hc < 0 || !own)
-			return false;
 		if (!t->n_cols)
-			for (size_t k = 0; k < from->n_cols; k++)
-				xp_table_col(t, from->cols[k].key, from->cols[k].header, from->cols[k].type,
-					     from->cols[k].unit, from->cols[k].flags);
-		if (!same_keys(from, t))
-			return false;
-		for (size_t row = 0; row < from->n_rows; row++) {
+			columns_of(t, from);
+		ok = hc >= 0 && own && same_keys(from, t);
+		m->from[h] = from;
+		m->names[h] = hosts[h].name;
+		m->host_col[h] = (size_t)hc;
+		for (size_t row = 0; ok && row < from->n_rows; row++) {
 			const char *hn = xp_state_str(from, row, (size_t)hc);
 			if (hn && !strcmp(hn, own))
-				copy_row(t, from, row, (size_t)hc, hosts[h].name);
+				merged_add(m, h, row);
 		}
 	}
-	return true;
+	if (ok && m->n)
+		xp_table_rows_from(t, m->n, merged_fill, m, merged_free);
+	else
+		merged_free(m);
+	return ok;
 }
 
 struct xp_result *xp_state_merge(const struct xp_state_host *hosts, uint32_t n, struct xp_err *e)
