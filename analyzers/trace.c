@@ -120,8 +120,9 @@ struct endpoints {
 	size_t faulted;             /* ends [0, faulted) have their pages */
 };
 
-/* Ends faulted in ahead of the writes, this many at a time: one call per 2 MiB instead of a trap per page (the
- * traps were most of the export's time per event on a virtual machine), and never far past the last end. */
+/* Ends faulted in ahead of the writes, as many as are written already (at least 2 Ki, at most this many, 2 MiB):
+ * one call instead of a trap per page (the traps were most of the export's time per event on a virtual
+ * machine), and never far past the last end (a step's export writes a few thousand). */
 #define EP_FAULT_AHEAD ((size_t)1 << 16)
 
 static void ep_push(struct endpoints *e, int64_t key, int64_t pid, int64_t tid, int64_t ts)
@@ -132,7 +133,8 @@ static void ep_push(struct endpoints *e, int64_t key, int64_t pid, int64_t tid, 
 		e->faulted = e->n;
 	}
 	if (e->n >= e->faulted) {
-		size_t k = e->cap - e->n < EP_FAULT_AHEAD ? e->cap - e->n : EP_FAULT_AHEAD;
+		size_t k = e->n < 2048 ? 2048 : e->n < EP_FAULT_AHEAD ? e->n : EP_FAULT_AHEAD;
+		k = e->cap - e->n < k ? e->cap - e->n : k;
 		xp_prefault(e->v + e->n, k * sizeof *e->v);
 		e->faulted = e->n + k;
 	}
