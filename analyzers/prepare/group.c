@@ -40,6 +40,7 @@ static void u32_push(struct u32vec *a, uint32_t x)
 	if (a->n == a->cap) {
 		a->cap = a->cap ? a->cap * 2 : 64;
 		a->v = xrealloc(a->v, a->cap * sizeof *a->v);
+		xp_prefault(a->v + a->n, (a->cap - a->n) * sizeof *a->v); /* written through: one call, not a trap a page */
 	}
 	a->v[a->n++] = x;
 }
@@ -60,6 +61,7 @@ static void key_push(struct keyvec *a, uint64_t ka, uint64_t kb, uint32_t node, 
 	if (a->n == a->cap) {
 		a->cap = a->cap ? a->cap * 2 : 64;
 		a->v = xrealloc(a->v, a->cap * sizeof *a->v);
+		xp_prefault(a->v + a->n, (a->cap - a->n) * sizeof *a->v);
 	}
 	a->v[a->n++] = (struct keyed){ka, kb, node, flag};
 }
@@ -338,6 +340,7 @@ static void scan_events(struct forest *f)
 {
 	const struct xp_host *h = f->h;
 	f->nest_parent = xmalloc((size_t)f->n * sizeof *f->nest_parent);
+	xp_prefault(f->nest_parent, (size_t)f->n * sizeof *f->nest_parent);
 	uint32_t *stack = NULL;
 	size_t cap = 0;
 	for (uint32_t li = 0; li < f->n_lines; li++) {
@@ -530,6 +533,9 @@ static void build_csr(struct forest *f)
 {
 	size_t n = f->n;
 	uint32_t *cofs = xcalloc(n + 2, sizeof *cofs), *pofs = xcalloc(n + 2, sizeof *pofs);
+	/* every entry is written, in the order of the nodes' parents: one call for the pages, not a trap each */
+	xp_prefault(cofs, (n + 2) * sizeof *cofs);
+	xp_prefault(pofs, (n + 2) * sizeof *pofs);
 	for (uint32_t v = 0; v < f->n; v++)
 		if (f->nest_parent[v] >= 0)
 			cofs[f->nest_parent[v] + 2]++;
@@ -543,6 +549,8 @@ static void build_csr(struct forest *f)
 	}
 	f->cidx = xmalloc((size_t)cofs[n + 1] * sizeof *f->cidx + 1);
 	f->pidx = xmalloc((size_t)pofs[n + 1] * sizeof *f->pidx + 1);
+	xp_prefault(f->cidx, (size_t)cofs[n + 1] * sizeof *f->cidx);
+	xp_prefault(f->pidx, (size_t)pofs[n + 1] * sizeof *f->pidx);
 	for (uint32_t v = 0; v < f->n; v++)
 		if (f->nest_parent[v] >= 0)
 			f->cidx[cofs[f->nest_parent[v] + 1]++] = v;

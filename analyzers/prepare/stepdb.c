@@ -55,6 +55,8 @@ static void push_typed(struct builder *b, uint32_t step, enum xp_event_type t, i
 	if (b->n_ev == b->cap_ev) {
 		b->cap_ev = b->cap_ev ? b->cap_ev * 2 : 4096;
 		b->ev = xrealloc(b->ev, b->cap_ev * sizeof *b->ev);
+		/* the new half is written through: its pages in one call, not a trap each */
+		xp_prefault(b->ev + b->n_ev, (b->cap_ev - b->n_ev) * sizeof *b->ev);
 	}
 	b->ev[b->n_ev++] = (struct typed){begin, end, step, (uint8_t)t};
 	b->first[step + 1]++;
@@ -72,6 +74,7 @@ static void group_by_step(struct builder *b)
 	size_t *next = xmalloc(((size_t)b->n_steps + 1) * sizeof *next);
 	memcpy(next, b->first, ((size_t)b->n_steps + 1) * sizeof *next);
 	struct typed *out = xmalloc(b->n_ev * sizeof *out + 1);
+	xp_prefault(out, b->n_ev * sizeof *out);
 	for (size_t k = 0; k < b->n_ev; k++)
 		out[next[b->ev[k].step]++] = b->ev[k];
 	free(b->ev);

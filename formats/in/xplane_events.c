@@ -674,18 +674,20 @@ static void shrink_block(struct xp_block *blk)
 	}
 }
 
-/* Room for N stats and WIDE wide values in a new block, faulted in; the keys only as far as KEYS
+/* Room for N stats and WIDE wide values in a new block, faulted in unless SPARSE; the keys only as far as KEYS
  * (shared key runs leave the rest of their room untouched). */
-static void reserve_stats(struct xp_block *blk, uint64_t n, uint64_t wide, uint64_t keys)
+static void reserve_stats(struct xp_block *blk, uint64_t n, uint64_t wide, uint64_t keys, bool sparse)
 {
 	blk->stats.keys = xmalloc(n * sizeof *blk->stats.keys);
 	blk->stats.vals = xmalloc(n * sizeof *blk->stats.vals);
-	xp_prefault(blk->stats.keys, (keys < n ? keys : n) * sizeof *blk->stats.keys);
-	xp_prefault(blk->stats.vals, n * sizeof *blk->stats.vals);
+	/* SPARSE: a guess for every event of the line, of which a window keeps a few; untouched room stays unmapped */
+	uint64_t f = sparse ? 0 : n, fw = sparse ? 0 : wide;
+	xp_prefault(blk->stats.keys, (keys < f ? keys : f) * sizeof *blk->stats.keys);
+	xp_prefault(blk->stats.vals, f * sizeof *blk->stats.vals);
 	blk->stats.cap = (uint32_t)n;
 	if (wide) {
 		blk->stats.wide = xmalloc(wide * sizeof *blk->stats.wide);
-		xp_prefault(blk->stats.wide, wide * sizeof *blk->stats.wide);
+		xp_prefault(blk->stats.wide, fw * sizeof *blk->stats.wide);
 		blk->stats.cap_wide = (uint32_t)wide;
 	}
 }
@@ -730,7 +732,7 @@ static int decode_block_into(struct host_reader *hr, struct block_job *bj, struc
 	struct line_iter it = line_iter(r, lj, r->base + lj->block_off[bj->block], false);
 	const uint8_t *start = it.p;
 	struct stat_sink sink = {&blk->stats, &blk->blob, &lj->pctx->smap, lj->plane->smeta, odd, lj->pctx->drops};
-	reserve_stats(blk, guess_stats((uint64_t)(it.end - it.p), last - first), 0, 0);
+	reserve_stats(blk, guess_stats((uint64_t)(it.end - it.p), last - first), 0, 0, false);
 	fault_events(l, first, last);
 	int64_t prev = INT64_MIN;
 	for (uint64_t i = first; i < last; i++) {
@@ -779,12 +781,15 @@ struct fused {
 	uint32_t prev_stats, prev_wide, prev_keys; /* what the line's previous block held */
 	struct stat_sink sink;
 	const uint8_t *blk_start;       /* where its events start, for release_range */
+	bool sparse;                    /* a window's decode: a few of the line's events, room not faulted in ahead */
 };
 
 /* Fault in the line's arrays for events [from, the end of from's block), as far as they reach:
  * a block at a time, so that slack past the last event is never touched. */
 static void fused_fault_block(struct fused *fu, uint64_t from)
 {
+	if (fu->sparse)
+		return;
 	uint64_t to = (from | (XP_BLOCK_EVENTS - 1)) + 1;
 	fault_events(fu->lj->line, from, to < fu->cap ? to : fu->cap);
 }
@@ -824,9 +829,9 @@ static void fused_open_block(struct fused *fu, const uint8_t *p)
 	/* Like the previous block, which was full; the first one is a guess. */
 	if (l->n_blocks > 1)
 		reserve_stats(&fu->blk, fu->prev_stats + fu->prev_stats / 16 + 16, fu->prev_wide + fu->prev_wide / 16,
-			      fu->prev_keys);
+			      fu->prev_keys, fu->sparse);
 	else
-		reserve_stats(&fu->blk, guess_stats((uint64_t)(fu->lj->end - p), XP_BLOCK_EVENTS), 0, 0);
+		reserve_stats(&fu->blk, guess_stats((uint64_t)(fu->lj->end - p), XP_BLOCK_EVENTS), 0, 0, fu->sparse);
 	sink_new_block(&fu->sink);
 	fused_fault_block(fu, l->n_events);
 	fu->blk_start = p;
@@ -920,7 +925,7 @@ int xpr_walk_decode_line_in(struct host_reader *hr, struct line_job *lj, struct 
 			    const struct xpr_window *w)
 {
 	struct xp_line *l = lj->line;
-	struct fused fu = {.hr = hr, .lj = lj};
+	struct fused fu = {.hr = hr, .lj = lj, .sparse = w != NULL};
 	fu.sink = (struct stat_sink){&fu.blk.stats, &fu.blk.blob, &lj->pctx->smap, lj->plane->smeta, odd, lj->pctx->drops};
 	struct line_iter it = line_iter(&hr->r, lj, lj->beg, true);
 	int k = 0;
