@@ -1116,6 +1116,10 @@ static bool put_diags(struct xp_result *r, const struct xp_table *t, bool checks
 {
 	for (size_t row = 0; row < t->n_rows; row++) {
 		const struct xp_cell *c = xp_table_cell(t, row, DG_CHECK);
+		const struct xp_cell *names_host = xp_table_cell(t, row, DG_NAMES_HOST);
+		if (c->type != XP_T_BOOL || names_host->type != XP_T_BOOL ||
+		    xp_table_cell(t, row, DG_SEV)->type != XP_T_INT)
+			return false;
 		if (c->v.b != checks)
 			continue;
 		int64_t sev = xp_table_cell(t, row, DG_SEV)->v.i;
@@ -1140,16 +1144,23 @@ static bool restore_host(struct xp_result *r, struct xp_result *tmp, const struc
 	const char *own = xp_state_host_name(sh->state, sh->row);
 	if (!own)
 		return false;
+	long rows[N_INFO_TABLES];
 	for (size_t k = 0; k < N_INFO_TABLES; k++)
-		if (!xp_state_restore_rows(sh->state, info_tables[k][1], 0, own, xp_result_table(r, info_tables[k][0]),
-					   sh->name))
+		if ((rows[k] = xp_state_restore_rows(sh->state, info_tables[k][1], 0, own,
+						     xp_result_table(r, info_tables[k][0]), sh->name)) < 0)
 			return false;
 	hst->sums = xp_result_add_table(tmp, "sums", NULL);
 	hst->diags = xp_result_add_table(tmp, "diags", NULL);
 	xp_table_cols(hst->sums, XP_COLS(sums_cols));
 	xp_table_cols(hst->diags, XP_COLS(diag_cols));
-	return xp_state_restore_rows(sh->state, "info_sums", SU_HOST, own, hst->sums, sh->name) &&
-	       hst->sums->n_rows == 1 && xp_state_restore_rows(sh->state, "info_diags", DG_HOST, own, hst->diags, sh->name);
+	struct host_sums s;
+	if (xp_state_restore_rows(sh->state, "info_sums", SU_HOST, own, hst->sums, sh->name) != 1 ||
+	    !read_sums(hst->sums, 0, &s) || xp_state_restore_rows(sh->state, "info_diags", DG_HOST, own, hst->diags,
+								 sh->name) < 0)
+		return false;
+	/* As info_of makes them: one hosts row, a planes row per plane, a device row at most per plane, six
+	 * analyses rows and the hlo row when there are XLA events. */
+	return rows[0] == 1 && rows[1] == s.planes && rows[2] <= rows[1] && rows[3] >= 6 && rows[3] <= 7;
 }
 
 /* The empty tables of the result, with their columns (as info_of adds them). */

@@ -66,6 +66,8 @@ static int check_one(const char *path, const struct xp_report *rep)
 			      "save it again with this xpstat");
 	if (rep->n != XP_N_ANALYSES || !rep->verdict || !rep->inputs)
 		return refuse(path, "not a whole report (%zu analyses, a report has %d)", rep->n, XP_N_ANALYSES);
+	if (!rep->n_captures)
+		return refuse(path, "a report of no capture: nothing to combine");
 	if (strcmp(rep->version, XPSTAT_VERSION))
 		return refuse(path, "made by xpstat %s, this is xpstat %s: save the reports again with one xpstat",
 			      rep->version, XPSTAT_VERSION);
@@ -77,8 +79,11 @@ static int check_pair(const char *path, const struct xp_report *a, const struct 
 {
 	if (strcmp(or_empty(a->compat), or_empty(b->compat)))
 		return refuse(path, "made with --compat %s, the first report with --compat %s", b->compat, a->compat);
-	if (xp_gate_same_semantics(a, path, b))
-		return XP_EXIT_BAD_INPUT;
+	const char *sa = xp_gate_report_semantics(a), *sb = xp_gate_report_semantics(b);
+	if (strcmp(or_empty(sa), or_empty(sb)))
+		return refuse(path, "its captures are read by %s rules, the first report's by %s: reports of captures "
+			      "read by different rules do not combine (run 'xpstat report' over the run)",
+			      sb ? sb : "TensorFlow/JAX", sa ? sa : "TensorFlow/JAX");
 	const char *ra = a->n_captures ? a->captures[0].run : "", *rb = b->n_captures ? b->captures[0].run : "";
 	if (strcmp(ra, rb))
 		return refuse(path, "from run '%s', the first report from run '%s': combine the reports of one run",
@@ -192,7 +197,9 @@ static struct xp_capture *order_hosts(const struct combine_in *in, struct host_r
 	for (size_t i = 0; i < in->n; i++)
 		for (size_t k = 0; k < in->reps[i]->n_captures; k++) {
 			struct xp_host *h = xp_capture_add_host(c);
-			h->name = strdup(in->reps[i]->captures[k].host);
+			/* As its capture named it, before the other hosts of its report made it unique. */
+			const char *first = xp_state_host_first_name(in->reps[i]->state, k);
+			h->name = strdup(first ? first : in->reps[i]->captures[k].host);
 			h->path = strdup(in->reps[i]->captures[k].name);
 			if (!h->name || !h->path)
 				xp_oom();
@@ -272,7 +279,8 @@ static bool rebuild_init(struct rebuild *rb, const struct combine_in *in, const 
 	rb->hosts = xcalloc(n ? n : 1, sizeof *rb->hosts);
 	for (uint32_t h = 0; h < n; h++)
 		rb->hosts[h] = (struct xp_state_host){in->reps[rb->refs[h].rep]->state, rb->refs[h].row,
-						      rb->names->hosts[h].name, in->paths[rb->refs[h].rep]};
+						      rb->names->hosts[h].name, in->paths[rb->refs[h].rep],
+						      rb->names->hosts[h].first_name};
 	rb->p = xp_prep_from_state(rb->hosts, n, rb->xprof, &rb->cap, e);
 	/* The inputs report's analyses share (host op DB, tf.data model, run environments), as they read them. */
 	if (rb->p && !(rb->p->shared = xp_shared_from_state(rb->hosts, n, tables_read(only), e))) {
@@ -361,6 +369,9 @@ static int combine_run(struct xp_ctx *ctx)
 	struct combine_in in = {0};
 	const struct combine_opts *co = ctx->cmd_opts;
 	const char *why = co->analysis ? NULL : unwritable(ctx);
+	if (ctx->host)
+		return xp_usage_error(ctx, "--host: combine writes every host of the reports (for one host, combine its "
+				      "report alone)");
 	if (why)
 		return xp_usage_error(ctx, "%s", why);
 	int rc = read_all(ctx, &in);

@@ -25,6 +25,8 @@ int xp_gate_digest(struct xp_report *rep);
 struct xp_report *xp_gate_pair_provenance(const struct xp_report *first, const struct xp_report *second);
 /* Add C's provenance to REP: the xpstat version, --compat, each host's file by its name in its run. */
 void xp_gate_provenance(struct xp_report *rep, const struct xp_capture *c, bool xprof_compat);
+/* Whose rules made REP's numbers ("pytorch-3"), or NULL: TensorFlow/JAX's. */
+const char *xp_gate_report_semantics(const struct xp_report *rep);
 /* 0 when BASE and CAND were made by the same rules (semantics), else a one-line error and exit status 3. */
 int xp_gate_same_semantics(const struct xp_report *base, const char *base_path, const struct xp_report *cand);
 

@@ -165,7 +165,7 @@ int xp_gate_load(struct xp_ctx *ctx, char **paths, size_t n, const char *const *
 	return 0;
 }
 
-static const char *report_semantics(const struct xp_report *rep)
+const char *xp_gate_report_semantics(const struct xp_report *rep)
 {
 	for (size_t i = 0; rep && i < rep->n; i++)
 		if (rep->sec[i].r && rep->sec[i].r->semantics)
@@ -175,7 +175,7 @@ static const char *report_semantics(const struct xp_report *rep)
 
 int xp_gate_same_semantics(const struct xp_report *base, const char *base_path, const struct xp_report *cand)
 {
-	const char *b = report_semantics(base), *c = report_semantics(cand);
+	const char *b = xp_gate_report_semantics(base), *c = xp_gate_report_semantics(cand);
 	if (!strcmp(b ? b : "", c ? c : ""))
 		return 0;
 	/* Numbers made by other rules: a false regression (or improvement) otherwise. */

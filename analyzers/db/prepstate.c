@@ -13,9 +13,12 @@
 /* --- the columns ------------------------------------------------------------------------------------ */
 
 enum { H_HOST, H_BASE, H_SOURCE, H_DEVICE, H_TPU, H_LOOPS, H_PYTORCH, H_DROPPED, H_HAS_WHY, H_WHY, H_C16, H_C32,
-       H_N };
+       H_FIRST, H_N };
 static const struct xp_col_def host_cols[H_N] = {
 	[H_HOST] = {"host", NULL, XP_T_STR, XP_U_NONE, 0},
+	/* The name the host had before another's made it unique ("" when it kept it): combine names the hosts of
+	 * several reports from their first names, as one process does. */
+	[H_FIRST] = {"first_name", NULL, XP_T_STR, XP_U_NONE, 0},
 	[H_BASE] = {"base_ns", NULL, XP_T_STR, XP_U_NONE, 0},
 	[H_SOURCE] = {"source", NULL, XP_T_STR, XP_U_NONE, 0},
 	[H_DEVICE] = {"has_device", NULL, XP_T_BOOL, XP_U_NONE, 0},
@@ -94,6 +97,7 @@ static void host_row(struct xp_table *t, const struct xp_prep_host *ph)
 	xp_set_str(t, row, H_WHY, db->dropped_why ? db->dropped_why : "");
 	xp_state_set_i64(t, row, H_C16, db->compute16_ps);
 	xp_state_set_i64(t, row, H_C32, db->compute32_ps);
+	xp_set_str(t, row, H_FIRST, ph->host->first_name ? ph->host->first_name : "");
 }
 
 static void step_row(struct xp_table *t, const char *host, const struct xp_step *s)
@@ -185,6 +189,13 @@ const char *xp_state_host_name(const struct xp_result *state, size_t row)
 {
 	const struct xp_table *t = hosts_table(state);
 	return t && row < t->n_rows ? xp_state_str(t, row, H_HOST) : NULL;
+}
+
+const char *xp_state_host_first_name(const struct xp_result *state, size_t row)
+{
+	const struct xp_table *t = hosts_table(state);
+	const char *first = t && row < t->n_rows ? xp_state_str(t, row, H_FIRST) : NULL;
+	return first && *first ? first : xp_state_host_name(state, row);
 }
 
 bool xp_state_i64(const struct xp_table *t, size_t row, size_t col, int64_t *v)

@@ -14,7 +14,8 @@
  * The state is a result ("state" in a saved report's JSON) of two tables:
  *   hosts: one row per host of the report, in its host order: host (its name in that report), base_ns, the
  *          step database's flags (source, has_device, tpu, grouping_skipped_loops, pytorch), dropped,
- *          dropped_why (has_dropped_why says whether there is one), compute16_ps, compute32_ps;
+ *          dropped_why (has_dropped_why says whether there is one), compute16_ps, compute32_ps, first_name
+ *          (the name before another host's made it unique, "" when it kept it);
  *   steps: one row per step: host, id, name, begin_ps, duration_ps, one <event type>_ps per event type,
  *          transfer_{h2d,d2h,d2d}_{count,bytes,ps}.
  * Every integer is written as a decimal string: JSON numbers pass through a double, and a time base or a
@@ -47,12 +48,15 @@ struct xp_state_host {
 	size_t row;
 	const char *name;
 	const char *path;
+	const char *first_name;     /* the run's: its name before another host's made it unique, or NULL */
 };
 
 /* The rows of STATE's hosts table (0 when it has none or STATE is NULL). */
 size_t xp_state_hosts(const struct xp_result *state);
 /* The name of host ROW of STATE, or NULL. */
 const char *xp_state_host_name(const struct xp_result *state, size_t row);
+/* Its name before another host's made it unique (its own when none did), or NULL. */
+const char *xp_state_host_first_name(const struct xp_result *state, size_t row);
 
 /* A preparation of the N hosts (in that order) as xp_prepare made it for their steps: what steps and pod
  * read. *CAP gets the capture its hosts point into (names and time bases only); free both with

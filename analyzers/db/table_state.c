@@ -128,27 +128,31 @@ static bool same_keys(const struct xp_table *st, const struct xp_table *t)
 	return true;
 }
 
-bool xp_state_restore_rows(const struct xp_result *state, const char *name, size_t host_col, const char *host,
+long xp_state_restore_rows(const struct xp_result *state, const char *name, size_t host_col, const char *host,
 			   struct xp_table *t, const char *rename)
 {
 	const struct xp_table *st = state ? xp_result_table(state, name) : NULL;
-	if (!st || !st->n_rows)
-		return true;
+	if (!st)
+		return -1;
+	if (!st->n_rows)
+		return 0;
 	if (!same_keys(st, t) || host_col >= t->n_cols)
-		return false;
+		return -1;
+	long n = 0;
 	for (size_t srow = 0; srow < st->n_rows; srow++) {
 		const char *h = xp_state_str(st, srow, host_col);
 		if (!h)
-			return false;
+			return -1;
 		if (strcmp(h, host))
 			continue;
 		size_t row = xp_table_row(t);
 		for (size_t k = 0; k < t->n_cols; k++)
 			if (k != host_col && !restore_cell(st, srow, t, row, k))
-				return false;
+				return -1;
 		xp_set_str(t, row, host_col, rename);
+		n++;
 	}
-	return true;
+	return n;
 }
 
 /* --- merging saved reports' states ------------------------------------------------------------------------ */
@@ -175,10 +179,10 @@ static size_t table_names(const struct xp_state_host *hosts, uint32_t n, const c
 	return count;
 }
 
-static long host_column(const struct xp_table *t)
+static long column_of(const struct xp_table *t, const char *key)
 {
 	for (size_t k = 0; k < t->n_cols; k++)
-		if (!strcmp(t->cols[k].key, "host"))
+		if (!strcmp(t->cols[k].key, key))
 			return (long)k;
 	return -1;
 }
@@ -188,7 +192,9 @@ static long host_column(const struct xp_table *t)
 struct merged {
 	const struct xp_table **from;   /* by host; NULL: no rows */
 	const char **names;             /* by host: the name the run gives it */
+	const char **first_names;       /* by host: "first_name" as the run has it ("" when it kept its name) */
 	size_t *host_col;               /* by host */
+	long first_col;                 /* the hosts table's first_name column (prepstate.h), or -1 */
 	struct merged_row {
 		uint32_t host;
 		size_t row;
@@ -207,6 +213,8 @@ static void merged_fill(void *src, size_t row, struct xp_cell *cells, char *text
 		const struct xp_cell *c = xp_table_cell(from, r->row, k);
 		if (k == m->host_col[r->host])
 			xp_cell_text(&cells[k], m->names[r->host]);
+		else if ((long)k == m->first_col)
+			xp_cell_text(&cells[k], m->first_names[r->host]);
 		else if (c->type == XP_T_STR)
 			xp_cell_text(&cells[k], c->v.s ? c->v.s : "");
 		else
@@ -219,6 +227,7 @@ static void merged_free(void *src)
 	struct merged *m = src;
 	free(m->from);
 	free(m->names);
+	free(m->first_names);
 	free(m->host_col);
 	free(m->rows);
 	free(m);
@@ -248,6 +257,8 @@ static bool merge_table(struct xp_result *out, const char *name, const struct xp
 	struct merged *m = xcalloc(1, sizeof *m);
 	m->from = xcalloc(n ? n : 1, sizeof *m->from);
 	m->names = xcalloc(n ? n : 1, sizeof *m->names);
+	m->first_names = xcalloc(n ? n : 1, sizeof *m->first_names);
+	m->first_col = -1;
 	m->host_col = xcalloc(n ? n : 1, sizeof *m->host_col);
 	bool ok = true;
 	for (uint32_t h = 0; h < n && ok; h++) {
@@ -255,12 +266,15 @@ static bool merge_table(struct xp_result *out, const char *name, const struct xp
 		const char *own = xp_state_host_name(hosts[h].state, hosts[h].row);
 		if (!from || !from->n_rows)
 			continue;
-		long hc = host_column(from);
+		long hc = column_of(from, "host");
 		if (!t->n_cols)
 			columns_of(t, from);
 		ok = hc >= 0 && own && same_keys(from, t);
 		m->from[h] = from;
 		m->names[h] = hosts[h].name;
+		m->first_names[h] = hosts[h].first_name ? hosts[h].first_name : "";
+		if (!strcmp(name, "hosts"))
+			m->first_col = column_of(from, "first_name");
 		m->host_col[h] = (size_t)hc;
 		for (size_t row = 0; ok && row < from->n_rows; row++) {
 			const char *hn = xp_state_str(from, row, (size_t)hc);

@@ -21,10 +21,10 @@
 void xp_state_keep_rows(struct xp_result *state, const char *name, const struct xp_table *t, size_t from, size_t to);
 
 /* The rows of STATE's table NAME whose column HOST_COL is HOST, appended to T (whose columns, as the
- * analysis declares them, say what each cell reads back as) with RENAME in that column. False when the
- * table's keys are not T's or a cell does not read back as its column's type (a row of another host is
- * not read). A table missing from STATE has no rows. */
-bool xp_state_restore_rows(const struct xp_result *state, const char *name, size_t host_col, const char *host,
+ * analysis declares them, say what each cell reads back as) with RENAME in that column: how many, or -1 when
+ * the table is missing, its keys are not T's or a cell does not read back as its column's type (a row of
+ * another host is not read). */
+long xp_state_restore_rows(const struct xp_result *state, const char *name, size_t host_col, const char *host,
 			   struct xp_table *t, const char *rename);
 
 struct xp_state_host;

@@ -24,6 +24,17 @@ static void rename_host(struct xp_host *host, char *name)
 	host->name = name;
 }
 
+/* HOST named NAME to tell it from another; its first name is kept (a saved report's state records it, so
+ * that combine names the hosts of several reports as one process names them all). */
+static void rename_unique(struct xp_host *host, char *name)
+{
+	if (!host->first_name) {
+		host->first_name = host->name;
+		host->name = NULL;
+	}
+	rename_host(host, name);
+}
+
 /* Hosts whose recorded hostname is another host's too (two copies of one capture, ranks that all say
  * "localhost") are named by their file instead; names that still collide (the same file name in two
  * folders) get "#2", "#3", ... after the first. Else pod, overview and --host could not tell them apart. */
@@ -36,7 +47,7 @@ static void unique_names(struct xp_capture *c)
 		dup[h] = name_taken(c, h, c->hosts[h].name);
 	for (uint32_t h = 0; h < c->n_hosts; h++)
 		if (dup[h] && c->hosts[h].path)
-			rename_host(&c->hosts[h], xp_host_from_filename(c->hosts[h].path));
+			rename_unique(&c->hosts[h], xp_host_from_filename(c->hosts[h].path));
 	free(dup);
 	for (uint32_t h = 1; h < c->n_hosts; h++) {
 		for (unsigned k = 2; name_taken(c, h, c->hosts[h].name); k++) {
@@ -51,7 +62,7 @@ static void unique_names(struct xp_capture *c)
 				xp_oom();
 			snprintf(name, n, "%s#%u", c->hosts[h].name, k);
 			if (!name_taken(c, h, name)) {
-				rename_host(&c->hosts[h], name);
+				rename_unique(&c->hosts[h], name);
 				break;
 			}
 			free(name);

@@ -328,6 +328,7 @@ static void free_host(struct xp_host *host)
 	free(host->hostnames);
 	free(host->path);
 	free(host->name);
+	free(host->first_name);
 }
 
 void xp_capture_keep_hosts(struct xp_capture *c, const bool *keep)

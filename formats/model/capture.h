@@ -181,6 +181,7 @@ struct xp_json_counts {
 struct xp_host {
 	char *path;             /* file it came from */
 	char *name;             /* hostnames[0], else file name minus suffix */
+	char *first_name;       /* the name before another host's made it unique (by file, "#2"); NULL: name */
 	enum xp_source_format format;
 	enum xp_compression compression;
 	uint64_t file_bytes;    /* on disk */

@@ -68,8 +68,27 @@ for v in raw grouped jax cpu; do
 		combine_refuses_state overview 's/"tensor_cores":\t\([a-z]*\)/"tensor_cores":\t"\1"/' h0.json h1.json
 		combine_refuses_state overview 's/"row":\t"tf \([0-9]\)/"row":\t"tf x\1/' h0.json h1.json
 		combine_refuses_state info 's/"events":\t"\([0-9]\)/"events":\t"x\1/' h0.json h1.json
+		combine_refuses_state info 's/"planes":\t"\([0-9]\)/"planes":\t"9\1/' h0.json h1.json
 	}
 	cd "$work" || exit 1
 done
+# Hosts that record one hostname (named by their files), saved by --shard (several hosts a report, named
+# apart there) and per host, combined in any mix: named as one process names them.
+mkdir -p "$work/same/run"
+for v in cpu jax raw; do
+	"$xpgen" --variant $v --steps 1 --host samehost -o "$work/same/run/$v.xplane.pb" >/dev/null || fail "xpgen $v"
+done
+cd "$work/same" || exit 1
+for s in 0 1; do
+	"$xpstat" report --quiet --shard $s/2 --format json -o s$s.json.zst run || fail "same: report --shard $s/2"
+done
+for i in 0 1 2; do
+	"$xpstat" report --quiet --host-index $i --format json -o h$i.json run || fail "same: report --host-index $i"
+done
+combine_report_equals run s0.json.zst s1.json.zst
+"$xpstat" combine --quiet --format json -o c12.json h1.json h2.json || fail "same: combine of two hosts"
+combine_report_equals run h0.json c12.json
+combine_analysis_equals run s1.json.zst s0.json.zst
+cd "$work" || exit 1
 echo "scale-parallel: $fails failures"
 [ $fails = 0 ]
