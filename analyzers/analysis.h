@@ -68,6 +68,7 @@ struct xp_combine_in {
 	const char *semantics;              /* the capture's rules (NULL: TensorFlow/JAX) */
 	bool report;                        /* as report runs it (complete tables), not as its command by default */
 	bool text;                          /* written as text: as its command writes text (tf-stats: the first rows) */
+	bool html;                          /* as report writes its HTML page (memory: with the sampled timeline) */
 	struct xp_err *err;                 /* why, when combine returns NULL (exit 3) */
 };
 

@@ -292,13 +292,14 @@ static bool rebuild_init(struct rebuild *rb, const struct combine_in *in, const 
 
 /* Analysis A of the hosts, as report (REPORT) or its command writes it; NULL with E set. */
 static struct xp_result *rebuild_one(const struct rebuild *rb, const struct combine_in *in, const struct xp_analysis *a,
-				     bool report, bool text, struct xp_err *e)
+				     bool report, const char *format, struct xp_err *e)
 {
 	/* The rules that made the numbers are the capture's: each report's section says them. */
 	const struct xp_result *saved = xp_report_get(in->reps[0], a->name);
 	struct xp_combine_in cin = {.c = rb->cap, .p = rb->p, .hosts = rb->hosts, .xprof_compat = rb->xprof,
 				    .semantics = saved ? saved->semantics : NULL, .err = e, .report = report,
-				    .text = text};
+				    .text = !strcmp(format, "text") || !strcmp(format, "markdown"),
+				    .html = report && !strcmp(format, "html")};
 	struct xp_result *r = a->combine(&cin);
 	if (r)
 		xp_result_set_semantics(r, cin.semantics);
@@ -308,12 +309,12 @@ static struct xp_result *rebuild_one(const struct rebuild *rb, const struct comb
 }
 
 /* The whole report of the hosts: every analysis in report order, and the state one process saves. */
-static struct xp_report *rebuild_report(const struct rebuild *rb, const struct combine_in *in, bool text,
+static struct xp_report *rebuild_report(const struct rebuild *rb, const struct combine_in *in, const char *format,
 					struct xp_err *e)
 {
 	struct xp_report *rep = combined_provenance(in, rb->names, rb->refs, true);
 	for (size_t i = 0; xp_analyses[i]; i++) {
-		struct xp_result *r = rebuild_one(rb, in, xp_analyses[i], true, text, e);
+		struct xp_result *r = rebuild_one(rb, in, xp_analyses[i], true, format, e);
 		if (!r) {
 			xp_report_free(rep);
 			return NULL;
@@ -332,11 +333,10 @@ static int combine_hosts(struct xp_ctx *ctx, const struct combine_in *in, const 
 	struct rebuild rb;
 	struct xp_err e = {0};
 	int rc = 0;
-	bool text = !strcmp(ctx->format, "text") || !strcmp(ctx->format, "markdown");
 	if (!rebuild_init(&rb, in, only, &e)) {
 		rc = XP_EXIT_BAD_INPUT;
 	} else if (only) {
-		struct xp_result *r = rebuild_one(&rb, in, only, false, text, &e);
+		struct xp_result *r = rebuild_one(&rb, in, only, false, ctx->format, &e);
 		struct xp_report *prov = combined_provenance(in, rb.names, rb.refs, false);
 		ctx->provenance = prov;
 		rc = r ? xp_emit(ctx, r) : XP_EXIT_BAD_INPUT;
@@ -344,7 +344,7 @@ static int combine_hosts(struct xp_ctx *ctx, const struct combine_in *in, const 
 		xp_report_free(prov);
 		xp_result_free(r);
 	} else {
-		struct xp_report *rep = rebuild_report(&rb, in, text, &e);
+		struct xp_report *rep = rebuild_report(&rb, in, ctx->format, &e);
 		rc = rep ? xp_gate_emit_report(ctx, rep, rb.names->n_hosts) : XP_EXIT_BAD_INPUT;
 		xp_report_free(rep);
 	}
@@ -356,9 +356,14 @@ static int combine_hosts(struct xp_ctx *ctx, const struct combine_in *in, const 
 	return rc;
 }
 
-/* What the whole report cannot be written as from saved reports, or NULL. */
-static const char *unwritable(const struct xp_ctx *ctx)
+/* What combine cannot write as asked, or NULL. */
+static const char *unwritable(const struct xp_ctx *ctx, const struct xp_analysis *only)
 {
+	if (only && (!strcmp(ctx->format, "html") || !strcmp(ctx->format, "markdown")))
+		return "--analysis writes text, json or csv, as the analysis' command does (the HTML page and Markdown "
+		       "are the whole report's)";
+	if (only)
+		return NULL;
 	if (!strcmp(ctx->format, "csv") && !ctx->output && !ctx->table)
 		return "--format csv writes one file per table: give -o DIR (or --table ANALYSIS-TABLE)";
 	return NULL;
@@ -368,7 +373,7 @@ static int combine_run(struct xp_ctx *ctx)
 {
 	struct combine_in in = {0};
 	const struct combine_opts *co = ctx->cmd_opts;
-	const char *why = co->analysis ? NULL : unwritable(ctx);
+	const char *why = unwritable(ctx, co->analysis);
 	if (ctx->host)
 		return xp_usage_error(ctx, "--host: combine writes every host of the reports (for one host, combine its "
 				      "report alone)");

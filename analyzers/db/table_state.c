@@ -4,6 +4,7 @@
 #include "formats/core/xalloc.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,35 +48,47 @@ void xp_state_keep_rows(struct xp_result *state, const char *name, const struct 
 	}
 }
 
+/* The double S begins with into cell (ROW, COL) of T, as its column's type; *END after it. False when S does not
+ * begin with one. */
+static bool set_double(struct xp_table *t, size_t row, size_t col, const char *s, char **end)
+{
+	errno = 0;
+	double d = strtod(s, end);
+	if (errno || *end == s)
+		return false;
+	if (t->cols[col].type == XP_T_PCT)
+		xp_set_pct(t, row, col, d);
+	else if (t->cols[col].type == XP_T_FRAC)
+		xp_set_frac(t, row, col, d);
+	else
+		xp_set_f64(t, row, col, d);
+	return true;
+}
+
+/* Integer V (U for an unsigned column) into cell (ROW, COL) of T, as its column's type. */
+static void set_integer(struct xp_table *t, size_t row, size_t col, int64_t v, uint64_t u)
+{
+	switch (t->cols[col].type) {
+	case XP_T_UINT: xp_set_uint(t, row, col, u); break;
+	case XP_T_DUR: xp_set_dur(t, row, col, v); break;
+	case XP_T_BYTES: xp_set_bytes(t, row, col, v); break;
+	case XP_T_ID: xp_set_id(t, row, col, v); break;
+	default: xp_set_int(t, row, col, v); break;
+	}
+}
+
 /* An integer cell (of any integer type) read back. */
 static bool restore_int(const struct xp_table *st, size_t srow, struct xp_table *t, size_t row, size_t col)
 {
-	int64_t v;
-	uint64_t u;
-	switch (t->cols[col].type) {
-	case XP_T_UINT:
-		if (!xp_state_u64(st, srow, col, &u))
-			return false;
-		xp_set_uint(t, row, col, u);
-		return true;
-	case XP_T_INT:
-	case XP_T_DUR:
-	case XP_T_BYTES:
-	case XP_T_ID:
-		if (!xp_state_i64(st, srow, col, &v))
-			return false;
-		if (t->cols[col].type == XP_T_DUR)
-			xp_set_dur(t, row, col, v);
-		else if (t->cols[col].type == XP_T_BYTES)
-			xp_set_bytes(t, row, col, v);
-		else if (t->cols[col].type == XP_T_ID)
-			xp_set_id(t, row, col, v);
-		else
-			xp_set_int(t, row, col, v);
-		return true;
-	default:
+	int64_t v = 0;
+	uint64_t u = 0;
+	enum xp_type type = t->cols[col].type;
+	if (type != XP_T_UINT && type != XP_T_INT && type != XP_T_DUR && type != XP_T_BYTES && type != XP_T_ID)
 		return false;
-	}
+	if (type == XP_T_UINT ? !xp_state_u64(st, srow, col, &u) : !xp_state_i64(st, srow, col, &v))
+		return false;
+	set_integer(t, row, col, v, u);
+	return true;
 }
 
 /* The state cell S read back into cell (ROW, COL) of T, as T's column type; false when it is not what
@@ -103,17 +116,7 @@ static bool restore_cell(const struct xp_table *st, size_t srow, struct xp_table
 		char *end;
 		if (!s || !*s)
 			return false;
-		errno = 0;
-		double d = strtod(s, &end);
-		if (errno || *end)
-			return false;
-		if (type == XP_T_PCT)
-			xp_set_pct(t, row, col, d);
-		else if (type == XP_T_FRAC)
-			xp_set_frac(t, row, col, d);
-		else
-			xp_set_f64(t, row, col, d);
-		return true;
+		return set_double(t, row, col, s, &end) && !*end;
 	}
 	return restore_int(st, srow, t, row, col);
 }
@@ -128,31 +131,175 @@ static bool same_keys(const struct xp_table *st, const struct xp_table *t)
 	return true;
 }
 
-long xp_state_restore_rows(const struct xp_result *state, const char *name, size_t host_col, const char *host,
-			   struct xp_table *t, const char *rename)
+/* The rows of STATE's table NAME whose host (column ST_HOST_COL there) is HOST, each read by READ into a new
+ * row of T, then RENAME in T's column HOST_COL: how many, or -1 (SHAPE_OK says whether the table can be read). */
+typedef bool row_reader(const struct xp_table *st, size_t srow, struct xp_table *t, size_t row, size_t host_col);
+static long restore_with(const struct xp_result *state, const char *name, size_t st_host_col, size_t host_col,
+			 const char *host, struct xp_table *t, const char *rename,
+			 bool (*shape_ok)(const struct xp_table *st, const struct xp_table *t), row_reader *read)
 {
 	const struct xp_table *st = state ? xp_result_table(state, name) : NULL;
 	if (!st)
 		return -1;
 	if (!st->n_rows)
 		return 0;
-	if (!same_keys(st, t) || host_col >= t->n_cols)
+	if (!shape_ok(st, t) || host_col >= t->n_cols)
 		return -1;
 	long n = 0;
 	for (size_t srow = 0; srow < st->n_rows; srow++) {
-		const char *h = xp_state_str(st, srow, host_col);
+		const char *h = xp_state_str(st, srow, st_host_col);
 		if (!h)
 			return -1;
 		if (strcmp(h, host))
 			continue;
 		size_t row = xp_table_row(t);
-		for (size_t k = 0; k < t->n_cols; k++)
-			if (k != host_col && !restore_cell(st, srow, t, row, k))
-				return -1;
+		if (!read(st, srow, t, row, host_col))
+			return -1;
 		xp_set_str(t, row, host_col, rename);
 		n++;
 	}
 	return n;
+}
+
+static bool read_cells(const struct xp_table *st, size_t srow, struct xp_table *t, size_t row, size_t host_col)
+{
+	for (size_t k = 0; k < t->n_cols; k++)
+		if (k != host_col && !restore_cell(st, srow, t, row, k))
+			return false;
+	return true;
+}
+
+long xp_state_restore_rows(const struct xp_result *state, const char *name, size_t host_col, const char *host,
+			   struct xp_table *t, const char *rename)
+{
+	return restore_with(state, name, host_col, host_col, host, t, rename, same_keys, read_cells);
+}
+
+/* --- packed rows -------------------------------------------------------------------------------------------- */
+
+struct sbuf {
+	char *p;
+	size_t n, cap;
+};
+
+static void sb_put(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->n + n + 1 > b->cap) {
+		b->cap = (b->n + n + 1) * 2;
+		b->p = xrealloc(b->p, b->cap);
+	}
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n] = 0;
+}
+
+static void pack_cell(struct sbuf *b, const struct xp_cell *c)
+{
+	char num[48];
+	int n;
+	switch (c->type) {
+	case XP_T_NULL: sb_put(b, "~", 1); return;
+	case XP_T_BOOL: sb_put(b, c->v.b ? "t" : "f", 1); return;
+	case XP_T_STR:
+		n = snprintf(num, sizeof num, "%zu:", c->v.s ? strlen(c->v.s) : 0);
+		sb_put(b, num, (size_t)n);
+		sb_put(b, c->v.s ? c->v.s : "", c->v.s ? strlen(c->v.s) : 0);
+		return;
+	case XP_T_UINT: n = snprintf(num, sizeof num, "%" PRIu64, c->v.u); break;
+	case XP_T_F64:
+	case XP_T_PCT:
+	case XP_T_FRAC: n = snprintf(num, sizeof num, "%.17g", c->v.d); break;
+	default: n = snprintf(num, sizeof num, "%" PRId64, c->v.i); break;
+	}
+	sb_put(b, num, (size_t)n);
+}
+
+void xp_state_keep_rows_packed(struct xp_result *state, const char *name, const struct xp_table *t, size_t host_col)
+{
+	struct xp_table *s = xp_result_table(state, name);
+	if (!s) {
+		s = xp_result_add_table(state, name, name);
+		xp_table_col(s, "host", "host", XP_T_STR, XP_U_NONE, 0);
+		xp_table_col(s, "row", "row", XP_T_STR, XP_U_NONE, 0);
+	}
+	struct sbuf b = {0};
+	for (size_t row = 0; row < t->n_rows; row++) {
+		b.n = 0;
+		for (size_t k = 0; k < t->n_cols; k++)
+			if (k != host_col) {
+				if (b.n)
+					sb_put(&b, " ", 1);
+				pack_cell(&b, xp_table_cell(t, row, k));
+			}
+		size_t out = xp_table_row(s);
+		const struct xp_cell *h = xp_table_cell(t, row, host_col);
+		xp_set_str_pooled(s, out, 0, h->type == XP_T_STR && h->v.s ? h->v.s : "");
+		xp_set_str(s, out, 1, b.p ? b.p : "");
+	}
+	free(b.p);
+}
+
+/* The next token of *P (up to a space or the end) for a cell of TYPE into (ROW, COL) of T; false when it is not
+ * what pack_cell writes for that type. */
+static bool unpack_cell(const char **p, struct xp_table *t, size_t row, size_t col)
+{
+	const char *s = *p;
+	enum xp_type type = t->cols[col].type;
+	char *end;
+	if (*s == '~') {
+		end = (char *)s + 1;
+	} else if (type == XP_T_STR) {
+		errno = 0;
+		unsigned long long len = strtoull(s, &end, 10);
+		if (errno || end == s || *end != ':' || len > strlen(end + 1))
+			return false;
+		xp_set_strn(t, row, col, end + 1, (size_t)len);
+		end += 1 + len;
+	} else if (type == XP_T_BOOL) {
+		if (*s != 't' && *s != 'f')
+			return false;
+		xp_set_bool(t, row, col, *s == 't');
+		end = (char *)s + 1;
+	} else if (type == XP_T_F64 || type == XP_T_PCT || type == XP_T_FRAC) {
+		if (!set_double(t, row, col, s, &end))
+			return false;
+	} else {
+		if (*s == '-' && type == XP_T_UINT)
+			return false;
+		errno = 0;
+		long long v = type == XP_T_UINT ? 0 : strtoll(s, &end, 10);
+		unsigned long long u = type == XP_T_UINT ? strtoull(s, &end, 10) : 0;
+		if (errno || end == s)
+			return false;
+		set_integer(t, row, col, v, u);
+	}
+	if (*end && *end != ' ')
+		return false;
+	*p = *end ? end + 1 : end;
+	return true;
+}
+
+static bool packed_shape(const struct xp_table *st, const struct xp_table *t)
+{
+	(void)t;
+	return st->n_cols == 2 && !strcmp(st->cols[0].key, "host") && !strcmp(st->cols[1].key, "row");
+}
+
+static bool read_packed(const struct xp_table *st, size_t srow, struct xp_table *t, size_t row, size_t host_col)
+{
+	const char *p = xp_state_str(st, srow, 1);
+	if (!p)
+		return false;
+	for (size_t k = 0; k < t->n_cols; k++)
+		if (k != host_col && (!*p || !unpack_cell(&p, t, row, k)))
+			return false;
+	return !*p;
+}
+
+long xp_state_restore_rows_packed(const struct xp_result *state, const char *name, size_t host_col, const char *host,
+				  struct xp_table *t, const char *rename)
+{
+	return restore_with(state, name, 0, host_col, host, t, rename, packed_shape, read_packed);
 }
 
 /* --- merging saved reports' states ------------------------------------------------------------------------ */

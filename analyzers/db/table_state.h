@@ -27,6 +27,13 @@ void xp_state_keep_rows(struct xp_result *state, const char *name, const struct 
 long xp_state_restore_rows(const struct xp_result *state, const char *name, size_t host_col, const char *host,
 			   struct xp_table *t, const char *rename);
 
+/* The same for a table of many rows, packed: STATE's table NAME has two columns, "host" (column HOST_COL's text)
+ * and "row" (the other cells in column order, separated by a space: "~" for an empty cell, "t" or "f", an integer
+ * in decimal, a double as "%.17g", a text as its length in bytes, ":" and its bytes). */
+void xp_state_keep_rows_packed(struct xp_result *state, const char *name, const struct xp_table *t, size_t host_col);
+long xp_state_restore_rows_packed(const struct xp_result *state, const char *name, size_t host_col, const char *host,
+				  struct xp_table *t, const char *rename);
+
 struct xp_state_host;
 
 /* The state one process writes for the N hosts (in that order) of saved reports: each state table (in the

@@ -5,6 +5,8 @@
 #include "profile.h"
 #include "pt_memory.h"
 #include "mem_state.h"
+#include "analyzers/db/prepstate.h"
+#include "analyzers/db/table_state.h"
 #include "analyzers/prepare/prepare.h"
 #include "formats/model/result.h"
 
@@ -438,6 +440,20 @@ static void unknown_allocator(const struct mem *m, struct xp_err *e)
 	free(list);
 }
 
+/* The timeline table of M's selected allocators. */
+static struct xp_table *timeline_table(struct xp_result *r, const struct mem *m)
+{
+	struct xp_table *tt = xp_result_add_table(r, "timeline", "Memory timeline");
+	struct tcols tc;
+	timeline_columns(tt, &tc);
+	for (size_t i = 0; i < m->n_alcs; i++) {
+		const struct mem_alc *a = m->sorted[i];
+		for (size_t k = 0; a->selected && k < a->n_pts; k++)
+			timeline_row(tt, &tc, m, a, &a->pts[k]);
+	}
+	return tt;
+}
+
 static void mem_result(struct xp_result *r, const struct mem *m)
 {
 	set_verdict(r, m);
@@ -466,14 +482,7 @@ static void mem_result(struct xp_result *r, const struct mem *m)
 		r->primary = r->n_tables - 1;
 	}
 	if (m->o.timeline) {
-		struct xp_table *tt = xp_result_add_table(r, "timeline", "Memory timeline");
-		struct tcols tc;
-		timeline_columns(tt, &tc);
-		for (size_t i = 0; i < m->n_alcs; i++) {
-			const struct mem_alc *a = m->sorted[i];
-			for (size_t k = 0; a->selected && k < a->n_pts; k++)
-				timeline_row(tt, &tc, m, a, &a->pts[k]);
-		}
+		timeline_table(r, m);
 		r->primary = r->n_tables - 1;
 	}
 	add_diags(r, m);
@@ -500,9 +509,19 @@ static struct xp_result *analyze(const struct xp_prep *p, const struct xp_memory
 			a->has_peak = false;
 		}
 	}
+	/* A saved report's state carries the HTML page's sampled timeline (combine writes the page too); its own
+	 * memory section has no timeline. */
+	bool timeline_for_state = state && m.o.timeline;
+	m.o.timeline = m.o.timeline && !timeline_for_state;
 	mem_result(r, &m);
 	if (state)
 		xp_mem_state(&m, state);
+	if (timeline_for_state) {
+		struct xp_result *tmp = xp_result_new("state");
+		const struct xp_table *tt = timeline_table(tmp, &m);
+		xp_state_keep_rows_packed(state, "mem_timeline", tt, TL_HOST);
+		xp_result_free(tmp);
+	}
 	xp_result_set_semantics(r, m.semantics);
 	xp_mem_profile_free(&m);
 	return r;
@@ -516,13 +535,34 @@ struct xp_result *xp_analyze_memory(const struct xp_prep *p, const struct xp_mem
 /* In a report the breakdown too, text showing its first rows. Reads group ids only (XP_NEEDS_GROUPS). */
 static struct xp_result *run(const struct xp_run_in *in)
 {
-	struct xp_memory_opts o = {.breakdown = true};
+	/* Saved, the report keeps the timeline the HTML page draws in its state. */
+	struct xp_memory_opts o = {.breakdown = true, .timeline = in->state != NULL, .points = XP_HTML_MEMORY_POINTS,
+				   .minmax = true};
 	if (in->opts)
 		o = *(const struct xp_memory_opts *)in->opts;
 	struct xp_result *r = analyze(in->p, &o, in->opts ? NULL : in->state, in->err);
 	if (!in->opts)
 		xp_text_top(r, "breakdown", XP_REPORT_TEXT_TOP);
 	return r;
+}
+
+/* The HTML page's timeline: each host's saved rows, in the run's host order (allocators are in host order). */
+static bool timeline_of_state(struct xp_result *r, const struct xp_combine_in *in)
+{
+	struct xp_table *tt = xp_result_add_table(r, "timeline", "Memory timeline");
+	struct tcols tc;
+	timeline_columns(tt, &tc);
+	r->primary = r->n_tables - 1;
+	for (uint32_t h = 0; h < in->p->n_hosts; h++) {
+		const char *own = xp_state_host_name(in->hosts[h].state, in->hosts[h].row);
+		if (!own || xp_state_restore_rows_packed(in->hosts[h].state, "mem_timeline", TL_HOST, own, tt,
+							 in->hosts[h].name) < 0) {
+			xp_err_set(in->err, XP_EXIT_BAD_INPUT, in->hosts[h].path, "the memory timeline of host %s does not "
+				   "read back: not a report as this xpstat writes it", in->hosts[h].name);
+			return false;
+		}
+	}
+	return true;
 }
 
 /* Several hosts from their saved allocators, breakdowns and PyTorch devices, as report runs it. */
@@ -535,12 +575,16 @@ static struct xp_result *combine(const struct xp_combine_in *in)
 	struct xp_result *r = xp_result_new("memory");
 	mem_result(r, &m);
 	xp_mem_state_free(&m);
-	if (in->report)
+	if (in->html && !timeline_of_state(r, in)) {
+		xp_result_free(r);
+		return NULL;
+	}
+	if (in->report && !in->html)
 		xp_text_top(r, "breakdown", XP_REPORT_TEXT_TOP);
 	return r;
 }
 
-static const char *const state_tables[] = {XP_MEM_STATE_TABLES, NULL};
+static const char *const state_tables[] = {XP_MEM_STATE_TABLES, "mem_timeline", NULL};
 
 static const char *const reads[] = {XP_ALLOCATOR_STATS, NULL};
 

@@ -940,7 +940,11 @@ int xp_report_write_html(const struct xp_report *rep, const char *verdict, FILE 
 	fputs("<p class=\"verdict\">", f);
 	xp_html_put(f, verdict ? verdict : "");
 	fputs("</p>\n<p class=\"note\">", f);
-	xp_html_put(f, rep->source);
+	/* What was read, as the text's Read line names it (by the run, never the path typed: the page that
+	 * combine writes of saved per-host reports is the page report writes of the run). */
+	char *read = rep->n_captures ? xp_read_line(rep) : NULL;
+	xp_html_put(f, read ? read : rep->source ? rep->source : "");
+	free(read);
 	fputs("</p>\n", f);
 	for (size_t i = 0; i < rep->n; i++)
 		rs[i] = rep->sec[i].r;
@@ -966,5 +970,5 @@ const struct xp_writer xp_writer_html = {
 	.name = "html",
 	.description = "one self-contained page with SVG charts, for a browser without network",
 	.write = html_write,
-	.only = "compare and report",
+	.only = "compare, report and combine",
 };

@@ -27,11 +27,12 @@ combine_equals() { # saved-report host-index [csv]
 	diff -r "$work/combined-csv" "$work/one/$2-csv" >/dev/null || fail "combine csv $1 differs from report of host $2"
 }
 # Several hosts' reports, the whole report: equal byte for byte to 'xpstat report' over the whole run as JSON (the saved
-# report, state and all), text, Markdown, a CSV directory and one CSV table. Run from $work; RUN is the run directory.
+# report, state and all), text, Markdown, the HTML page, a CSV directory and one CSV table. Run from $work; RUN is the
+# run directory.
 combine_report_equals() { # run-directory reports...
 	run=$1
 	shift
-	for f in json text markdown; do
+	for f in json text markdown html; do
 		"$xpstat" report --quiet --format $f -o "$work/expected.$f" "$run" 2>"$work/expected.err" ||
 			{ fail "report --format $f $run: $(cat "$work/expected.err")"; continue; }
 		rm -f "$work/combined.$f"
