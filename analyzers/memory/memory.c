@@ -440,6 +440,26 @@ static void unknown_allocator(const struct mem *m, struct xp_err *e)
 	free(list);
 }
 
+/* M's timeline packed into STATE, an allocator at a time (as cells, a pod's timelines would be a transient
+ * hundred MB). */
+static void timeline_state(struct xp_result *state, const struct mem *m)
+{
+	/* The table is there (empty) for a capture without memory events too. */
+	for (size_t i = 0; i <= m->n_alcs; i++) {
+		const struct mem_alc *a = i ? m->sorted[i - 1] : NULL;
+		if (a && (!a->selected || !a->n_pts))
+			continue;
+		struct xp_result *tmp = xp_result_new("state");
+		struct xp_table *tt = xp_result_add_table(tmp, "timeline", NULL);
+		struct tcols tc;
+		timeline_columns(tt, &tc);
+		for (size_t k = 0; a && k < a->n_pts; k++)
+			timeline_row(tt, &tc, m, a, &a->pts[k]);
+		xp_state_keep_rows_packed(state, "mem_timeline", tt, TL_HOST);
+		xp_result_free(tmp);
+	}
+}
+
 /* The timeline table of M's selected allocators. */
 static struct xp_table *timeline_table(struct xp_result *r, const struct mem *m)
 {
@@ -516,12 +536,8 @@ static struct xp_result *analyze(const struct xp_prep *p, const struct xp_memory
 	mem_result(r, &m);
 	if (state)
 		xp_mem_state(&m, state);
-	if (timeline_for_state) {
-		struct xp_result *tmp = xp_result_new("state");
-		const struct xp_table *tt = timeline_table(tmp, &m);
-		xp_state_keep_rows_packed(state, "mem_timeline", tt, TL_HOST);
-		xp_result_free(tmp);
-	}
+	if (timeline_for_state)
+		timeline_state(state, &m);
 	xp_result_set_semantics(r, m.semantics);
 	xp_mem_profile_free(&m);
 	return r;
