@@ -392,7 +392,7 @@ enum { OPT_ANALYSIS = 1 };
 
 static const struct xp_opt combine_cli[] = {
 	{"analysis", 1, OPT_ANALYSIS, "NAME", "only the analysis NAME, as 'xpstat NAME' writes it over the whole run, "
-	 "in any format: info, overview, steps, input-pipeline, tf-data, tf-stats, kernel-stats, memory or pod"},
+	 "in text, JSON or CSV: info, overview, steps, input-pipeline, tf-data, tf-stats, kernel-stats, memory or pod"},
 	{NULL, 0, 0, NULL, NULL},
 };
 
