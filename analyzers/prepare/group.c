@@ -160,7 +160,10 @@ struct forest {
 	int32_t *nest_parent;
 	struct u32vec ex_from, ex_to;   /* extra (non-nesting) edges */
 	uint32_t *cofs, *cidx;          /* children over all edges */
-	uint32_t *pofs, *pidx;          /* parents over extra edges */
+	/* Parents over extra edges, for the few walks up from a root: each edge as (to << 32 | edge index),
+	 * sorted, with ex_from kept. Sparse, where offsets would take a word for every node. */
+	uint64_t *parent_keys;
+	size_t n_parent_keys;
 	struct root *roots;
 	size_t n_roots, cap_roots;
 	struct keyvec contexts, iters, getnexts;
@@ -526,40 +529,70 @@ static bool is_tfdata_id(const struct forest *f, uint64_t id)
 	return f->n_captured && bsearch(&id, f->captured_ids, f->n_captured, sizeof id, cmp_u64);
 }
 
-/* CSR of children (nesting and extra edges) and of parents (extra edges).
- * Counts go to ofs[v + 2] so that filling through ofs[v + 1] leaves ofs[v]
- * at v's first entry: no second N-sized array of fill positions. */
+/* CSR of children (nesting and extra edges). Counts go to ofs[v + 2] so that filling through ofs[v + 1]
+ * leaves ofs[v] at v's first entry: no second N-sized array of fill positions. */
 static void build_csr(struct forest *f)
 {
 	size_t n = f->n;
-	uint32_t *cofs = xcalloc(n + 2, sizeof *cofs), *pofs = xcalloc(n + 2, sizeof *pofs);
+	uint32_t *cofs = xcalloc(n + 2, sizeof *cofs);
 	/* every entry is written, in the order of the nodes' parents: one call for the pages, not a trap each */
 	xp_prefault(cofs, (n + 2) * sizeof *cofs);
-	xp_prefault(pofs, (n + 2) * sizeof *pofs);
 	for (uint32_t v = 0; v < f->n; v++)
 		if (f->nest_parent[v] >= 0)
 			cofs[f->nest_parent[v] + 2]++;
-	for (size_t e = 0; e < f->ex_from.n; e++) {
+	for (size_t e = 0; e < f->ex_from.n; e++)
 		cofs[f->ex_from.v[e] + 2]++;
-		pofs[f->ex_to.v[e] + 2]++;
-	}
-	for (size_t v = 2; v < n + 2; v++) {
+	for (size_t v = 2; v < n + 2; v++)
 		cofs[v] += cofs[v - 1];
-		pofs[v] += pofs[v - 1];
-	}
 	f->cidx = xmalloc((size_t)cofs[n + 1] * sizeof *f->cidx + 1);
-	f->pidx = xmalloc((size_t)pofs[n + 1] * sizeof *f->pidx + 1);
 	xp_prefault(f->cidx, (size_t)cofs[n + 1] * sizeof *f->cidx);
-	xp_prefault(f->pidx, (size_t)pofs[n + 1] * sizeof *f->pidx);
 	for (uint32_t v = 0; v < f->n; v++)
 		if (f->nest_parent[v] >= 0)
 			f->cidx[cofs[f->nest_parent[v] + 1]++] = v;
-	for (size_t e = 0; e < f->ex_from.n; e++) {
+	for (size_t e = 0; e < f->ex_from.n; e++)
 		f->cidx[cofs[f->ex_from.v[e] + 1]++] = f->ex_to.v[e];
-		f->pidx[pofs[f->ex_to.v[e] + 1]++] = f->ex_from.v[e];
-	}
+	free(f->exec_nodes.v);
+	f->launch_nodes = f->exec_nodes = (struct u32vec){0};
+	free(f->launch_corr);
+	free(f->exec_corr);
+	f->launch_corr = f->exec_corr = NULL;
 	f->cofs = cofs;
-	f->pofs = pofs;
+}
+
+static inline bool u64_less(const uint64_t *a, const uint64_t *b)
+{
+	return *a < *b;
+}
+
+XP_DEFINE_SORT(sort_u64, uint64_t, u64_less)
+
+/* The parents' index of the extra edges; ex_to is not needed after it. */
+static void index_parents(struct forest *f)
+{
+	size_t m = f->ex_to.n;
+	f->parent_keys = xmalloc(m * sizeof *f->parent_keys + 1);
+	for (size_t e = 0; e < m; e++)
+		f->parent_keys[e] = (uint64_t)f->ex_to.v[e] << 32 | e;
+	f->n_parent_keys = m;
+	free(f->ex_to.v);
+	f->ex_to = (struct u32vec){0};
+	/* the edge index makes every key distinct: a total order */
+	sort_u64(f->parent_keys, m);
+}
+
+/* V's first entry in parent_keys (n_parent_keys when it has none). */
+static size_t first_parent(const struct forest *f, uint32_t v)
+{
+	size_t lo = 0, hi = f->n_parent_keys;
+	uint64_t want = (uint64_t)v << 32;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->parent_keys[mid] < want)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /* --- roots and assignment ------------------------------------------------------ */
@@ -609,12 +642,19 @@ static bool walk_ancestors(struct forest *f, uint32_t start, bool include_self, 
 			stop = true;
 			break;
 		}
-		uint32_t parents[1];
-		size_t np = 0;
-		if (f->nest_parent[v] >= 0)
-			parents[np++] = (uint32_t)f->nest_parent[v];
-		for (size_t k = 0; k < np + (f->pofs[v + 1] - f->pofs[v]); k++) {
-			uint32_t p = k < np ? parents[k] : f->pidx[f->pofs[v] + (k - np)];
+		/* the nesting parent first, then the extra edges' in edge order */
+		bool nested = f->nest_parent[v] >= 0;
+		size_t pk = first_parent(f, v);
+		for (bool first = true;; first = false) {
+			uint32_t p;
+			if (first && nested)
+				p = (uint32_t)f->nest_parent[v];
+			else if (pk < f->n_parent_keys && f->parent_keys[pk] >> 32 == v)
+				p = f->ex_from.v[(uint32_t)f->parent_keys[pk++]];
+			else if (first)
+				continue;
+			else
+				break;
 			bool dup = false;
 			for (size_t s = 0; s < seen.n && !dup; s++)
 				dup = seen.v[s] == p;
@@ -1014,8 +1054,7 @@ static void free_forest(struct forest *f)
 	free(f->ex_to.v);
 	free(f->cofs);
 	free(f->cidx);
-	free(f->pofs);
-	free(f->pidx);
+	free(f->parent_keys);
 	free(f->roots);
 	free(f->contexts.v);
 	free(f->launches.slots);
@@ -1054,13 +1093,6 @@ static void drop_correlations(struct forest *f)
 	f->launch_corr = f->exec_corr = NULL;
 }
 
-static void drop_extra_edges(struct forest *f)
-{
-	free(f->ex_from.v);
-	free(f->ex_to.v);
-	f->ex_from = f->ex_to = (struct u32vec){0};
-}
-
 void xp_group_host(const struct xp_capture *c, struct xp_prep_host *ph, bool index_only, struct xp_group_out *out)
 {
 	struct forest f = {.c = c, .h = ph->host};
@@ -1088,7 +1120,7 @@ void xp_group_host(const struct xp_capture *c, struct xp_prep_host *ph, bool ind
 		loop_roots(&f);
 		drop_keys(&f.iters);
 		build_csr(&f);
-		drop_extra_edges(&f);
+		index_parents(&f);
 		f.named_root = xcalloc(((size_t)f.n + 7) / 8, 1);
 		assign_groups(&f, ph);
 		if (ph->n_groups)
