@@ -162,7 +162,8 @@ struct xp_report *xp_report_run(const struct xp_capture *c, const struct xp_prep
 	size_t n = 0;
 	bool need_prep = false;
 	for (size_t i = 0; i < N_SECTIONS; i++) {
-		pl.st[i] = xp_result_new("state");
+		/* No state unless it is written: it costs time and memory in proportion to the rows. */
+		pl.st[i] = o->state ? xp_result_new("state") : NULL;
 		pl.started[i] = !wanted(sections[i]->name, only);
 		n += !pl.started[i];
 		need_prep |= !pl.started[i] && sections[i]->needs != XP_NEEDS_CAPTURE;
@@ -213,9 +214,11 @@ struct xp_report *xp_report_run(const struct xp_capture *c, const struct xp_prep
 		}
 	/* What combine rebuilds the cross-host tables from (written in saved reports only): the step databases,
 	 * then each analysis' own tables in report order. */
-	rep->state = p && !p->opts.groups_only ? xp_prep_state(p) : xp_result_new("state");
-	for (size_t i = 0; i < N_SECTIONS; i++)
-		take_tables(rep->state, pl.st[i]);
+	if (o->state) {
+		rep->state = p && !p->opts.groups_only ? xp_prep_state(p) : xp_result_new("state");
+		for (size_t i = 0; i < N_SECTIONS; i++)
+			take_tables(rep->state, pl.st[i]);
+	}
 	if (p)
 		xp_prep_free(p);
 	return rep;

@@ -12,6 +12,7 @@ struct xp_report_opts {
 	 * NULL: as report runs it (complete tables). The HTML page passes memory's sampled timeline. */
 	const void *opts[XP_N_ANALYSES];
 	int threads;            /* analyses run side by side on this many threads (0, 1: one) */
+	bool state;             /* keep what combine rebuilds from (rep->state): only a saved JSON report writes it */
 };
 
 /* The command name of the I-th analysis a report runs ("info", "overview", ...), NULL past the last. */

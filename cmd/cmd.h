@@ -39,6 +39,7 @@ struct xp_ctx {
 	bool wide;              /* --wide: text neither fitted to the terminal nor cut */
 	int charts;             /* --charts: -1 auto (on a terminal), 0 never, 1 always */
 	bool memory_timeline;   /* report: run memory with its sampled timeline (the HTML chart) */
+	bool report_state;      /* report: keep the state combine reads (written in JSON only) */
 	uint64_t max_input_bytes;
 	const char *step_marker; /* --step-marker REGEX */
 	bool xprof_compat;       /* --compat xprof */

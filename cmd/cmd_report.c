@@ -61,6 +61,7 @@ static int report_run(struct xp_ctx *ctx)
 	struct xp_report *rep;
 	uint32_t hosts = 0;
 	ctx->memory_timeline = !strcmp(ctx->format, "html");
+	ctx->report_state = !strcmp(ctx->format, "json");
 	int rc = xp_gate_load_captures(ctx, &rep, &hosts);
 	if (rc)
 		return rc;

@@ -127,7 +127,8 @@ static int run_captures(struct xp_ctx *ctx, char **paths, size_t n, const char *
 	/* The HTML page draws the memory timeline: sampled, each window's lowest and highest point, so its size
 	 * does not grow with the events and the peak survives. */
 	struct xp_memory_opts mo = {.breakdown = true, .timeline = true, .points = XP_HTML_MEMORY_POINTS, .minmax = true};
-	struct xp_report_opts ro = {.xprof_compat = ctx->xprof_compat, .threads = ctx->threads};
+	struct xp_report_opts ro = {.xprof_compat = ctx->xprof_compat, .threads = ctx->threads,
+				    .state = ctx->report_state};
 	if (ctx->memory_timeline)
 		ro.opts[xp_analysis_index(&xp_analysis_memory)] = &mo;
 	struct xp_report *rep = xp_report_run(c, &po, &ro, only, &e);

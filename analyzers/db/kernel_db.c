@@ -174,16 +174,28 @@ static uint64_t key_hash(const struct rkey *k)
 	return xp_hash_bytes(XP_HASH_SEED, k, sizeof *k);
 }
 
-static size_t index_pos(const struct xp_kernel_db *db, const struct rkey *k, uint64_t h)
+/* Whether rows A and B have one key (key_of's fields). Their texts are pooled in the one database, so equal
+ * ids are equal pointers, and interned details at one address are equal: most rows that differ are told
+ * apart without reading their pool ids or details, which are elsewhere in memory (a cache miss each). */
+static bool same_key(const struct xp_kernel_report *a, const struct xp_kernel_report *b)
+{
+	if (a->host != b->host || a->name != b->name || a->op_name != b->op_name || a->module != b->module ||
+	    a->uses_tc != b->uses_tc || a->tc_eligible != b->tc_eligible)
+		return false;
+	const struct xp_kernel_details *x = a->details, *y = b->details;
+	return x == y || (x->regs == y->regs && x->static_shmem == y->static_shmem &&
+			  x->dynamic_shmem == y->dynamic_shmem && !memcmp(x->grid, y->grid, sizeof x->grid) &&
+			  !memcmp(x->block, y->block, sizeof x->block));
+}
+
+/* The slot of R's key: the slot that holds it, or the empty one where it goes. H: key_hash of its key. */
+static size_t index_pos(const struct xp_kernel_db *db, const struct xp_kernel_report *r, uint64_t h)
 {
 	const struct xp_kernel_index *ix = db->index;
 	size_t mask = ix->cap - 1, i = (size_t)h & mask;
-	struct rkey o;
-	for (; ix->slot[i]; i = (i + 1) & mask) {
-		key_of(&db->rows[ix->slot[i] - 1], &o);
-		if (!memcmp(&o, k, sizeof o))
+	for (; ix->slot[i]; i = (i + 1) & mask)
+		if (same_key(&db->rows[ix->slot[i] - 1], r))
 			break;
-	}
 	return i;
 }
 
@@ -198,7 +210,7 @@ static void index_rebuild(struct xp_kernel_db *db)
 	struct rkey k;
 	for (size_t i = 0; i < db->n; i++) {
 		key_of(&db->rows[i], &k);
-		db->index->slot[index_pos(db, &k, key_hash(&k))] = (uint32_t)i + 1;
+		db->index->slot[index_pos(db, &db->rows[i], key_hash(&k))] = (uint32_t)i + 1;
 	}
 }
 
@@ -267,7 +279,7 @@ static size_t db_insert(struct xp_kernel_db *db, const struct rkey *k, const str
 	if (db->index->cap < db->n * 2 + 2)
 		index_rebuild(db);
 	uint64_t h = key_hash(k);
-	size_t i = index_pos(db, k, h);
+	size_t i = index_pos(db, r, h);
 	if (db->index->slot[i])
 		return db->index->slot[i] - 1;
 	if (db->n == db->cap) {

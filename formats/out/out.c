@@ -440,6 +440,48 @@ void xp_c_decimal_point(char *buf)
 	memmove(hit + 1, hit + dl, strlen(hit + dl) + 1);
 }
 
+/*
+ * The fast case of xp_format_f64: V is the double nearest a decimal X of at most six places and fifteen
+ * significant digits, with 1e-4 <= |X| < 1e9 (microseconds of picoseconds, percentages such as 31.25). Then
+ * "%.15g" prints X itself: V lies within half an ulp (2^-53 relative) of X, far less than half a step of the
+ * fifteen-digit grid that X is on, so correct rounding to fifteen digits gives X back; X reads back as V, so
+ * fifteen digits are the shortest of the three; and %g prints that decade in fixed notation without trailing
+ * zeros. (double)n / 1e6 is the double nearest n / 10^6 (n < 2^53 is exact, IEEE division rounds correctly),
+ * so the test below holds exactly when such an X exists. False: use printf.
+ */
+static bool format_micro(double v, char *buf, size_t bufsz)
+{
+	double a = fabs(v);
+	if (!(a >= 1e-4 && a < 1e9))
+		return false;
+	double scaled = nearbyint(a * 1e6);
+	uint64_t n = (uint64_t)scaled;
+	if ((double)n / 1e6 != a)
+		return false;
+	char digits[24], *end = digits + sizeof digits, *p = end;
+	uint64_t whole = n / 1000000, frac = n % 1000000;
+	int places = 6;
+	while (places && frac % 10 == 0) {
+		frac /= 10;
+		places--;
+	}
+	for (int k = 0; k < places; k++, frac /= 10)
+		*--p = (char)('0' + frac % 10);
+	if (places)
+		*--p = '.';
+	do
+		*--p = (char)('0' + whole % 10);
+	while (whole /= 10);
+	if (v < 0)
+		*--p = '-';
+	size_t len = (size_t)(end - p);
+	if (len >= bufsz)
+		return false;
+	memcpy(buf, p, len);
+	buf[len] = '\0';
+	return true;
+}
+
 bool xp_format_f64(double v, char *buf, size_t bufsz)
 {
 	char tmp[64];
@@ -454,6 +496,8 @@ bool xp_format_f64(double v, char *buf, size_t bufsz)
 		snprintf(buf, bufsz, "0");
 		return true;
 	}
+	if (format_micro(v, buf, bufsz))
+		return true;
 	/* The round trip is checked before xp_c_decimal_point: strtod reads the locale's form. */
 	for (prec = 15; prec < 17; prec++) {
 		snprintf(tmp, sizeof(tmp), "%.*g", prec, v);

@@ -97,7 +97,7 @@ static struct xp_report *run(const struct xp_capture *c, int threads)
 {
 	struct xp_err err = {0};
 	struct xp_prep_opts po = {0};
-	struct xp_report_opts ro = {.threads = threads};
+	struct xp_report_opts ro = {.threads = threads, .state = true};
 	struct xp_report *rep = xp_report_run(c, &po, &ro, NULL, &err);
 	ASSERT(rep);
 	return rep;

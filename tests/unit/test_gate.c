@@ -97,7 +97,7 @@ static struct xp_report *report_of(const struct xp_capture *c)
 	struct xp_prep_opts po = {0};
 	struct xp_err err = {0};
 	/* Three threads: the capture-only analyses run while the preparation is made. */
-	struct xp_report_opts ro = {.threads = 3};
+	struct xp_report_opts ro = {.threads = 3, .state = true};
 	struct xp_report *rep = xp_report_run(c, &po, &ro, NULL, &err);
 	if (!rep) {
 		fprintf(stderr, "xp_report_run: %s\n", err.msg);

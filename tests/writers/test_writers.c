@@ -234,6 +234,52 @@ static void test_f64(void)
 	CHECK(strtod(buf, NULL) == 1.0 / 3);
 }
 
+/* The reference xp_format_f64 follows: the shortest of %.15g, %.16g, %.17g that reads back (C locale). */
+static void f64_reference(double v, char *buf, size_t n)
+{
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, n, "%.*g", prec, v);
+		if (prec == 17 || strtod(buf, NULL) == v)
+			return;
+	}
+}
+
+/* The digit-writing fast path against printf: decimals of up to six places and the doubles near them, every
+ * magnitude around its limits (1e-4, 1e9), negatives, and random bit patterns. */
+static void test_f64_fast_path(void)
+{
+	static const double scales[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
+	char got[64], want[64];
+	uint64_t x = 0x9e3779b97f4a7c15u, bad = 0;
+	for (long i = 0; i < 2000000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		double v;
+		switch (i % 4) {
+		case 0: v = (double)(x % 1000000000000000u) / scales[(x >> 50) % 9]; break;
+		case 1: v = (double)(x % 100000000u) / 1e6; break;
+		case 2: v = nextafter((double)(x % 10000000000u) / 1e6, (x & 1) ? 1e300 : -1e300); break;
+		default: memcpy(&v, &x, sizeof v); break;
+		}
+		if ((x >> 20) & 1)
+			v = -v;
+		if (!isfinite(v) || v == 0)
+			continue;
+		xp_format_f64(v, got, sizeof got);
+		f64_reference(v, want, sizeof want);
+		if (strcmp(got, want) && bad++ < 5)
+			fprintf(stderr, "xp_format_f64(%.17g): '%s', printf '%s'\n", v, got, want);
+	}
+	static const double edges[] = {1e-4, 0.000099999, 0.0001000001, 999999999.999999, 1e9, 999999999.9999995,
+				       123456789.123456, 0.1, 0.7, 1e-6, 5e-5, 2.5e-4, 100, 31.25, 4294967.296};
+	for (size_t i = 0; i < sizeof edges / sizeof *edges; i++) {
+		xp_format_f64(edges[i], got, sizeof got);
+		f64_reference(edges[i], want, sizeof want);
+		if (strcmp(got, want) && bad++ < 10)
+			fprintf(stderr, "xp_format_f64(%.17g): '%s', printf '%s'\n", edges[i], got, want);
+	}
+	CHECK(bad == 0);
+}
+
 static void test_utf8(void)
 {
 	char *s;
@@ -901,6 +947,7 @@ int main(void)
 	test_result_building();
 	test_dur_exact();
 	test_f64();
+	test_f64_fast_path();
 	test_utf8();
 	test_csv();
 	test_json();
