@@ -97,12 +97,11 @@ static size_t tc_pos(const struct tc_index *t, const char *op, const char *modul
 	return i;
 }
 
-/* From KDB, the kernel database of every host (freed here). */
-static void tc_build(struct tfs *s, struct xp_kernel_db *kdb)
+/* From OPS, the kernels' facts by op over every host (held by the index). */
+static void tc_build(struct tfs *s, struct xp_kernel_ops *ops)
 {
 	struct tc_index *t = &s->tc;
-	t->ops = xp_kernel_ops_by_op(kdb, true);   /* per-op facts in one pass: no sort of the reports */
-	xp_kernel_db_free(kdb);    /* a report per launch shape: gone before the op database is built */
+	t->ops = ops;
 	t->cap = 64;
 	while (t->cap < t->ops->n * 2 + 2)
 		t->cap *= 2;
@@ -198,7 +197,7 @@ static void build_device(struct tfs *s)
 	/* The kernels' per-op facts first, so that their database and the op database are never held together. */
 	if (any_gpu(s)) {
 		struct xp_kernel_db_opts ko = {.xprof_compat = s->o->xprof_compat};
-		tc_build(s, xp_kernel_db_build(s->c, &ko));
+		tc_build(s, xp_kernel_ops_build(s->c, &ko));
 	}
 	struct xp_op_db_opts oo = {.xprof_compat = s->o->xprof_compat};
 	struct xp_op_db *all = xp_op_db_empty();
@@ -1097,7 +1096,8 @@ static bool from_state(struct tfs *s, const struct xp_combine_in *in, struct xp_
 		struct xp_kernel_db *kdb = xp_kernel_db_from_state(in->hosts, n, in->err);
 		if (!kdb)
 			return false;
-		tc_build(s, kdb);
+		tc_build(s, xp_kernel_ops_by_op(kdb, true));
+		xp_kernel_db_free(kdb);
 	}
 	struct xp_op_db *all = xp_op_db_empty();
 	s->host.db = xp_op_db_empty();

@@ -80,7 +80,10 @@ struct xp_kernel_index {
 	struct xp_pool *pool;
 	size_t cap;             /* power of two; 0 after a sort, rebuilt when needed */
 	uint32_t *slot;         /* row + 1; 0 = empty */
+	uint16_t *tag;          /* by slot, 16 bits of its row's key hash: most rows that differ are told apart
+				 * without reading the row, which is elsewhere in memory (a cache miss each) */
 	struct shape_store shapes;
+	struct op_acc *acc;     /* xp_kernel_ops_build's pass: per-op facts instead of rows; else NULL */
 };
 
 static struct xp_kernel_details *shape_at(const struct shape_store *s, size_t i)
@@ -188,15 +191,29 @@ static bool same_key(const struct xp_kernel_report *a, const struct xp_kernel_re
 			  !memcmp(x->block, y->block, sizeof x->block));
 }
 
+/* The bits of a key's hash kept beside its slot: the high ones, the low ones choose the slot. */
+static inline uint16_t hash_tag(uint64_t h)
+{
+	return (uint16_t)(h >> 48);
+}
+
 /* The slot of R's key: the slot that holds it, or the empty one where it goes. H: key_hash of its key. */
 static size_t index_pos(const struct xp_kernel_db *db, const struct xp_kernel_report *r, uint64_t h)
 {
 	const struct xp_kernel_index *ix = db->index;
 	size_t mask = ix->cap - 1, i = (size_t)h & mask;
+	uint16_t tag = hash_tag(h);
 	for (; ix->slot[i]; i = (i + 1) & mask)
-		if (same_key(&db->rows[ix->slot[i] - 1], r))
+		if (ix->tag[i] == tag && same_key(&db->rows[ix->slot[i] - 1], r))
 			break;
 	return i;
+}
+
+/* Row ROW + 1 into slot I of the index, found for hash H. */
+static void index_put(struct xp_kernel_index *ix, size_t i, size_t row, uint64_t h)
+{
+	ix->slot[i] = (uint32_t)row + 1;
+	ix->tag[i] = hash_tag(h);
 }
 
 static void index_rebuild(struct xp_kernel_db *db)
@@ -205,12 +222,15 @@ static void index_rebuild(struct xp_kernel_db *db)
 	while (cap < db->n * 2 + 2)
 		cap *= 2;
 	free(db->index->slot);
+	free(db->index->tag);
 	db->index->cap = cap;
 	db->index->slot = xcalloc(cap, sizeof *db->index->slot);
+	db->index->tag = xmalloc(cap * sizeof *db->index->tag);
 	struct rkey k;
 	for (size_t i = 0; i < db->n; i++) {
 		key_of(&db->rows[i], &k);
-		db->index->slot[index_pos(db, &db->rows[i], key_hash(&k))] = (uint32_t)i + 1;
+		uint64_t h = key_hash(&k);
+		index_put(db->index, index_pos(db, &db->rows[i], h), i, h);
 	}
 }
 
@@ -267,6 +287,7 @@ void xp_kernel_db_free(struct xp_kernel_db *db)
 	free(db->rows);
 	free(db->hlo_problem);
 	free(db->index->slot);
+	free(db->index->tag);
 	xp_pool_free(db->index->pool);
 	shapes_free(&db->index->shapes);
 	free(db->index);
@@ -288,7 +309,7 @@ static size_t db_insert(struct xp_kernel_db *db, const struct rkey *k, const str
 	}
 	size_t row = db->n++;
 	db->rows[row] = *r;
-	db->index->slot[i] = (uint32_t)row + 1;
+	index_put(db->index, i, row, h);
 	return row;
 }
 
@@ -309,7 +330,10 @@ struct kop {
 	bool eligible;          /* by the op rule */
 };
 
+struct op_acc;
+
 struct plane_pass {
+	struct op_acc *acc;                     /* xp_kernel_ops_build: per-op facts instead of rows; else NULL */
 	const struct xp_capture *c;
 	const struct xp_plane *p;
 	uint32_t host;
@@ -581,6 +605,76 @@ static void report_of(struct plane_pass *pp, const struct xp_line *l, uint64_t i
 	r->tc_eligible = n->tc || (op ? op->eligible : xp_op_tensor_core_eligible("", 0)) || einsum_eligible(pp, ks);
 }
 
+/* --- per-op facts without a row per launch shape (xp_kernel_ops_build) ---------------------------------- */
+
+/* The ops by (op name, module), pooled texts compared by address; ELIG: for each op, bit 1 when one of its
+ * kernels is Tensor Core eligible, bit 2 when one is not. In the second pass (ROWS) only the kernels of ops
+ * with both bits are made rows: an op's eligibility is its first row's, and only there do rows disagree. */
+struct op_acc {
+	struct xp_kernel_ops *ops;
+	size_t cap_ops, cap, *slot;
+	uint8_t *elig;
+	bool rows;
+};
+
+static size_t acc_pos(const struct op_acc *a, const char *op, const char *module)
+{
+	uint64_t h = xp_hash_u64(xp_hash_u64(XP_HASH_SEED, (uintptr_t)op), (uintptr_t)module);
+	size_t i = (size_t)h & (a->cap - 1);
+	for (; a->slot[i]; i = (i + 1) & (a->cap - 1)) {
+		const struct xp_kernel_op *o = &a->ops->ops[a->slot[i] - 1];
+		if (o->op_name == op && o->module == module)
+			break;
+	}
+	return i;
+}
+
+static void acc_grow(struct op_acc *a)
+{
+	free(a->slot);
+	a->cap = a->cap ? a->cap * 2 : 64;
+	a->slot = xcalloc(a->cap, sizeof *a->slot);
+	for (size_t k = 0; k < a->ops->n; k++)
+		a->slot[acc_pos(a, a->ops->ops[k].op_name, a->ops->ops[k].module)] = k + 1;
+}
+
+/* The index of R's op, made when new. */
+static size_t acc_op(struct op_acc *a, const struct xp_kernel_report *r)
+{
+	if ((a->ops->n + 1) * 2 > a->cap)
+		acc_grow(a);
+	size_t i = acc_pos(a, r->op_name, r->module);
+	if (a->slot[i])
+		return a->slot[i] - 1;
+	if (a->ops->n == a->cap_ops) {
+		a->cap_ops = a->cap_ops ? a->cap_ops * 2 : 64;
+		a->ops->ops = xrealloc(a->ops->ops, a->cap_ops * sizeof *a->ops->ops);
+		a->elig = xrealloc(a->elig, a->cap_ops);
+	}
+	size_t k = a->ops->n++;
+	a->ops->ops[k] = (struct xp_kernel_op){.op_name = r->op_name, .module = r->module};
+	a->elig[k] = 0;
+	a->slot[i] = k + 1;
+	return k;
+}
+
+/* Kernel R of D picoseconds counted into its op; true when it needs no row (every kernel in the first pass,
+ * those of ops whose kernels agree in the second). */
+static bool op_gathered(struct op_acc *a, const struct xp_kernel_report *r, int64_t d)
+{
+	size_t k = acc_op(a, r);
+	if (a->rows)
+		return a->elig[k] != 3;
+	struct xp_kernel_op *o = &a->ops->ops[k];
+	/* summed as xp_kernel_ops_by_op sums its rows' totals */
+	o->total_ps += d;
+	o->occurrences++;
+	if (r->uses_tc)
+		o->tensor_core_ps += d;
+	a->elig[k] |= r->tc_eligible ? 1 : 2;
+	return true;
+}
+
 static void add_kernel(struct plane_pass *pp, const struct xp_line *l, uint64_t i)
 {
 	struct kernel_stats ks;
@@ -590,6 +684,8 @@ static void add_kernel(struct plane_pass *pp, const struct xp_line *l, uint64_t 
 	struct xp_kernel_report r;
 	struct rkey k;
 	report_of(pp, l, i, &ks, &r);
+	if (pp->acc && op_gathered(pp->acc, &r, l->dur_ps[i]))
+		return;
 	key_of(&r, &k);
 	size_t n = pp->db->n, row = db_insert(pp->db, &k, &r);
 	if (row == n)   /* new: occupancy is the first occurrence's */
@@ -622,7 +718,7 @@ static void read_plane(struct xp_kernel_db *db, const struct xp_capture *c, uint
 	const struct xp_plane *p = &c->hosts[host].planes[plane];
 	bool zero_ok = xp_host_is_pytorch(&c->hosts[host]);
 	struct plane_pass pp = {.c = c, .p = p, .host = host, .compat = compat, .db = db, .hlo = hlo, .pt = pt,
-				.plane = plane};
+				.plane = plane, .acc = db->index->acc};
 	pp.ids = (struct plane_ids){
 		xp_plane_stat_id(c, p, "kernel_details"), xp_plane_stat_id(c, p, "tf_op"),
 		xp_plane_stat_id(c, p, "level 0"), xp_plane_stat_id(c, p, "hlo_op"),
@@ -733,6 +829,59 @@ struct xp_kernel_db *xp_kernel_db_build(const struct xp_capture *c, const struct
 	for (uint32_t h = 0; h < c->n_hosts; h++)
 		read_host(db, c, h, h, o);
 	return db;
+}
+
+static int cmp_reference(const struct xp_kernel_report *a, const struct xp_kernel_report *b);
+
+/* The ops whose kernels disagree on eligibility take their first row's (by the reference's order), from the
+ * rows of DB, which holds theirs alone. */
+static void settle_mixed(struct op_acc *a, const struct xp_kernel_db *db)
+{
+	size_t *best = xmalloc((a->ops->n ? a->ops->n : 1) * sizeof *best);
+	for (size_t k = 0; k < a->ops->n; k++)
+		best[k] = SIZE_MAX;
+	for (size_t i = 0; i < db->n; i++) {
+		const struct xp_kernel_report *r = &db->rows[i];
+		size_t k = a->slot[acc_pos(a, r->op_name, r->module)] - 1;
+		if (best[k] == SIZE_MAX || cmp_reference(r, &db->rows[best[k]]) < 0)
+			best[k] = i;
+	}
+	for (size_t k = 0; k < a->ops->n; k++)
+		if (best[k] != SIZE_MAX)
+			a->ops->ops[k].tc_eligible = db->rows[best[k]].tc_eligible;
+	free(best);
+}
+
+struct xp_kernel_ops *xp_kernel_ops_build(const struct xp_capture *c, const struct xp_kernel_db_opts *o)
+{
+	struct op_acc a = {.ops = xcalloc(1, sizeof *a.ops)};
+	struct xp_kernel_db *db = xp_kernel_db_new(c->n_hosts);
+	db->index->acc = &a;
+	for (uint32_t h = 0; h < c->n_hosts; h++)
+		read_host(db, c, h, h, o);
+	bool mixed = false;
+	for (size_t k = 0; k < a.ops->n; k++) {
+		a.ops->ops[k].tc_eligible = a.elig[k] & 1;
+		mixed |= a.elig[k] == 3;
+	}
+	if (mixed) {
+		a.rows = true;
+		for (uint32_t h = 0; h < c->n_hosts; h++) {
+			free(db->hosts[h].hlo_problem);
+			read_host(db, c, h, h, o);
+		}
+		settle_mixed(&a, db);
+	}
+	/* the texts outlive the database's pool */
+	for (size_t k = 0; k < a.ops->n; k++) {
+		struct xp_kernel_op *op = &a.ops->ops[k];
+		op->op_name = xstrndup(op->op_name, strlen(op->op_name));
+		op->module = op->module ? xstrndup(op->module, strlen(op->module)) : NULL;
+	}
+	free(a.slot);
+	free(a.elig);
+	xp_kernel_db_free(db);
+	return a.ops;
 }
 
 /* --- ordering ------------------------------------------------------------------------------ */
@@ -865,7 +1014,9 @@ static void permute(struct xp_kernel_report *rows, struct skey *k, size_t n)
 static void drop_index(struct xp_kernel_db *db)
 {
 	free(db->index->slot);
+	free(db->index->tag);
 	db->index->slot = NULL;
+	db->index->tag = NULL;
 	db->index->cap = 0;
 }
 

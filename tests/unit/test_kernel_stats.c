@@ -787,6 +787,61 @@ static void test_multi_host(void)
 	xsb_free(b[1]);
 }
 
+/* xp_kernel_ops_build (kernels summed by op as read, rows only for the ops whose kernels disagree on
+ * eligibility) against xp_kernel_ops_by_op of the whole database, on two hosts of random kernels: ops whose
+ * kernels all use Tensor Cores, none do, or some do (then the longest row decides), with and without an
+ * eligible op name. */
+static void test_ops_build_as_by_op(void)
+{
+	static const char *const names[] = {"volta_h884gemm_a", "sgemm_b", "relu_c", "turing_s1688gemm_d"};
+	static const char *const ops[] = {"m/dense/MatMul:MatMul", "m/relu:Relu", "m/add:AddV2", "m/conv/Conv2D:Conv2D",
+					  "m/mixed:Mul"};
+	struct xsb *b[2];
+	uint64_t x = 12345;
+	for (int h = 0; h < 2; h++) {
+		b[h] = xsb_new();
+		xsb_hostname(b[h], h ? "hb" : "ha");
+		int g = gpu_plane(b[h], 0);
+		int l = xsb_line(b[h], g, 1, "Stream #1", 0);
+		for (int k = 0; k < 400; k++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			char kd[96];
+			snprintf(kd, sizeof kd, "regs:%d static_shared:0 dynamic_shared:0 grid:%d,1,1 block:64,1,1",
+				 16 + (int)(x % 3) * 8, 1 + (int)(x >> 8) % 5);
+			size_t op = (x >> 16) % 5;
+			/* relu and add only ever run non-TC kernels; the others any */
+			size_t name = op == 1 || op == 2 ? 1 + (x >> 24) % 2 : (x >> 24) % 4;
+			kernel(b[h], g, l, names[name], k * 100000, 1000 + (int64_t)((x >> 32) % 50000), kd, ops[op]);
+		}
+		/* the longest row of the mixed op runs no Tensor Cores: the op is not eligible, though some are */
+		if (h == 1)
+			kernel(b[h], g, l, "sgemm_b", 50000000, 9000000, "regs:8 grid:1,1,1 block:1,1,1", ops[4]);
+	}
+	struct xp_capture *c = xsb_read_hosts(b, 2);
+	struct xp_kernel_db *db = xp_kernel_db_build(c, NULL);
+	struct xp_kernel_ops *want = xp_kernel_ops_by_op(db, true), *got = xp_kernel_ops_build(c, NULL);
+	REQUIRE_INT(got->n, want->n);
+	size_t mixed = 0;
+	for (size_t k = 0; k < want->n; k++) {
+		const struct xp_kernel_op *w = &want->ops[k], *o = &got->ops[k];
+		CHECK_STR(o->op_name, w->op_name);
+		CHECK(!o->module && !w->module);
+		CHECK_INT(o->host, w->host);
+		CHECK_INT(o->total_ps, w->total_ps);
+		CHECK_INT(o->tensor_core_ps, w->tensor_core_ps);
+		CHECK_INT(o->occurrences, w->occurrences);
+		CHECK_INT(o->tc_eligible, w->tc_eligible);
+		mixed += w->tensor_core_ps && w->tensor_core_ps < w->total_ps && !w->tc_eligible;
+	}
+	CHECK(mixed >= 1);      /* the case the second pass is for */
+	xp_kernel_ops_free(want);
+	xp_kernel_ops_free(got);
+	xp_kernel_db_free(db);
+	xp_capture_free(c);
+	xsb_free(b[0]);
+	xsb_free(b[1]);
+}
+
 /* ---- filters, sort, top, verdicts, no GPU ---- */
 
 static void test_filters_and_top(void)
@@ -982,6 +1037,7 @@ int main(void)
 		TEST(test_occupancy_and_grouping),
 		TEST(test_tie_order),
 		TEST(test_multi_host),
+		TEST(test_ops_build_as_by_op),
 		TEST(test_filters_and_top),
 		TEST(test_op_filter_module),
 		TEST(test_no_gpu),
