@@ -97,6 +97,13 @@ bool xp_trace_parse_window(const char *s, int64_t *t0, int64_t *t1)
 	return colon && parse_dur_n(s, (size_t)(colon - s), t0) && xp_trace_parse_duration(colon + 1, t1) && *t0 < *t1;
 }
 
+bool xp_trace_keeps_step(uint32_t id, const char *name, void *o)
+{
+	const struct xp_trace_opts *t = o;
+	int64_t num = xp_step_number(id, name);
+	return !t->has_steps || (num >= t->step_first && num <= t->step_last);
+}
+
 int64_t xp_trace_start_ns(const struct xp_capture *c)
 {
 	int64_t m = 0;

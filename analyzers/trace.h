@@ -36,6 +36,9 @@ struct xp_trace_lines {
 	const char *const *step_drop; /* the stats the step database does not read (NULL-terminated): not kept */
 };
 
+/* Is step ID named NAME one that O's --steps selects (xp_prep_opts.keep_step, O its argument)? */
+bool xp_trace_keeps_step(uint32_t id, const char *name, void *o);
+
 /* What the export wrote. */
 struct xp_trace_counts {
 	uint64_t events, flows, counters, steps, processes, threads;

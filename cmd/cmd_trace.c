@@ -105,11 +105,16 @@ static int write_trace(FILE *raw, const struct xp_out_opts *oo, void *arg, struc
 /* What the step preparation reads: it runs on a load of these stats alone, as `steps` loads them. */
 static const struct xp_analysis *const step_analyses[] = {&xp_analysis_steps, NULL};
 
-/* The preparation of C (its step databases); NULL with the exit status in *RC. */
-static struct xp_prep *prepare(struct xp_ctx *ctx, struct xp_capture *c, int *rc)
+/* The preparation of C (its step databases); NULL with the exit status in *RC. With ONLY, the step databases
+ * hold the steps that --steps selects alone (the others are neither typed nor swept). */
+static struct xp_prep *prepare(struct xp_ctx *ctx, struct xp_capture *c, const struct xp_trace_opts *only, int *rc)
 {
 	struct xp_err e = {0};
 	struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat, .step_marker = ctx->step_marker};
+	if (only) {
+		po.keep_step = xp_trace_keeps_step;
+		po.keep_arg = (void *)only;
+	}
 	struct xp_prep *p = xp_prepare(c, &po, &e);
 	if (!p)
 		*rc = xp_usage_error(ctx, "%s", e.msg);
@@ -131,7 +136,7 @@ struct host_spans {
 	uint32_t n;
 };
 
-static struct xp_prep *step_dbs(struct xp_ctx *ctx, int *rc, struct host_spans *spans)
+static struct xp_prep *step_dbs(struct xp_ctx *ctx, int *rc, struct host_spans *spans, const struct xp_trace_opts *only)
 {
 	struct xp_capture *c;
 	bool quiet = ctx->quiet;
@@ -142,7 +147,7 @@ static struct xp_prep *step_dbs(struct xp_ctx *ctx, int *rc, struct host_spans *
 	ctx->quiet = quiet;
 	if (*rc)
 		return NULL;
-	struct xp_prep *p = prepare(ctx, c, rc);
+	struct xp_prep *p = prepare(ctx, c, only, rc);
 	if (!p) {
 		xp_capture_free(c);
 		return NULL;
@@ -202,6 +207,13 @@ static bool streamed(const struct xp_trace_opts *o)
 	return !(whole && !strcmp(whole, "1"));
 }
 
+/* The selection whose steps alone the first read's step databases need: a streamed --steps (the whole read
+ * keeps every step, the reference its differential test compares with). */
+static const struct xp_trace_opts *only_steps(const struct xp_trace_opts *o)
+{
+	return o->has_steps && streamed(o) ? o : NULL;
+}
+
 /* The capture (XSpace files as STREAMS where streamed) and its step databases; 0 or an exit status. The full
  * export, streamed, makes the step databases in its own pass (one read: each line's events are decoded once, for
  * the export and the steps), unless a --step-marker's regular expression must be checked before anything is
@@ -217,7 +229,7 @@ static int load_prepared(struct xp_ctx *ctx, struct xp_capture **c, struct xp_pr
 	if ((o->has_steps || o->has_window) && !streamed(o)) {
 		if ((rc = xp_load(ctx, c)))
 			return rc;
-		if (!(*p = prepare(ctx, *c, &rc)))
+		if (!(*p = prepare(ctx, *c, NULL, &rc)))
 			xp_capture_free(*c);
 		return rc;
 	}
@@ -226,7 +238,7 @@ static int load_prepared(struct xp_ctx *ctx, struct xp_capture **c, struct xp_pr
 	struct host_spans spans = {0};
 	if (in_pass) /* the export makes the step databases as it reads (no first read): the options only here */
 		*p = xcalloc(1, sizeof **p), (*p)->opts = (struct xp_prep_opts){.xprof_compat = ctx->xprof_compat};
-	else if (!(*p = step_dbs(ctx, &rc, by_time ? &spans : NULL)))
+	else if (!(*p = step_dbs(ctx, &rc, by_time ? &spans : NULL, only_steps(o))))
 		return rc;
 	if (streamed(o)) {
 		ctx->streams = streams;
@@ -277,9 +289,9 @@ static int trace_run(struct xp_ctx *ctx)
 	}
 	const struct xp_trace_opts *o = ctx->cmd_opts;
 	struct xp_err e = {0};
-	if (!xp_trace_selects_any(c, p, o, &e) && e.status == XP_EXIT_USAGE && lines.steps_in_pass) {
-		/* nothing to export, and the message lists the step range: the step databases the first read makes */
-		struct xp_prep *q = step_dbs(ctx, &rc, NULL);
+	if (!xp_trace_selects_any(c, p, o, &e) && e.status == XP_EXIT_USAGE && (lines.steps_in_pass || only_steps(o))) {
+		/* nothing to export, and the message lists the step range: every step, as a first read makes them */
+		struct xp_prep *q = step_dbs(ctx, &rc, NULL, NULL);
 		if (!q)
 			goto done;
 		lines.steps_in_pass = false;

@@ -148,6 +148,11 @@ struct xp_prep_opts {
 	 * databases are built: report starts memory there. Not called with step_marker. */
 	void (*groups_ready)(const struct xp_prep *p, void *arg);
 	void *groups_arg;
+	/* When set, the step database of grouped steps holds only the steps it keeps (by id and the name the
+	 * step gets), the others never typed nor swept: trace --steps needs the steps it selects alone. The
+	 * database's totals (compute16_ps, n_dropped...) then cover the kept steps only. */
+	bool (*keep_step)(uint32_t id, const char *name, void *arg);
+	void *keep_arg;
 };
 
 struct xp_prep_line {

@@ -42,6 +42,7 @@ struct builder {
 	uint64_t (*xfer_count)[3], (*xfer_bytes)[3];
 	int64_t (*xfer_ps)[3];
 	char **names;                   /* borrowed */
+	bool *want;                     /* per step: kept (xp_prep_opts.keep_step); NULL: all */
 	uint8_t **hcls, **dcls;         /* per plane: name classes of its event metadata */
 	bool every_host_step;           /* trace JSON: host steps count without device work */
 };
@@ -52,6 +53,8 @@ enum { DC_COMPUTE32 = 0, DC_H2D, DC_D2H, DC_D2D, DC_NCCL, DC_COMPUTE16 };
 
 static void push_typed(struct builder *b, uint32_t step, enum xp_event_type t, int64_t begin, int64_t end)
 {
+	if (b->want && !b->want[step])
+		return; /* a step left out: its spans are never swept */
 	if (b->n_ev == b->cap_ev) {
 		b->cap_ev = b->cap_ev ? b->cap_ev * 2 : 4096;
 		b->ev = xrealloc(b->ev, b->cap_ev * sizeof *b->ev);
@@ -234,7 +237,7 @@ static void device_plane_events(struct builder *b, const struct xp_group_out *g,
 		for (uint64_t i = 0; i < l->n_events; i++) {
 			int32_t gid = g->gid[base + i];
 			/* only events with both correlation_id and group_id count (spec §7 item 10) */
-			if (gid < 0 || !m[gid].set || !has_stat(xp_event_stats(l, i), ids.corr))
+			if (gid < 0 || !m[gid].set || (b->want && !b->want[gid]) || !has_stat(xp_event_stats(l, i), ids.corr))
 				continue;
 			enum xp_op_cat kind;
 			enum xp_event_type t = device_type(b, plane, l, i, &ids, &kind);
@@ -432,13 +435,31 @@ static void sweep(const struct typed *ev, size_t n, int64_t sb, int64_t se, int6
 	free(bd);
 }
 
-static char *step_name(const struct builder *b, uint32_t s)
+/* Step S's name: its group's, else its number (in BUF, 32 bytes). */
+static const char *step_name_in(const struct builder *b, uint32_t s, char *buf)
 {
 	if (b->names && b->names[s])
-		return strdup(b->names[s]);
+		return b->names[s];
+	snprintf(buf, 32, "%u", s);
+	return buf;
+}
+
+static char *step_name(const struct builder *b, uint32_t s)
+{
 	char buf[32];
-	snprintf(buf, sizeof buf, "%u", s);
-	return strdup(buf);
+	return strdup(step_name_in(b, s, buf));
+}
+
+/* The steps O keeps, by slot, when it chooses (else every step is made). */
+static void choose_steps(struct builder *b, const struct xp_prep_opts *o)
+{
+	if (!o->keep_step)
+		return;
+	b->want = xcalloc(b->n_steps ? b->n_steps : 1, sizeof *b->want);
+	for (uint32_t s = 0; s < b->n_steps; s++) {
+		char buf[32];
+		b->want[s] = o->keep_step(s, step_name_in(b, s, buf), o->keep_arg);
+	}
 }
 
 /* keep_all: --step-marker steps are steps by definition (DESIGN §8), with
@@ -448,6 +469,8 @@ static void finish_steps(struct builder *b, struct xp_step_db *db, bool has_devi
 	db->steps = xcalloc(b->n_steps, sizeof *db->steps);
 	for (uint32_t s = 0; s < b->n_steps; s++) {
 		size_t first = b->first[s], e = b->first[s + 1];
+		if (b->want && !b->want[s])
+			continue;
 		const struct span *hm = &b->host_marker[s], *dm = &b->dev_marker[s];
 		struct span st = *dm;
 		if (!dm->set || (hm->set && hm->begin <= dm->begin && dm->end <= hm->end))
@@ -529,6 +552,7 @@ static void builder_free(struct builder *b)
 	free(b->xfer_count);
 	free(b->xfer_bytes);
 	free(b->xfer_ps);
+	free(b->want);
 }
 
 static bool plane_has_events(const struct xp_plane *p)
@@ -576,6 +600,7 @@ void xp_stepdb_from_groups(const struct xp_capture *c, struct xp_prep_host *ph, 
 	bool device_names_only = o->xprof_compat && db->has_device && g->source != XP_STEPS_PREGROUPED;
 	builder_init(&b, c, ph->host, o, ph->n_groups, device_names_only ? NULL : ph->group_names);
 	b.every_host_step = ph->host->format == XP_FMT_TRACE_JSON;
+	choose_steps(&b, o);
 	collect_grouped(&b, g, db->has_device);
 	group_by_step(&b);
 
