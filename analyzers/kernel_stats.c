@@ -194,9 +194,27 @@ static void columns(struct xp_table *t, bool one_host, bool any_module, bool ach
 	xp_col_hide(t, KC_MODULE, !any_module);
 }
 
+/* "x,y,z" into BUF (N >= 33 bytes: three 10-digit numbers), without snprintf: two a row, millions of rows. */
 static void dim_text(const uint32_t d[3], char *buf, size_t n)
 {
-	snprintf(buf, n, "%" PRIu32 ",%" PRIu32 ",%" PRIu32, d[0], d[1], d[2]);
+	char *p = buf;
+	if (n < 33) {
+		*buf = '\0';
+		return;
+	}
+	for (int k = 0; k < 3; k++) {
+		char digits[10];
+		int len = 0;
+		uint32_t v = d[k];
+		do
+			digits[len++] = (char)('0' + v % 10);
+		while (v /= 10);
+		if (k)
+			*p++ = ',';
+		while (len)
+			*p++ = digits[--len];
+	}
+	*p = '\0';
 }
 
 /* The rows shown, made when written from the sorted database (a table of cells would cost 20 cells a row, and

@@ -99,6 +99,10 @@ static void put_text(FILE *f, const char *s, const struct xp_out_opts *o, bool l
 	bool ascii = true;
 	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p && ascii; p++)
 		ascii = *p < 0x80;
+	if (s && ascii && (o->csv_raw || !formula_like(s))) {  /* quoted as it is, without a copy */
+		put_field(f, s, lone);
+		return;
+	}
 	char *clean = ascii ? strdup(s ? s : "") : xp_utf8_sanitize(s ? s : "");   /* ASCII is UTF-8 as it is */
 	if (!clean)
 		xp_oom();
@@ -156,8 +160,8 @@ static void put_cell(FILE *f, const struct xp_cell *c, const struct xp_col *col,
 		xp_format_f64(c->v.d, num, sizeof(num));
 		break;
 	case XP_T_BOOL:
-		snprintf(num, sizeof(num), "%s", c->v.b ? "true" : "false");
-		break;
+		fputs_unlocked(c->v.b ? "true" : "false", f);
+		return;
 	case XP_T_DUR:
 		xp_format_dur_exact(c->v.i, col->unit, num, sizeof(num));
 		break;
