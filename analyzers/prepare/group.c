@@ -645,16 +645,14 @@ static bool walk_ancestors(struct forest *f, uint32_t start, bool include_self, 
 		/* the nesting parent first, then the extra edges' in edge order */
 		bool nested = f->nest_parent[v] >= 0;
 		size_t pk = first_parent(f, v);
-		for (bool first = true;; first = false) {
+		while (nested || (pk < f->n_parent_keys && f->parent_keys[pk] >> 32 == v)) {
 			uint32_t p;
-			if (first && nested)
+			if (nested) {
 				p = (uint32_t)f->nest_parent[v];
-			else if (pk < f->n_parent_keys && f->parent_keys[pk] >> 32 == v)
+				nested = false;
+			} else {
 				p = f->ex_from.v[(uint32_t)f->parent_keys[pk++]];
-			else if (first)
-				continue;
-			else
-				break;
+			}
 			bool dup = false;
 			for (size_t s = 0; s < seen.n && !dup; s++)
 				dup = seen.v[s] == p;
