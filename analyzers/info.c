@@ -1040,7 +1040,10 @@ static void files_in_run(struct xp_result *r, const struct xp_capture *c)
 	}
 }
 
-static struct xp_result *info_of(const struct xp_capture *c, const struct xp_info_opts *o, struct xp_result *state)
+/* IN_REPORT: as report shows it (captures named by the run, as its provenance names them); STATE: what
+ * combine rebuilds the hosts from, kept there (NULL: none). */
+static struct xp_result *info_of(const struct xp_capture *c, const struct xp_info_opts *o, bool in_report,
+				 struct xp_result *state)
 {
 	struct xp_result *r = xp_result_new("info");
 	uint32_t n = c->n_hosts ? c->n_hosts : 1;
@@ -1055,7 +1058,7 @@ static struct xp_result *info_of(const struct xp_capture *c, const struct xp_inf
 	}
 	summarize(r, c->n_hosts, sums);
 	hosts_table(r, c, hs);
-	if (state)
+	if (in_report)
 		files_in_run(r, c);
 	planes_table(r, c, ps);
 	r->primary = r->n_tables - 1;
@@ -1081,7 +1084,7 @@ static struct xp_result *info_of(const struct xp_capture *c, const struct xp_inf
 
 struct xp_result *xp_analyze_info(const struct xp_capture *c, const struct xp_info_opts *o)
 {
-	return info_of(c, o, NULL);
+	return info_of(c, o, false, NULL);
 }
 
 static struct xp_result *run(const struct xp_run_in *in)
@@ -1089,7 +1092,7 @@ static struct xp_result *run(const struct xp_run_in *in)
 	struct xp_info_opts o = {0};
 	if (in->opts)
 		o = *(const struct xp_info_opts *)in->opts;
-	return info_of(in->c, &o, in->opts ? NULL : in->state);
+	return info_of(in->c, &o, !in->opts, in->opts ? NULL : in->state);
 }
 
 /* --- combine: the rows of each host's saved state, in the run's order ----------------------------------- */

@@ -551,11 +551,6 @@ static void build_csr(struct forest *f)
 			f->cidx[cofs[f->nest_parent[v] + 1]++] = v;
 	for (size_t e = 0; e < f->ex_from.n; e++)
 		f->cidx[cofs[f->ex_from.v[e] + 1]++] = f->ex_to.v[e];
-	free(f->exec_nodes.v);
-	f->launch_nodes = f->exec_nodes = (struct u32vec){0};
-	free(f->launch_corr);
-	free(f->exec_corr);
-	f->launch_corr = f->exec_corr = NULL;
 	f->cofs = cofs;
 }
 
