@@ -143,9 +143,14 @@ static int check_states(struct xp_ctx *ctx, const struct combine_in *in)
 {
 	for (size_t i = 0; i < in->n; i++) {
 		const struct xp_report *rep = in->reps[i];
-		if (xp_state_hosts(rep->state) != rep->n_captures)
+		size_t hosts = xp_state_hosts(rep->state);
+		bool counted = rep->state && xp_result_table(rep->state, XP_STATE_ROWS_TABLE);
+		if (hosts != rep->n_captures && !counted)
 			return refuse(ctx->paths[i], "no state of its %zu host%s (a report of an older xpstat): save it "
 				      "again with this xpstat", rep->n_captures, rep->n_captures == 1 ? "" : "s");
+		if (hosts != rep->n_captures)
+			return refuse(ctx->paths[i], "its state table hosts does not read back: %zu rows, for %zu captures: "
+				      "not a report as this xpstat writes it", hosts, rep->n_captures);
 		/* Every table read holds as many rows of each host as it was saved with (a row lost or doubled by
 		 * hand would combine into a wrong answer). */
 		char why[400];

@@ -464,11 +464,19 @@ static const struct xp_col_def rows_cols[RC_N] = {
 };
 
 /* Host names as a state names them, in order; a table's rows come host after host, so the last one found is
- * tried first. */
+ * tried first. OWN: the names are copies (a row made when read points into a text the next row replaces). */
 struct names {
 	const char **v;
 	size_t n, cap, last;
+	bool own;
 };
+
+static void names_free(struct names *s)
+{
+	for (size_t i = 0; s->own && i < s->n; i++)
+		free((char *)s->v[i]);
+	free(s->v);
+}
 
 static size_t name_index(struct names *s, const char *name, bool add)
 {
@@ -483,7 +491,9 @@ static size_t name_index(struct names *s, const char *name, bool add)
 		s->cap = s->cap ? s->cap * 2 : 16;
 		s->v = xrealloc(s->v, s->cap * sizeof *s->v);
 	}
-	s->v[s->n] = name;
+	s->v[s->n] = s->own ? strdup(name) : name;
+	if (!s->v[s->n])
+		xp_oom();
 	return s->last = s->n++;
 }
 
@@ -534,7 +544,7 @@ static int by_host_table(const void *a, const void *b)
 
 void xp_state_count_rows(struct xp_result *state)
 {
-	struct names s = {0};
+	struct names s = {.own = true};
 	struct host_count *hc = NULL;
 	size_t n = 0, cap = 0;
 	state_names(state, &s);
@@ -544,7 +554,7 @@ void xp_state_count_rows(struct xp_result *state)
 		size_t *count;
 		if (col < 0 || !strcmp(t->name, ROWS_TABLE))
 			continue;
-		/* A row of no host is not counted (xp_state_merge refuses it). */
+		/* A table with a row of no host is not counted (xp_state_merge and the check refuse it). */
 		if (count_table(t, (size_t)col, &s, true, &count))
 			for (size_t h = 0; h < s.n; h++)
 				if (count[h]) {
@@ -556,7 +566,8 @@ void xp_state_count_rows(struct xp_result *state)
 				}
 		free(count);
 	}
-	qsort(hc, n, sizeof *hc, by_host_table);
+	if (n)
+		qsort(hc, n, sizeof *hc, by_host_table);
 	struct xp_table *t = xp_result_add_table(state, ROWS_TABLE, ROWS_TABLE);
 	xp_table_cols(t, XP_COLS(rows_cols));
 	for (size_t i = 0; i < n; i++) {
@@ -566,7 +577,7 @@ void xp_state_count_rows(struct xp_result *state)
 		xp_state_set_u64(t, row, RC_ROWS, hc[i].rows);
 	}
 	free(hc);
-	free(s.v);
+	names_free(&s);
 }
 
 static bool kept(const char *const *keep, const char *name)
@@ -658,6 +669,6 @@ bool xp_state_check_rows(const struct xp_result *state, const char *const *keep,
 	for (size_t k = 0; ok && k < state->n_tables; k++)
 		ok = table_counts(state, k, &s, said, why, why_size);
 	free(said);
-	free(s.v);
+	names_free(&s);
 	return ok;
 }
