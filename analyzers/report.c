@@ -2,6 +2,7 @@
 #include "report.h"
 #include "registry.h"
 #include "analyzers/db/prepstate.h"
+#include "analyzers/db/table_state.h"
 #include "analyzers/db/shared.h"
 #include "analyzers/prepare/prepare.h"
 #include "formats/core/xalloc.h"
@@ -218,6 +219,8 @@ struct xp_report *xp_report_run(const struct xp_capture *c, const struct xp_prep
 		rep->state = p && !p->opts.groups_only ? xp_prep_state(p) : xp_result_new("state");
 		for (size_t i = 0; i < N_SECTIONS; i++)
 			take_tables(rep->state, pl.st[i]);
+		/* Each host's row count of each table, for combine to refuse a state with a row lost or doubled. */
+		xp_state_count_rows(rep->state);
 	}
 	if (p)
 		xp_prep_free(p);

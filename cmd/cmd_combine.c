@@ -32,7 +32,7 @@
 
 struct combine_opts {
 	const struct xp_analysis *analysis;     /* --analysis NAME; NULL: the whole report */
-	const char *keep[16];                   /* the state tables it reads (the others are not kept) */
+	const char *keep[32];                   /* the state tables it reads (the others are not kept) */
 };
 
 struct combine_in {
@@ -143,9 +143,20 @@ static int check_states(struct xp_ctx *ctx, const struct combine_in *in)
 {
 	for (size_t i = 0; i < in->n; i++) {
 		const struct xp_report *rep = in->reps[i];
-		if (xp_state_hosts(rep->state) != rep->n_captures)
+		size_t hosts = xp_state_hosts(rep->state);
+		bool counted = rep->state && xp_result_table(rep->state, XP_STATE_ROWS_TABLE);
+		if (hosts != rep->n_captures && !counted)
 			return refuse(ctx->paths[i], "no state of its %zu host%s (a report of an older xpstat): save it "
 				      "again with this xpstat", rep->n_captures, rep->n_captures == 1 ? "" : "s");
+		if (hosts != rep->n_captures)
+			return refuse(ctx->paths[i], "its state table hosts does not read back: %zu rows, for %zu captures: "
+				      "not a report as this xpstat writes it", hosts, rep->n_captures);
+		/* Every table read holds as many rows of each host as it was saved with (a row lost or doubled by
+		 * hand would combine into a wrong answer). */
+		char why[400];
+		const struct combine_opts *co = ctx->cmd_opts;
+		if (!xp_state_check_rows(rep->state, co->analysis ? co->keep : NULL, why, sizeof why))
+			return refuse(ctx->paths[i], "%s: not a report as this xpstat writes it", why);
 	}
 	return 0;
 }
@@ -405,7 +416,7 @@ static int combine_set(struct xp_ctx *ctx, int key, const char *arg)
 		return xp_usage_error(ctx, "--analysis %s: not an analysis of a report (%s)", arg, combinable_names());
 	co->analysis = a;
 	/* Every analysis gets the step databases; its own tables besides. */
-	static const char *const prep[] = {XP_PREP_STATE_TABLES};
+	static const char *const prep[] = {XP_PREP_STATE_TABLES, XP_STATE_ROWS_TABLE};
 	size_t n = 0;
 	for (size_t k = 0; k < sizeof prep / sizeof *prep; k++)
 		co->keep[n++] = prep[k];

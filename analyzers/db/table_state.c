@@ -452,3 +452,223 @@ struct xp_result *xp_state_merge(const struct xp_state_host *hosts, uint32_t n, 
 	free(names);
 	return out;
 }
+
+/* --- each host's row count of each table ------------------------------------------------------------------ */
+
+#define ROWS_TABLE XP_STATE_ROWS_TABLE
+enum { RC_HOST, RC_TABLE, RC_ROWS, RC_N };
+static const struct xp_col_def rows_cols[RC_N] = {
+	[RC_HOST] = {"host", NULL, XP_T_STR, XP_U_NONE, 0},
+	[RC_TABLE] = {"table", NULL, XP_T_STR, XP_U_NONE, 0},
+	[RC_ROWS] = {"rows", NULL, XP_T_STR, XP_U_NONE, 0},
+};
+
+/* Host names as a state names them, in order; a table's rows come host after host, so the last one found is
+ * tried first. OWN: the names are copies (a row made when read points into a text the next row replaces). */
+struct names {
+	const char **v;
+	size_t n, cap, last;
+	bool own;
+};
+
+static void names_free(struct names *s)
+{
+	for (size_t i = 0; s->own && i < s->n; i++)
+		free((char *)s->v[i]);
+	free(s->v);
+}
+
+static size_t name_index(struct names *s, const char *name, bool add)
+{
+	if (s->last < s->n && !strcmp(s->v[s->last], name))
+		return s->last;
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i], name))
+			return s->last = i;
+	if (!add)
+		return SIZE_MAX;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 16;
+		s->v = xrealloc(s->v, s->cap * sizeof *s->v);
+	}
+	s->v[s->n] = s->own ? strdup(name) : name;
+	if (!s->v[s->n])
+		xp_oom();
+	return s->last = s->n++;
+}
+
+/* The hosts STATE's hosts table names, in its order. */
+static void state_names(const struct xp_result *state, struct names *s)
+{
+	for (size_t row = 0; row < xp_state_hosts(state); row++) {
+		const char *name = xp_state_host_name(state, row);
+		if (name)
+			name_index(s, name, true);
+	}
+}
+
+/* The rows of table T (with its host column HC) of each host of S, into COUNT (S->n of them, after the hosts
+ * of S as it was: ADD names the others too); false when a row names no host or one S does not hold. */
+static bool count_table(const struct xp_table *t, size_t hc, struct names *s, bool add, size_t **count)
+{
+	size_t n0 = s->n;
+	*count = xcalloc(n0 ? n0 : 1, sizeof **count);
+	for (size_t row = 0; row < t->n_rows; row++) {
+		const char *h = xp_state_str(t, row, hc);
+		size_t i = h ? name_index(s, h, add) : SIZE_MAX;
+		if (i == SIZE_MAX)
+			return false;
+		if (i >= n0) {
+			*count = xrealloc(*count, s->n * sizeof **count);
+			memset(*count + n0, 0, (s->n - n0) * sizeof **count);
+			n0 = s->n;
+		}
+		(*count)[i]++;
+	}
+	return true;
+}
+
+struct host_count {
+	size_t host;
+	const char *table;
+	size_t rows;
+};
+
+static int by_host_table(const void *a, const void *b)
+{
+	const struct host_count *x = a, *y = b;
+	if (x->host != y->host)
+		return x->host < y->host ? -1 : 1;
+	return strcmp(x->table, y->table);
+}
+
+void xp_state_count_rows(struct xp_result *state)
+{
+	struct names s = {.own = true};
+	struct host_count *hc = NULL;
+	size_t n = 0, cap = 0;
+	state_names(state, &s);
+	for (size_t k = 0; k < state->n_tables; k++) {
+		const struct xp_table *t = state->tables[k];
+		long col = column_of(t, "host");
+		size_t *count;
+		if (col < 0 || !strcmp(t->name, ROWS_TABLE))
+			continue;
+		/* A table with a row of no host is not counted (xp_state_merge and the check refuse it). */
+		if (count_table(t, (size_t)col, &s, true, &count))
+			for (size_t h = 0; h < s.n; h++)
+				if (count[h]) {
+					if (n == cap) {
+						cap = cap ? cap * 2 : 64;
+						hc = xrealloc(hc, cap * sizeof *hc);
+					}
+					hc[n++] = (struct host_count){h, t->name, count[h]};
+				}
+		free(count);
+	}
+	if (n)
+		qsort(hc, n, sizeof *hc, by_host_table);
+	struct xp_table *t = xp_result_add_table(state, ROWS_TABLE, ROWS_TABLE);
+	xp_table_cols(t, XP_COLS(rows_cols));
+	for (size_t i = 0; i < n; i++) {
+		size_t row = xp_table_row(t);
+		xp_set_str(t, row, RC_HOST, s.v[hc[i].host]);
+		xp_set_str(t, row, RC_TABLE, hc[i].table);
+		xp_state_set_u64(t, row, RC_ROWS, hc[i].rows);
+	}
+	free(hc);
+	names_free(&s);
+}
+
+static bool kept(const char *const *keep, const char *name)
+{
+	for (const char *const *k = keep; k && *k; k++)
+		if (!strcmp(*k, name))
+			return true;
+	return !keep;
+}
+
+/* The table of STATE named NAME: its index, or STATE's n_tables. */
+static size_t table_index(const struct xp_result *state, const char *name)
+{
+	size_t k = 0;
+	while (k < state->n_tables && strcmp(state->tables[k]->name, name))
+		k++;
+	return k;
+}
+
+/* What RC (state_rows) says: SAID[k * S->n + h], the rows of host h in table k of STATE; false with WHY when a
+ * row does not read back, counts a table of a host twice or a table read that STATE lacks. */
+static bool said_counts(const struct xp_result *state, const struct xp_table *rc, const char *const *keep,
+			struct names *s, uint64_t *said, char *why, size_t why_size)
+{
+	bool *seen = xcalloc(state->n_tables * s->n + 1, sizeof *seen);
+	bool ok = true;
+	for (size_t row = 0; ok && row < rc->n_rows; row++) {
+		const char *host = xp_state_str(rc, row, RC_HOST), *table = xp_state_str(rc, row, RC_TABLE);
+		size_t h = host ? name_index(s, host, false) : SIZE_MAX, k = table ? table_index(state, table) : 0;
+		uint64_t rows;
+		if (h == SIZE_MAX || !table || !xp_state_u64(rc, row, RC_ROWS, &rows)) {
+			snprintf(why, why_size, "its state table " ROWS_TABLE " does not read back: row %zu", row + 1);
+			ok = false;
+		} else if (k == state->n_tables) {
+			if (rows && kept(keep, table)) {
+				snprintf(why, why_size, "its state table %s does not read back: missing, it held %" PRIu64
+					 " rows of host %s", table, rows, host);
+				ok = false;
+			}
+		} else if (seen[k * s->n + h]) {
+			snprintf(why, why_size, "its state table " ROWS_TABLE " does not read back: it counts %s of host %s "
+				 "twice", table, host);
+			ok = false;
+		} else {
+			seen[k * s->n + h] = true;
+			said[k * s->n + h] = rows;
+		}
+	}
+	free(seen);
+	return ok;
+}
+
+/* Table K of STATE holds the rows SAID says of each host of S; false with WHY when not. */
+static bool table_counts(const struct xp_result *state, size_t k, struct names *s, const uint64_t *said, char *why,
+			 size_t why_size)
+{
+	const struct xp_table *t = state->tables[k];
+	long col = column_of(t, "host");
+	size_t *count;
+	if (!strcmp(t->name, ROWS_TABLE) || (col < 0 && t->n_rows))
+		return true;        /* rows of no host column are refused when merged */
+	/* A table of no rows has no columns as read back: it holds none of any host. */
+	bool ok = count_table(t, col < 0 ? 0 : (size_t)col, s, false, &count);
+	if (!ok)
+		snprintf(why, why_size, "its state table %s does not read back: a row of no host of the report", t->name);
+	for (size_t h = 0; ok && h < s->n; h++)
+		if (count[h] != said[k * s->n + h]) {
+			snprintf(why, why_size, "its state table %s does not read back: %zu rows of host %s, not the %" PRIu64
+				 " it was saved with", t->name, count[h], s->v[h], said[k * s->n + h]);
+			ok = false;
+		}
+	free(count);
+	return ok;
+}
+
+bool xp_state_check_rows(const struct xp_result *state, const char *const *keep, char *why, size_t why_size)
+{
+	const struct xp_table *rc = xp_result_table(state, ROWS_TABLE);
+	if (!rc || rc->n_cols != RC_N || strcmp(rc->cols[RC_HOST].key, "host") ||
+	    strcmp(rc->cols[RC_TABLE].key, "table") || strcmp(rc->cols[RC_ROWS].key, "rows")) {
+		snprintf(why, why_size, "its state table " ROWS_TABLE " does not read back: missing (the rows of each host "
+			 "of every table)");
+		return false;
+	}
+	struct names s = {0};
+	state_names(state, &s);
+	uint64_t *said = xcalloc(state->n_tables * s.n + 1, sizeof *said);
+	bool ok = said_counts(state, rc, keep, &s, said, why, why_size);
+	for (size_t k = 0; ok && k < state->n_tables; k++)
+		ok = table_counts(state, k, &s, said, why, why_size);
+	free(said);
+	names_free(&s);
+	return ok;
+}

@@ -34,6 +34,16 @@ void xp_state_keep_rows_packed(struct xp_result *state, const char *name, const 
 long xp_state_restore_rows_packed(const struct xp_result *state, const char *name, size_t host_col, const char *host,
 				  struct xp_table *t, const char *rename);
 
+/* Each host's row count of every table of STATE, as its table "state_rows" (host, table, rows), which a hand-edited
+ * or spoilt state is checked against: host after host in the order STATE first names them (its hosts table first),
+ * a host's tables by name, none of no rows (the state one process writes for several hosts is the hosts' ones
+ * after another, as xp_state_merge writes them). */
+#define XP_STATE_ROWS_TABLE "state_rows"
+void xp_state_count_rows(struct xp_result *state);
+/* Whether every table of STATE (only those KEEP names, when not NULL) holds as many rows of each of STATE's hosts
+ * as its state_rows says, and none of another host; else false with the reason in WHY (WHY_SIZE bytes). */
+bool xp_state_check_rows(const struct xp_result *state, const char *const *keep, char *why, size_t why_size);
+
 struct xp_state_host;
 
 /* The state one process writes for the N hosts (in that order) of saved reports: each state table (in the

@@ -97,3 +97,39 @@ combine_refuses_state() { # analysis sed-expression report other-reports...
 	grep -q 'bad-state.json: .*does not read back' bad-state.err || fail "combine --analysis $a: $(cat bad-state.err)"
 	[ ! -e bad-state.out ] || fail "combine --analysis $a of a spoilt state wrote its output"
 }
+# The analysis that reads a state table (combine --analysis keeps its tables and the step databases').
+analysis_of_table() { # table
+	case $1 in
+	info_*) echo info ;; kernel_*) echo kernel-stats ;; tfdata_*) echo tf-data ;; mem_*) echo memory ;;
+	tfs_*) echo tf-stats ;; ov_*) echo overview ;; op_dbs | op_rows | run_env) echo input-pipeline ;; *) echo steps ;;
+	esac
+}
+# Saved report R with jq's EXPR applied to its state table T, combined (OPTS: --analysis NAME or none) with the
+# other reports: refused, exit 3, one line naming the table, nothing written.
+combine_refuses_edit() { # table jq-expression opts report other-reports...
+	t=$1 expr=$2 opts=$3 r=$4
+	shift 4
+	jq ".state.tables.\"$t\" |= ($expr)" "$r" >bad-rows.json || { fail "jq $expr on $t of $r"; return; }
+	rm -f bad-rows.out
+	# shellcheck disable=SC2086 # OPTS is none or two words
+	"$xpstat" combine $opts --format json -o bad-rows.out bad-rows.json "$@" 2>bad-rows.err
+	st=$?
+	[ $st = 3 ] || fail "combine $opts of $t with $expr: exit $st, not 3"
+	[ "$(wc -l <bad-rows.err)" = 1 ] || fail "combine $opts of $t with $expr: not one line: $(cat bad-rows.err)"
+	# A row count lost or doubled is told by the table it counts.
+	named=$t
+	[ "$t" = state_rows ] && named='[a-z_0-9]*'
+	grep -q "bad-rows.json: its state table $named does not read back: .*: not a report as this xpstat writes it" \
+		bad-rows.err || fail "combine $opts of $t with $expr: $(cat bad-rows.err)"
+	[ ! -e bad-rows.out ] || fail "combine $opts of $t with $expr wrote its output"
+}
+# Every state table of saved report R that holds rows (state_rows too), with its first row lost (combined as the
+# analysis that reads it) and its last row doubled (combined as the whole report): both refused.
+combine_refuses_rows() { # report other-reports...
+	tables=$(jq -r '.state.tables | to_entries[] | select(.value | length > 0) | .key' "$1")
+	[ "$(echo "$tables" | wc -w)" -ge 20 ] || { fail "$1: only these state tables hold rows: $tables"; return; }
+	for t in $tables; do
+		combine_refuses_edit "$t" 'del(.[0])' "--analysis $(analysis_of_table "$t")" "$@"
+		combine_refuses_edit "$t" '. + [.[-1]]' "" "$@"
+	done
+}

@@ -2,8 +2,8 @@
 # scale_parallel.sh - GNU parallel over a generated 16-host run: one report per host (report --host-index),
 # saved compressed, each combined and compared byte for byte with one-process report of that host (JSON and
 # CSV directory); the 16 together give the whole report, and every analysis (combine --analysis), as one process over
-# the run gives it, byte for byte in every format. A saved report whose state does not read back is refused (exit 3,
-# one line).
+# the run gives it, byte for byte in every format. A saved report whose state does not read back (a cell spoilt,
+# a row of any state table lost or doubled) is refused (exit 3, one line).
 set -u
 xpstat=$1 xpgen=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -69,6 +69,10 @@ for v in raw grouped jax cpu; do
 		combine_refuses_state overview 's/"row":\t"tf \([0-9]\)/"row":\t"tf x\1/' h0.json h1.json
 		combine_refuses_state info 's/"events":\t"\([0-9]\)/"events":\t"x\1/' h0.json h1.json
 		combine_refuses_state info 's/"planes":\t"\([0-9]\)/"planes":\t"9\1/' h0.json h1.json
+		# A row lost or doubled in any state table: refused, whatever the analysis.
+		combine_refuses_rows h0.json h1.json h2.json
+		# The last host's last op row of a report of three hosts.
+		combine_refuses_edit op_rows 'del(.[-1])' "" all.json
 	}
 	cd "$work" || exit 1
 done
