@@ -194,29 +194,6 @@ static void columns(struct xp_table *t, bool one_host, bool any_module, bool ach
 	xp_col_hide(t, KC_MODULE, !any_module);
 }
 
-/* "x,y,z" into BUF (N >= 33 bytes: three 10-digit numbers), without snprintf: two a row, millions of rows. */
-static void dim_text(const uint32_t d[3], char *buf, size_t n)
-{
-	char *p = buf;
-	if (n < 33) {
-		*buf = '\0';
-		return;
-	}
-	for (int k = 0; k < 3; k++) {
-		char digits[10];
-		int len = 0;
-		uint32_t v = d[k];
-		do
-			digits[len++] = (char)('0' + v % 10);
-		while (v /= 10);
-		if (k)
-			*p++ = ',';
-		while (len)
-			*p++ = digits[--len];
-	}
-	*p = '\0';
-}
-
 /* The rows shown, made when written from the sorted database (a table of cells would cost 20 cells a row, and
  * a capture with a launch shape per launch has millions of rows). */
 struct shown_rows {
@@ -262,11 +239,12 @@ static void fill_row(void *src, size_t row, struct xp_cell *cells, char *text, s
 	set_cell(&cells[KC_SSHM], XP_T_BYTES, r->details->static_shmem);
 	set_cell(&cells[KC_DSHM], XP_T_BYTES, r->details->dynamic_shmem);
 	set_cell(&cells[KC_SHM], XP_T_BYTES, (int64_t)r->details->static_shmem + r->details->dynamic_shmem);
-	size_t half = text_size / 2;
-	dim_text(r->details->grid, text, half);
+	_Static_assert(2 * XP_KD_DIMS_TEXT <= XP_ROW_TEXT_SIZE, "a row's text holds two launch shapes");
+	(void)text_size;
+	xp_kd_dims_text(r->details->grid, text);
 	xp_cell_text(&cells[KC_GRID], text);
-	dim_text(r->details->block, text + half, half);
-	xp_cell_text(&cells[KC_BLOCK], text + half);
+	xp_kd_dims_text(r->details->block, text + XP_KD_DIMS_TEXT);
+	xp_cell_text(&cells[KC_BLOCK], text + XP_KD_DIMS_TEXT);
 	if (r->has_occupancy) {
 		cells[KC_OCC].type = XP_T_PCT;
 		cells[KC_OCC].v.d = r->occupancy_pct;

@@ -292,3 +292,21 @@ bool xp_einsum_tensor_core_eligible(const char *eq, size_t len)
 		lhs++;
 	return count(eq, lhs, ",") == 1;
 }
+
+void xp_kd_dims_text(const uint32_t d[3], char *buf)
+{
+	char *p = buf;
+	for (int k = 0; k < 3; k++) {
+		char digits[10];
+		int len = 0;
+		uint32_t v = d[k];
+		do
+			digits[len++] = (char)('0' + v % 10);
+		while (v /= 10);
+		if (k)
+			*p++ = ',';
+		while (len)
+			*p++ = digits[--len];
+	}
+	*p = '\0';
+}

@@ -68,6 +68,9 @@ struct xp_kernel_details {
 void xp_kernel_details_parse(const char *s, size_t len, struct xp_kernel_details *out);
 /* "tf2.3", "tf2.4", "nvidia", "amd" or "none". */
 const char *xp_kd_form_name(enum xp_kd_form f);
+/* "x,y,z" of a grid or block into BUF (XP_KD_DIMS_TEXT bytes), without snprintf: rows write millions. */
+#define XP_KD_DIMS_TEXT 33
+void xp_kd_dims_text(const uint32_t d[3], char *buf);
 
 /* --- Tensor Cores (spec analyzers §4.3) ------------------------------------ */
 

@@ -76,18 +76,24 @@ static void host_row(struct xp_table *t, const char *name, const struct xp_kerne
 	xp_state_set_i64(t, row, KH_PT_TC, hs->pt_tc_bottom_ps);
 }
 
-static void dims_text(const uint32_t d[3], char *buf, size_t n)
-{
-	snprintf(buf, n, "%" PRIu32 ",%" PRIu32 ",%" PRIu32, d[0], d[1], d[2]);
-}
-
-/* A decimal integer cell whose text is the row's (TEXT, advanced past it). */
+/* A decimal integer cell whose text is the row's (TEXT, advanced past it); digits by hand, not snprintf:
+ * a report saves every kernel row, and combine's row counts read them once more. */
 static void number_cell(struct xp_cell *c, char **text, size_t *left, int64_t v, bool is_unsigned)
 {
-	int n = is_unsigned ? snprintf(*text, *left, "%" PRIu64, (uint64_t)v) : snprintf(*text, *left, "%" PRId64, v);
+	char digits[24], *end = digits + sizeof digits, *p = end;
+	bool negative = !is_unsigned && v < 0;
+	uint64_t mag = negative ? 0 - (uint64_t)v : (uint64_t)v;
+	do
+		*--p = (char)('0' + mag % 10);
+	while (mag /= 10);
+	if (negative)
+		*--p = '-';
+	size_t n = (size_t)(end - p);
+	memcpy(*text, p, n);
+	(*text)[n] = '\0';
 	xp_cell_text(c, *text);
 	*text += n + 1;
-	*left -= (size_t)n + 1;
+	*left -= n + 1;
 }
 
 static void bool_cell(struct xp_cell *c, bool v)
@@ -129,10 +135,10 @@ static void fill_report(void *src, size_t row, struct xp_cell *cells, char *text
 	number_cell(&cells[KR_REGS], &text, &left, r->details->regs, true);
 	number_cell(&cells[KR_SSHM], &text, &left, r->details->static_shmem, true);
 	number_cell(&cells[KR_DSHM], &text, &left, r->details->dynamic_shmem, true);
-	dims_text(r->details->grid, text, 40);
+	xp_kd_dims_text(r->details->grid, text);
 	xp_cell_text(&cells[KR_GRID], text);
 	text += 40, left -= 40;
-	dims_text(r->details->block, text, 40);
+	xp_kd_dims_text(r->details->block, text);
 	xp_cell_text(&cells[KR_BLOCK], text);
 	text += 40, left -= 40;
 	bool_cell(&cells[KR_TC], r->uses_tc);
