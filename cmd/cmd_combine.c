@@ -151,6 +151,9 @@ static int check_states(struct xp_ctx *ctx, const struct combine_in *in)
 		if (hosts != rep->n_captures)
 			return refuse(ctx->paths[i], "its state table hosts does not read back: %zu rows, for %zu captures: "
 				      "not a report as this xpstat writes it", hosts, rep->n_captures);
+		if (!counted)
+			return refuse(ctx->paths[i], "its state has no row counts (table " XP_STATE_ROWS_TABLE "; a report of an "
+				      "older xpstat): save it again with this xpstat");
 		/* Every table read holds as many rows of each host as it was saved with (a row lost or doubled by
 		 * hand would combine into a wrong answer). */
 		char why[400];
