@@ -158,10 +158,10 @@ static void survey_event(const struct xp_plane *p, const struct xp_line *l, uint
 	bool device = p->kind == XP_PLANE_GPU || p->kind == XP_PLANE_TPU || p->kind == XP_PLANE_DEVICE_OTHER;
 	if (device) {
 		/* as kernel-stats counts them */
-		if (!l->derived && p->kind == XP_PLANE_GPU && (l->dur_ps[i] > 0 || (pc->zero_kernels && !l->dur_ps[i])) &&
+		if (!l->derived && p->kind == XP_PLANE_GPU && (xp_dur(l, i) > 0 || (pc->zero_kernels && !xp_dur(l, i))) &&
 		    ((f & MF_KERNEL_META) || (ev & SB_KERNEL))) {
 			ps->kernels++;
-			ps->kernel_ps += l->dur_ps[i];
+			ps->kernel_ps += xp_dur(l, i);
 			add_kernel_name(ns, xp_event_name(p, l, i));
 		}
 		if (!l->derived && (ev & SB_DEVICE_OP))

@@ -295,7 +295,7 @@ static bool line_selected(const struct walk *k, const struct xp_line *l)
 
 static bool event_selected(const struct walk *k, const struct xp_line *l, uint64_t i)
 {
-	int64_t s = l->start_ps[i], d = l->dur_ps[i] > 0 ? l->dur_ps[i] : 0;
+	int64_t s = l->start_ps[i], d = xp_dur(l, i) > 0 ? xp_dur(l, i) : 0;
 	if (d < k->o->min_duration_ps)
 		return false;
 	return d ? s < k->hi && s > k->lo - d : s >= k->lo && s < k->hi;
@@ -573,7 +573,7 @@ static void put_event(struct walk *k, const struct xp_plane *p, const struct xp_
 {
 	const struct xp_event_meta *m = &p->emeta[l->meta[i]];
 	uint32_t name = m->display_name && xp_strlen(k->c, m->display_name) ? m->display_name : m->name;
-	int64_t ts = k->off_ps + l->start_ps[i], dur = l->dur_ps[i] > 0 ? l->dur_ps[i] : 0;
+	int64_t ts = k->off_ps + l->start_ps[i], dur = xp_dur(l, i) > 0 ? xp_dur(l, i) : 0;
 	struct xp_value cat;
 	size_t qn;
 	const char *q = esc(k, name, &qn);

@@ -684,13 +684,13 @@ static void add_kernel(struct plane_pass *pp, const struct xp_line *l, uint64_t 
 	struct xp_kernel_report r;
 	struct rkey k;
 	report_of(pp, l, i, &ks, &r);
-	if (pp->acc && op_gathered(pp->acc, &r, l->dur_ps[i]))
+	if (pp->acc && op_gathered(pp->acc, &r, xp_dur(l, i)))
 		return;
 	key_of(&r, &k);
 	size_t n = pp->db->n, row = db_insert(pp->db, &k, &r);
 	if (row == n)   /* new: occupancy is the first occurrence's */
 		occupancy(pp, l, i, &pp->db->rows[row]);
-	int64_t d = l->dur_ps[i];
+	int64_t d = xp_dur(l, i);
 	struct xp_kernel_value one = {1, d, d, d};
 	xp_kernel_value_merge(&pp->db->rows[row].v, &one);
 	pp->db->kernels++;
@@ -735,7 +735,7 @@ static void read_plane(struct xp_kernel_db *db, const struct xp_capture *c, uint
 		for (uint64_t i = 0; i < l->n_events; i++)
 			/* Zero-length (and negative) events are no kernels, but in microsecond trace JSON (PyTorch)
 			 * dur 0 means a launch under a microsecond: counted, as the PyTorch profiler does. */
-			if (l->dur_ps[i] > 0 || (zero_ok && l->dur_ps[i] == 0))
+			if (xp_dur(l, i) > 0 || (zero_ok && xp_dur(l, i) == 0))
 				add_kernel(&pp, l, i);
 	}
 	pass_free(&pp);

@@ -379,7 +379,7 @@ static void add_xla_event(struct plane_pass *pp, const struct xp_line *l, uint64
 	pp->db->n_xla_resolved += resolved;
 	pp->db->n_xla_ambiguous += resolved && r->program_id < 0;
 	first_in_plane(pp, row);
-	add_time(pp, r, l->dur_ps[i]);
+	add_time(pp, r, xp_dur(l, i));
 	if (pp->last_line != l || pp->last_row != row) {
 		/* A new execution of the op: its instruction's cost once, however many kernels run it. */
 		r->executions++;
@@ -468,7 +468,7 @@ static void add_tf_event(struct plane_pass *pp, const struct xp_line *l, uint64_
 		pp->db->rows[row].is_eager |= tf_eager(pp, l, i, &by_stat);
 		pp->db->rows[row].is_eager_stat |= by_stat;
 	}
-	add_time(pp, &pp->db->rows[row], l->dur_ps[i]);
+	add_time(pp, &pp->db->rows[row], xp_dur(l, i));
 }
 
 static void plane_event(struct plane_pass *pp, const struct xp_line *l, uint64_t i)

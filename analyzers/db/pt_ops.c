@@ -207,7 +207,7 @@ static void device_event(struct ptb *b, enum cls k, const struct xp_plane *p, ui
 {
 	struct devev *d = PUSH(b->dv, b->n_dv, b->cap_dv);
 	uint32_t nm = xp_event_name(p, l, i);
-	*d = (struct devev){pi, li, i, l->dur_ps[i] > 0 ? l->dur_ps[i] : 0, 0, k == K_KERNEL, false, false};
+	*d = (struct devev){pi, li, i, xp_dur(l, i) > 0 ? xp_dur(l, i) : 0, 0, k == K_KERNEL, false, false};
 	d->has_corr = corr_of(b, v, corr_sid, &d->corr);
 	d->tc = d->kernel && xp_kernel_uses_tensor_core(name_of(b, nm), xp_strlen(b->c, nm));
 }

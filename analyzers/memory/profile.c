@@ -603,8 +603,8 @@ static int cmp_ev_start(const void *x, const void *y, void *arg)
 	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
 	if (l->start_ps[a] != l->start_ps[b])
 		return l->start_ps[a] < l->start_ps[b] ? -1 : 1;
-	if (l->dur_ps[a] != l->dur_ps[b])
-		return l->dur_ps[a] > l->dur_ps[b] ? -1 : 1;
+	if (xp_dur(l, a) != xp_dur(l, b))
+		return xp_dur(l, a) > xp_dur(l, b) ? -1 : 1;
 	return (a > b) - (a < b);
 }
 

@@ -258,8 +258,8 @@ static int cmp_order(const void *x, const void *y, void *arg)
 	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
 	if (l->start_ps[a] != l->start_ps[b])
 		return l->start_ps[a] < l->start_ps[b] ? -1 : 1;
-	if (l->dur_ps[a] != l->dur_ps[b])
-		return l->dur_ps[a] > l->dur_ps[b] ? -1 : 1;
+	if (xp_dur(l, a) != xp_dur(l, b))
+		return xp_dur(l, a) > xp_dur(l, b) ? -1 : 1;
 	return (a > b) - (a < b);
 }
 
@@ -355,14 +355,14 @@ static void scan_events(struct forest *f)
 		for (uint64_t k = 0; k < l->n_events; k++) {
 			uint32_t i = fl->order ? fl->order[k] : (uint32_t)k;
 			uint32_t node = fl->base + i;
-			int64_t b = l->start_ps[i], e = b + l->dur_ps[i];
+			int64_t b = l->start_ps[i], e = b + xp_dur(l, i);
 			struct evstats s;
 			read_stats(f, fl->plane, l, i, &s);
 			f->nest_parent[node] = -1;
 			if (!s.async) {
 				while (depth) {
 					uint32_t top = stack[depth - 1] - fl->base;
-					if (l->start_ps[top] <= b && e <= l->start_ps[top] + l->dur_ps[top])
+					if (l->start_ps[top] <= b && e <= l->start_ps[top] + xp_dur(l, top))
 						break;
 					depth--;
 				}

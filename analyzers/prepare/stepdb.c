@@ -170,7 +170,7 @@ static void record_transfer(struct builder *b, uint32_t step, enum xp_op_cat kin
 	int k = kind == XP_OP_MEMCPY_H2D ? 0 : kind == XP_OP_MEMCPY_D2H ? 1 : 2;
 	struct xp_value v;
 	b->xfer_count[step][k]++;
-	b->xfer_ps[step][k] += l->dur_ps[i];
+	b->xfer_ps[step][k] += xp_dur(l, i);
 	if (xp_event_find(b->c, p, l, i, ids->memcpy_details, &v) && (v.kind == XP_STAT_STR || v.kind == XP_STAT_BLOBSTR))
 		b->xfer_bytes[step][k] += xp_memcpy_bytes(v.s, v.len);
 }

@@ -269,9 +269,14 @@ static inline uint32_t xp_event_name(const struct xp_plane *p, const struct xp_l
 {
 	return p->emeta[l->meta[i]].name;
 }
+/* Event i's duration (the readers keep it >= 0 and its end <= INT64_MAX). */
+static inline int64_t xp_dur(const struct xp_line *l, uint64_t i)
+{
+	return l->dur_ps[i];
+}
 static inline int64_t xp_event_end(const struct xp_line *l, uint64_t i)
 {
-	return l->start_ps[i] + l->dur_ps[i];
+	return l->start_ps[i] + xp_dur(l, i);
 }
 
 /* A view of the stats of one event (or of a metadata entry, or a plane). */

@@ -38,10 +38,10 @@ static void check_model(const struct xp_capture *c)
 			uint64_t stats = 0;
 			for (uint64_t i = 0; i < l->n_events; i++) {
 				ASSERT(l->meta[i] > 0 && l->meta[i] < pl->n_emeta);
-				ASSERT(l->dur_ps[i] >= 0 && l->start_ps[i] <= INT64_MAX - l->dur_ps[i]);
+				ASSERT(xp_dur(l, i) >= 0 && l->start_ps[i] <= INT64_MAX - xp_dur(l, i));
 				if (i)
 					ASSERT(l->start_ps[i] > l->start_ps[i - 1] ||
-					       (l->start_ps[i] == l->start_ps[i - 1] && l->dur_ps[i] <= l->dur_ps[i - 1]));
+					       (l->start_ps[i] == l->start_ps[i - 1] && xp_dur(l, i) <= xp_dur(l, i - 1)));
 				struct xp_stat_view v = xp_event_stats(l, i);
 				stats += v.n;
 				for (uint32_t s = 0; s < v.n; s++) {
@@ -133,7 +133,7 @@ static void check_same(const struct xp_capture *a, const struct xp_capture *b)
 			ASSERT(la->id == lb->id && same_str(a, la->name, b, lb->name) && la->n_events == lb->n_events &&
 			       la->n_stats == lb->n_stats);
 			for (uint64_t i = 0; i < la->n_events; i++) {
-				ASSERT(la->start_ps[i] == lb->start_ps[i] && la->dur_ps[i] == lb->dur_ps[i]);
+				ASSERT(la->start_ps[i] == lb->start_ps[i] && xp_dur(la, i) == xp_dur(lb, i));
 				ASSERT(same_str(a, xp_event_name(pa, la, i), b, xp_event_name(pb, lb, i)));
 				struct xp_stat_view va = xp_event_stats(la, i), vb = xp_event_stats(lb, i);
 				uint32_t t = 0;

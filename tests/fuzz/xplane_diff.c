@@ -199,7 +199,7 @@ static int cmp_event(struct diff *d, const PPlane *pp, const struct xp_plane *op
 	if (!ol->time_overflow) {
 		int64_t off = pe->data_case == TENSORFLOW__PROFILER__XEVENT__DATA_OFFSET_PS ? pe->offset_ps : 0;
 		int64_t dur = pe->duration_ps < 0 ? 0 : pe->duration_ps;
-		if (ol->start_ps[j] != line_base + off || ol->dur_ps[j] != dur)
+		if (ol->start_ps[j] != line_base + off || xp_dur(ol, j) != dur)
 			return mismatch(d, "event %llu: time", (unsigned long long)j);
 	}
 	if (!d->drop)

@@ -242,7 +242,7 @@ static void put_event(FILE *f, const struct xp_capture *c, const struct xp_host 
 	fprintf(f, "{\"ph\":\"X\",\"pid\":%" PRId64 ",\"tid\":%u,\"ts\":", pid, tid);
 	put_us(f, (__int128)h->base_ns * 1000 + l->start_ps[i], o->exact);
 	fputs(",\"dur\":", f);
-	put_us(f, l->dur_ps[i] > 0 ? l->dur_ps[i] : 1, o->exact);
+	put_us(f, xp_dur(l, i) > 0 ? xp_dur(l, i) : 1, o->exact);
 	fputs(",\"name\":", f);
 	if (step_name)
 		put_str(f, step_name, step_len);

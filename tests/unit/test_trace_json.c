@@ -216,7 +216,7 @@ read:;
 			}
 			const struct xp_line *l = &plane(c, "/host:CPU")->lines[0];
 			uint64_t a = l->start_ps[0] == 0 && !strcmp(ev_name(c, plane(c, "/host:CPU"), l, 0), "a") ? 0 : 1;
-			int64_t got = as_dur ? l->dur_ps[a] : l->start_ps[1 - a] - l->start_ps[a];
+			int64_t got = as_dur ? xp_dur(l, a) : l->start_ps[1 - a] - l->start_ps[a];
 			if (!CHECK(got == (int64_t)want))
 				fprintf(stderr, "  %s as %s: got %lld, want %lld\n", num, as_dur ? "dur" : "ts", (long long)got,
 					(long long)want);
@@ -333,16 +333,16 @@ static void epoch_times(void)
 	/* sorted by start, then longer first */
 	CHECK_STR(ev_name(c, p, l, 0), "a");
 	CHECK_INT(l->start_ps[0], 0);
-	CHECK_INT(l->dur_ps[0], 1000000000);
+	CHECK_INT(xp_dur(l, 0), 1000000000);
 	CHECK_STR(ev_name(c, p, l, 1), "c");
 	CHECK_INT(l->start_ps[1], 1); /* 0.5 ps rounds up */
-	CHECK_INT(l->dur_ps[1], 0);   /* no dur */
+	CHECK_INT(xp_dur(l, 1), 0);   /* no dur */
 	CHECK_STR(ev_name(c, p, l, 2), "b");
 	CHECK_INT(l->start_ps[2], 325000);
-	CHECK_INT(l->dur_ps[2], 2752000);
+	CHECK_INT(xp_dur(l, 2), 2752000);
 	CHECK_STR(ev_name(c, p, l, 3), "d");
 	CHECK_INT(l->start_ps[3], 1200000);
-	CHECK_INT(l->dur_ps[3], 0);
+	CHECK_INT(xp_dur(l, 3), 0);
 	CHECK_INT(h->odd.negative_durations, 1);
 	CHECK_INT(h->json.complete, 4);
 	CHECK_INT(h->json.entries, 4);
@@ -370,13 +370,13 @@ static void begin_end_pairs(void)
 	REQUIRE(l && l->n_events == 2);
 	CHECK_STR(ev_name(c, p, l, 0), "outer");
 	CHECK_INT(l->start_ps[0], 0);
-	CHECK_INT(l->dur_ps[0], 10000000);
+	CHECK_INT(xp_dur(l, 0), 10000000);
 	CHECK_STR(ev_name(c, p, l, 1), "inner");
 	CHECK_INT(l->start_ps[1], 2000000);
-	CHECK_INT(l->dur_ps[1], 3000000);
+	CHECK_INT(xp_dur(l, 1), 3000000);
 	const struct xp_line *l3 = line(c, p, "3");
 	REQUIRE(l3 && l3->n_events == 1);
-	CHECK_INT(l3->dur_ps[0], 0);
+	CHECK_INT(xp_dur(l3, 0), 0);
 	const struct xp_json_counts *j = &c->hosts[0].json;
 	CHECK_INT(j->begin, 3);
 	CHECK_INT(j->end, 3);
@@ -404,7 +404,7 @@ static void instant_counter_flow_async(void)
 	const struct xp_plane *p = plane(c, "/host:CPU");
 	const struct xp_line *l = line(c, p, "6");
 	REQUIRE(l && l->n_events == 2);
-	CHECK_INT(l->dur_ps[0], 0);
+	CHECK_INT(xp_dur(l, 0), 0);
 	CHECK_INT(l->start_ps[1] - l->start_ps[0], 1000000);
 	const struct xp_line *cl = line(c, p, "Counters");
 	REQUIRE(cl && cl->n_events == 1);
@@ -415,7 +415,7 @@ static void instant_counter_flow_async(void)
 	const struct xp_line *al = line(c, p, "Async");
 	REQUIRE(al && al->n_events == 1);
 	CHECK_STR(ev_name(c, p, al, 0), "read");
-	CHECK_INT(al->dur_ps[0], 5000000);
+	CHECK_INT(xp_dur(al, 0), 5000000);
 	const struct xp_json_counts *j = &c->hosts[0].json;
 	CHECK_INT(j->entries, 10);
 	CHECK_INT(j->instant, 2);
@@ -736,7 +736,7 @@ static void kineto_mapping(void)
 	CHECK_STAT_STR(c, gpu, s7, 1, "memcpy_details", "kind_src:pageable kind_dst:device size:1024");
 	CHECK_INT(stat_int(c, gpu, s7, 1, "correlation_id"), 78);
 	CHECK_STR(ev_name(c, gpu, s7, 2), "sgemm_128x64");
-	CHECK_INT(s7->dur_ps[2], 4500000);
+	CHECK_INT(xp_dur(s7, 2), 4500000);
 	CHECK_STAT_STR(c, gpu, s7, 2, "kernel_details",
 		       "regs:128 static_shared:16384 dynamic_shared:0 grid:16,2,1 block:256,1,1 occ_pct:25");
 	CHECK_INT(stat_int(c, gpu, s7, 2, "correlation_id"), 77);
@@ -807,7 +807,7 @@ static void tf_mapping(void)
 	CHECK_INT(stat_int(c, host, &host->lines[0], 0, "step_num"), 4);
 	const struct xp_line *g = line(c, gpu, "Stream #3(Compute)");
 	REQUIRE(g && g->n_events == 1);
-	CHECK_INT(g->dur_ps[0], 1);
+	CHECK_INT(xp_dur(g, 0), 1);
 	CHECK(stat_of(c, gpu, g, 0, "theoretical_occupancy_pct", &v) && v.kind == XP_STAT_F64 && v.d == 50.5);
 	CHECK_STAT_STR(c, gpu, g, 0, "context_id", "$$1");
 	CHECK_STAT_STR(c, gpu, g, 0, "tf_op", "dense/MatMul:MatMul");
@@ -975,7 +975,7 @@ static char *digest(const struct xp_capture *c)
 				 xp_str(c, l->name), l->derived, l->n_events, l->n_stats);
 			for (uint64_t i = 0; i < l->n_events; i++) {
 				const struct xp_event_meta *m = &pl->emeta[l->meta[i]];
-				dprintf_(&d, "  %" PRId64 " %" PRId64 " ", l->start_ps[i], l->dur_ps[i]);
+				dprintf_(&d, "  %" PRId64 " %" PRId64 " ", l->start_ps[i], xp_dur(l, i));
 				dput(&d, xp_str(c, m->name), xp_strlen(c, m->name));
 				dput(&d, "|", 1);
 				dput(&d, xp_str(c, m->display_name), xp_strlen(c, m->display_name));

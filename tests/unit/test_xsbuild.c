@@ -50,7 +50,7 @@ static void test_structure(void)
 	CHECK_STR(event_name(c, p1), "kernel");
 	/* The host base is the smallest line timestamp (1000 ns). */
 	CHECK_INT(h->lines[p0.line].start_ps[p0.index], 5);
-	CHECK_INT(h->lines[p0.line].dur_ps[p0.index], 100);
+	CHECK_INT(xp_dur(&h->lines[p0.line], p0.index), 100);
 	CHECK_INT(g->lines[p1.line].start_ps[p1.index], 2000);
 	xp_capture_free(c);
 	xsb_free(b);
@@ -233,7 +233,7 @@ static void test_varint_lengths(void)
 		REQUIRE(pos.ok);
 		const struct xp_line *ln = &c->hosts[0].planes[pos.plane].lines[pos.line];
 		CHECK_INT(ln->start_ps[pos.index], k < 9 ? (int64_t)(val[k] >> 1) : INT64_MAX / 4);
-		CHECK_INT(ln->dur_ps[pos.index], k < 8 ? (int64_t)val[k] : 7);
+		CHECK_INT(xp_dur(ln, pos.index), k < 8 ? (int64_t)val[k] : 7);
 		struct xp_value v;
 		REQUIRE(event_stat(c, pos.plane, pos.line, pos.index, "u", &v));
 		CHECK(v.u == val[k]);
@@ -416,12 +416,12 @@ static void check_stream_line(const struct xp_capture *cw, const struct xp_line 
 {
 	uint64_t j = 0;
 	for (uint64_t i = 0; i < w->n_events; i++) {
-		int64_t s = w->start_ps[i], d = w->dur_ps[i];
+		int64_t s = w->start_ps[i], d = xp_dur(w, i);
 		if (window && !(d ? s < hi && s + d > lo : s >= lo && s < hi))
 			continue;
 		REQUIRE(j < l->n_events);
 		CHECK_INT(l->start_ps[j], s);
-		CHECK_INT(l->dur_ps[j], d);
+		CHECK_INT(xp_dur(l, j), d);
 		CHECK_INT(l->meta[j], w->meta[i]);
 		struct xp_stat_view a = xp_event_stats(w, i), b = xp_event_stats(l, j);
 		REQUIRE_INT(b.n, a.n);
