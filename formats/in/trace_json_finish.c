@@ -411,17 +411,20 @@ static void take_arrays(struct rline *rl, struct xp_line *l)
 	uint64_t n = rl->n;
 	if (rl->cap > n) {
 		rl->start = xrealloc(rl->start, n * sizeof *rl->start);
-		rl->dur = xrealloc(rl->dur, n * sizeof *rl->dur);
 		rl->meta = xrealloc(rl->meta, n * sizeof *rl->meta);
 		rl->sbeg = xrealloc(rl->sbeg, n * sizeof *rl->sbeg);
 	}
 	l->n_events = n;
 	l->start_ps = rl->start;
-	l->dur_ps = rl->dur;
 	l->meta = rl->meta;
 	l->stat_begin = rl->sbeg;
 	l->blocks = rl->blocks;
 	l->n_blocks = rl->n_blocks;
+	/* 32-bit durations, the longer ones beside them in their blocks */
+	l->dur32 = xmalloc((n ? n : 1) * sizeof *l->dur32);
+	for (uint64_t i = 0; i < n; i++)
+		xp_line_put_dur(l, &l->blocks[i >> XP_BLOCK_SHIFT], i, rl->dur[i]);
+	free(rl->dur);
 	rl->start = rl->dur = NULL;
 	rl->meta = rl->sbeg = NULL;
 	rl->blocks = NULL;
@@ -440,16 +443,16 @@ static bool shift_events(struct finisher *f, struct xp_line *l)
 			s = f->shift > 0 ? INT64_MIN : INT64_MAX;
 			overflow = true;
 		}
-		if (s > INT64_MAX - l->dur_ps[i]) {
-			l->dur_ps[i] = INT64_MAX - s; /* keep end <= INT64_MAX */
+		if (s > INT64_MAX - xp_dur(l, i)) {
+			xp_line_lower_dur(l, i, INT64_MAX - s); /* keep end <= INT64_MAX */
 			overflow = true;
 		}
 		l->start_ps[i] = s;
 		l->meta[i] = map_em(f, l->meta[i]);
 		if (!i || s < first)
 			first = s;
-		if (!i || s + l->dur_ps[i] > last)
-			last = s + l->dur_ps[i];
+		if (!i || s + xp_dur(l, i) > last)
+			last = s + xp_dur(l, i);
 	}
 	if (!l->n_events || __builtin_sub_overflow(last, first, &l->duration_ps))
 		l->duration_ps = l->n_events ? INT64_MAX : 0;

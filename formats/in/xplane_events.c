@@ -260,7 +260,7 @@ static inline void event_finish(struct line_job *lj, struct xp_block *blk, uint6
 		blk->time_overflow = true;
 	}
 	l->start_ps[i] = start;
-	l->dur_ps[i] = d;
+	xp_line_put_dur(l, blk, i, d);
 	l->meta[i] = dense;
 }
 
@@ -668,6 +668,11 @@ static void shrink_block(struct xp_block *blk)
 		st->wide = xrealloc(st->wide, (size_t)st->n_wide * sizeof *st->wide);
 		st->cap_wide = st->n_wide;
 	}
+	if (blk->n_long && blk->cap_long > blk->n_long) {
+		blk->long_at = xrealloc(blk->long_at, blk->n_long * sizeof *blk->long_at);
+		blk->long_ps = xrealloc(blk->long_ps, blk->n_long * sizeof *blk->long_ps);
+		blk->cap_long = blk->n_long;
+	}
 	if (blk->blob.len && blk->blob.cap > blk->blob.len) {
 		blk->blob.data = xrealloc(blk->blob.data, blk->blob.len);
 		blk->blob.cap = blk->blob.len;
@@ -698,7 +703,7 @@ static void fault_events(struct xp_line *l, uint64_t from, uint64_t to)
 	if (to <= from)
 		return;
 	xp_prefault(l->start_ps + from, (to - from) * sizeof *l->start_ps);
-	xp_prefault(l->dur_ps + from, (to - from) * sizeof *l->dur_ps);
+	xp_prefault(l->dur32 + from, (to - from) * sizeof *l->dur32);
 	xp_prefault(l->meta + from, (to - from) * sizeof *l->meta);
 	xp_prefault(l->stat_begin + from, (to - from) * sizeof *l->stat_begin);
 	xp_prefault(l->key_begin + from, (to - from) * sizeof *l->key_begin);
@@ -802,7 +807,7 @@ static void fused_grow(struct fused *fu)
 	 * arrays shrink to fit at the end of the line. */
 	fu->cap = old ? old + old / 4 + 64 : (uint64_t)(fu->lj->end - fu->lj->beg) / 48 + 64;
 	l->start_ps = xrealloc(l->start_ps, fu->cap * sizeof *l->start_ps);
-	l->dur_ps = xrealloc(l->dur_ps, fu->cap * sizeof *l->dur_ps);
+	l->dur32 = xrealloc(l->dur32, fu->cap * sizeof *l->dur32);
 	l->meta = xrealloc(l->meta, fu->cap * sizeof *l->meta);
 	l->stat_begin = xrealloc(l->stat_begin, fu->cap * sizeof *l->stat_begin);
 	l->key_begin = xrealloc(l->key_begin, fu->cap * sizeof *l->key_begin);
@@ -864,7 +869,7 @@ static void shrink_array(void **a, uint64_t n, size_t size)
 static void fused_shrink_line(struct xp_line *l)
 {
 	shrink_array((void **)&l->start_ps, l->n_events, sizeof *l->start_ps);
-	shrink_array((void **)&l->dur_ps, l->n_events, sizeof *l->dur_ps);
+	shrink_array((void **)&l->dur32, l->n_events, sizeof *l->dur32);
 	shrink_array((void **)&l->meta, l->n_events, sizeof *l->meta);
 	shrink_array((void **)&l->stat_begin, l->n_events, sizeof *l->stat_begin);
 	shrink_array((void **)&l->key_begin, l->n_events, sizeof *l->key_begin);
@@ -957,10 +962,10 @@ void xpr_rebase_line(struct line_job *lj)
 	int64_t base = lj->line_base_ps, prev = INT64_MIN;
 	for (uint64_t i = 0; i < l->n_events; i++) {
 		bool ovf = false;
-		int64_t d = l->dur_ps[i], start = sat_add(base, l->start_ps[i], &ovf);
+		int64_t d = xp_dur(l, i), start = sat_add(base, l->start_ps[i], &ovf);
 		if (unlikely(ovf || start > INT64_MAX - d)) {
 			if (start > INT64_MAX - d)
-				l->dur_ps[i] = INT64_MAX - start;
+				xp_line_lower_dur(l, i, INT64_MAX - start);
 			l->blocks[i >> XP_BLOCK_SHIFT].time_overflow = true;
 		}
 		l->start_ps[i] = start;

@@ -106,7 +106,7 @@ static void prepare_lines(struct host_reader *hr)
 		l->n_blocks = lj->n_block_off;
 		l->blocks = xcalloc(l->n_blocks, sizeof *l->blocks);
 		l->start_ps = xmalloc(l->n_events * sizeof *l->start_ps);
-		l->dur_ps = xmalloc(l->n_events * sizeof *l->dur_ps);
+		l->dur32 = xmalloc(l->n_events * sizeof *l->dur32);
 		l->meta = xmalloc(l->n_events * sizeof *l->meta);
 		l->stat_begin = xmalloc(l->n_events * sizeof *l->stat_begin);
 		l->key_begin = xmalloc(l->n_events * sizeof *l->key_begin);
@@ -484,7 +484,7 @@ struct xp_run_spans *xp_run_spans_of(const struct xp_host *h)
 			sp->n_events[line++] = l->n_events;
 			for (uint64_t e = 0; e < l->n_events; e++) {
 				struct xp_run_span *r = &sp->runs[run + e / XPR_CHUNK];
-				int64_t end = l->start_ps[e] + l->dur_ps[e]; /* the reader keeps ends <= INT64_MAX */
+				int64_t end = xp_event_end(l, e); /* the reader keeps ends <= INT64_MAX */
 				if (e % XPR_CHUNK == 0)
 					*r = (struct xp_run_span){l->start_ps[e], end};
 				if (l->start_ps[e] < r->first)

@@ -226,16 +226,71 @@ struct xp_host *xp_capture_add_host(struct xp_capture *c)
 	return h;
 }
 
+/* --- durations ------------------------------------------------------------------------------ */
+
+/* Where event AT (within BLK) is in BLK's long durations, or where it would go. */
+static uint32_t long_pos(const struct xp_block *blk, uint16_t at)
+{
+	uint32_t lo = 0, hi = blk->n_long;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (blk->long_at[mid] < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int64_t xp_long_dur(const struct xp_line *l, uint64_t i)
+{
+	const struct xp_block *blk = &l->blocks[i >> XP_BLOCK_SHIFT];
+	uint16_t at = (uint16_t)(i & (XP_BLOCK_EVENTS - 1));
+	uint32_t k = long_pos(blk, at);
+	/* Every XP_DUR_LONG slot has its entry (xp_line_put_dur); a model built otherwise reads as the slot. */
+	return k < blk->n_long && blk->long_at[k] == at ? blk->long_ps[k] : (int64_t)XP_DUR_LONG;
+}
+
+void xp_line_put_dur(struct xp_line *l, struct xp_block *blk, uint64_t i, int64_t d)
+{
+	if (d >= 0 && d < (int64_t)XP_DUR_LONG) {
+		l->dur32[i] = (uint32_t)d;
+		return;
+	}
+	l->dur32[i] = XP_DUR_LONG;
+	if (blk->n_long == blk->cap_long) {
+		blk->cap_long = blk->cap_long ? blk->cap_long * 2 : 8;
+		blk->long_at = xrealloc(blk->long_at, blk->cap_long * sizeof *blk->long_at);
+		blk->long_ps = xrealloc(blk->long_ps, blk->cap_long * sizeof *blk->long_ps);
+	}
+	blk->long_at[blk->n_long] = (uint16_t)(i & (XP_BLOCK_EVENTS - 1));
+	blk->long_ps[blk->n_long++] = d;
+}
+
+void xp_line_lower_dur(struct xp_line *l, uint64_t i, int64_t d)
+{
+	if (l->dur32[i] != XP_DUR_LONG) {
+		l->dur32[i] = (uint32_t)d; /* lower than a value that fit */
+		return;
+	}
+	struct xp_block *blk = &l->blocks[i >> XP_BLOCK_SHIFT];
+	uint32_t k = long_pos(blk, (uint16_t)(i & (XP_BLOCK_EVENTS - 1)));
+	if (k < blk->n_long)
+		blk->long_ps[k] = d;
+}
+
 static void free_line(struct xp_line *l)
 {
 	free(l->start_ps);
-	free(l->dur_ps);
+	free(l->dur32);
 	free(l->meta);
 	free(l->stat_begin);
 	free(l->key_begin);
 	for (uint32_t b = 0; b < l->n_blocks; b++) {
 		xp_stats_free(&l->blocks[b].stats);
 		xp_blob_free(&l->blocks[b].blob);
+		free(l->blocks[b].long_at);
+		free(l->blocks[b].long_ps);
 	}
 	free(l->blocks);
 }
@@ -243,7 +298,8 @@ static void free_line(struct xp_line *l)
 void xp_line_release(struct xp_line *l)
 {
 	free_line(l);
-	l->start_ps = l->dur_ps = NULL;
+	l->start_ps = NULL;
+	l->dur32 = NULL;
 	l->meta = l->stat_begin = l->key_begin = NULL;
 	l->blocks = NULL;
 	l->n_blocks = 0;

@@ -62,10 +62,19 @@ struct xp_blob {
 	uint64_t len, cap;
 };
 
+/* A duration stored as 32 bits: one of XP_DUR_LONG picoseconds (4.29 ms) or more, or negative, is kept in its
+ * block's long_at/long_ps instead and its 32-bit slot holds XP_DUR_LONG. */
+#define XP_DUR_LONG UINT32_MAX
+
 /* One block of up to XP_BLOCK_EVENTS events of a line. */
 struct xp_block {
 	struct xp_stats stats;
 	struct xp_blob blob;
+	/* The durations that do not fit 32 bits: event (index within the block, ascending) and value. Most
+	 * events of a capture are far shorter than 4.29 ms, so a duration costs 4 bytes, not 8. */
+	uint16_t *long_at;
+	int64_t *long_ps;
+	uint32_t n_long, cap_long;
 	/* Set by the thread that decodes the block, folded into the line after. */
 	uint32_t n_aggregated;
 	bool time_overflow;
@@ -84,7 +93,7 @@ struct xp_line {
 	bool unsorted;          /* events not in (start asc) order as stored */
 	uint64_t n_events;
 	int64_t *start_ps;      /* relative to host base */
-	int64_t *dur_ps;
+	uint32_t *dur32;        /* durations: read them with xp_dur (XP_DUR_LONG: in the block's long_ps) */
 	uint32_t *meta;         /* dense event-metadata index into plane->emeta */
 	uint32_t *stat_begin;   /* first stat of event i within its block */
 	/* First key of event i within its block's keys, or NULL: keys run with the values. The XSpace
@@ -269,11 +278,19 @@ static inline uint32_t xp_event_name(const struct xp_plane *p, const struct xp_l
 {
 	return p->emeta[l->meta[i]].name;
 }
+/* The duration of event i of L that its 32-bit slot could not hold. */
+int64_t xp_long_dur(const struct xp_line *l, uint64_t i);
 /* Event i's duration (the readers keep it >= 0 and its end <= INT64_MAX). */
 static inline int64_t xp_dur(const struct xp_line *l, uint64_t i)
 {
-	return l->dur_ps[i];
+	uint32_t d = l->dur32[i];
+	return __builtin_expect(d != XP_DUR_LONG, 1) ? (int64_t)d : xp_long_dur(l, i);
 }
+/* For readers: event i's duration D, written in order of i within BLK, the block holding i (the one being
+ * filled, which may be a copy of l->blocks[i >> XP_BLOCK_SHIFT]). */
+void xp_line_put_dur(struct xp_line *l, struct xp_block *blk, uint64_t i, int64_t d);
+/* For readers: event i's duration, already put, lowered to D (a clamp that keeps its end <= INT64_MAX). */
+void xp_line_lower_dur(struct xp_line *l, uint64_t i, int64_t d);
 static inline int64_t xp_event_end(const struct xp_line *l, uint64_t i)
 {
 	return l->start_ps[i] + xp_dur(l, i);

@@ -1230,6 +1230,28 @@ static void same_errors_any_threads_and_window(void)
 	free(mixed);
 }
 
+/* Durations from 2^32 - 1 ps (4294.967295 us) up are kept beside the 32-bit ones: each reads back exactly. */
+static void long_durations(void)
+{
+	struct xp_capture *c = read_ok("{\"traceEvents\":["
+		"{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"name\":\"a\",\"ts\":0,\"dur\":4294.967294},"
+		"{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"name\":\"b\",\"ts\":1,\"dur\":4294.967295},"
+		"{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"name\":\"c\",\"ts\":2,\"dur\":1000000},"
+		"{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"name\":\"d\",\"ts\":3,\"dur\":2}]}");
+	if (!c)
+		return;
+	const struct xp_plane *p = plane(c, "/host:CPU");
+	REQUIRE(p && p->n_lines == 1);
+	const struct xp_line *l = &p->lines[0];
+	REQUIRE_INT(l->n_events, 4);
+	CHECK_INT(xp_dur(l, 0), 4294967294ll);
+	CHECK_INT(xp_dur(l, 1), 4294967295ll);
+	CHECK_INT(xp_dur(l, 2), 1000000000000ll);
+	CHECK_INT(xp_dur(l, 3), 2000000);
+	CHECK_INT(l->blocks[0].n_long, 2);
+	xp_capture_free(c);
+}
+
 int main(void)
 {
 	static const struct test tests[] = {
@@ -1238,7 +1260,7 @@ int main(void)
 		TEST(long_strings_and_windows), TEST(unicode_escapes),
 		TEST(bare_array_and_empty), TEST(kineto_mapping), TEST(tf_mapping), TEST(malformed_inputs),
 		TEST(truncated_trace), TEST(same_model_any_threads_and_window), TEST(same_errors_any_threads_and_window),
-		TEST(same_model_through_lent_pieces),
+		TEST(same_model_through_lent_pieces), TEST(long_durations),
 	};
 	return RUN_TESTS("test_trace_json", tests);
 }

@@ -509,12 +509,65 @@ static void test_stream(void)
 	xsb_free(b);
 }
 
+/* Durations are 32 bits in the model; those of 2^32 - 1 ps or more live beside them in their block. Every one
+ * reads back exactly, in both blocks of a line, from the decode on one thread (fused) and on two (by block),
+ * and a duration whose end would pass INT64_MAX is clamped as before. */
+static void test_long_durations(void)
+{
+	static const int64_t durs[] = {0, 1, 4294967294ll, 4294967295ll, 4294967296ll, 1000000000000ll,
+				       INT64_MAX / 2, 7};
+	const size_t nd = sizeof durs / sizeof *durs;
+	const int n = XP_BLOCK_EVENTS + 1000; /* two blocks */
+	struct xsb *b = xsb_new();
+	int p = xsb_plane(b, "/host:CPU", 0);
+	int line = xsb_line(b, p, 1, "t", 0);
+	xsb_keep_order(b);
+	for (int k = 0; k < n; k++)
+		/* the long ones at both ends of each block and in between */
+		xsb_event(b, p, line, "e", (int64_t)k * 10, k % 97 == 0 || k == XP_BLOCK_EVENTS - 1 ||
+			  k == XP_BLOCK_EVENTS ? durs[(size_t)k % nd] : k);
+	/* its end passes INT64_MAX: clamped to end there */
+	xsb_event(b, p, line, "e", INT64_MAX - 5, INT64_MAX / 2);
+	/* a line that starts near the end of time: a long duration clamped once the line is placed (the
+	 * one-thread decode lowers the long value it kept) */
+	int late = xsb_line(b, p, 2, "late", INT64_MAX / 1000 - 10);
+	xsb_event(b, p, late, "e", 0, INT64_MAX / 2);
+	size_t len;
+	uint8_t *bytes = xsb_pack(b, &len);
+	for (int threads = 1; threads <= 2; threads++) {
+		struct xp_capture *c = xp_capture_new();
+		struct xp_err err = {0};
+		REQUIRE(xp_read_xspace(c, "long", bytes, len, &(struct xp_read_opts){.threads = threads}, &err) == 0);
+		const struct xp_line *l = &c->hosts[0].planes[0].lines[0];
+		REQUIRE_INT(l->n_events, n + 1);
+		uint32_t n_long = 0;
+		for (int k = 0; k < n; k++) {
+			int64_t want = k % 97 == 0 || k == XP_BLOCK_EVENTS - 1 || k == XP_BLOCK_EVENTS ? durs[(size_t)k % nd] : k;
+			CHECK_INT(xp_dur(l, (uint64_t)k), want);
+			n_long += want >= (int64_t)XP_DUR_LONG;
+		}
+		CHECK_INT(l->blocks[0].n_long + l->blocks[1].n_long, n_long);
+		CHECK(n_long > 100);
+		CHECK(xp_event_end(l, (uint64_t)n) == INT64_MAX);
+		CHECK_INT(xp_dur(l, (uint64_t)n), 5);
+		const struct xp_line *ll = &c->hosts[0].planes[0].lines[1];
+		REQUIRE_INT(ll->n_events, 1);
+		CHECK(xp_event_end(ll, 0) == INT64_MAX);
+		CHECK(xp_dur(ll, 0) > 0 && xp_dur(ll, 0) < 20000);
+		CHECK(c->hosts[0].odd.time_overflow_lines == 2);
+		xp_capture_free(c);
+	}
+	free(bytes);
+	xsb_free(b);
+}
+
 int main(void)
 {
 	static const struct test tests[] = {
 		TEST(test_structure), TEST(test_metadata_ids), TEST(test_stat_kinds), TEST(test_event_order),
 		TEST(test_keep_order), TEST(test_hosts), TEST(test_pack_stable), TEST(test_varint_lengths),
 		TEST(test_long_length_prefix), TEST(test_drop_stats), TEST(test_shared_keys), TEST(test_stream),
+		TEST(test_long_durations),
 	};
 	return RUN_TESTS("test_xsbuild", tests);
 }
