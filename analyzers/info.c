@@ -153,7 +153,7 @@ struct plane_class {
 static void survey_event(const struct xp_plane *p, const struct xp_line *l, uint64_t i, const struct plane_class *pc,
 			 struct plane_survey *ps, struct name_set *ns)
 {
-	unsigned f = pc->mf[l->meta[i]];
+	unsigned f = pc->mf[xp_meta_of(l, i)];
 	unsigned ev = view_roles(xp_event_stats(l, i), pc->role, p->n_smeta);
 	bool device = p->kind == XP_PLANE_GPU || p->kind == XP_PLANE_TPU || p->kind == XP_PLANE_DEVICE_OTHER;
 	if (device) {

@@ -436,7 +436,7 @@ static void put_stat(struct walk *k, const struct xp_plane *p, const struct xp_s
 /* Every stat of the event: its metadata's (those the event does not override), then its own. */
 static void put_stats(struct walk *k, const struct xp_plane *p, const struct xp_line *l, uint64_t i, struct facts *f)
 {
-	struct xp_stat_view ev = xp_event_stats(l, i), mv = xp_meta_stats(p, l->meta[i]);
+	struct xp_stat_view ev = xp_event_stats(l, i), mv = xp_meta_stats(p, xp_meta_of(l, i));
 	/* where each stat metadata of the event last comes (a stat repeated in the event: its last copy is the
 	 * one analyses read), marked by the event's stamp instead of searched for each stat */
 	uint64_t stamp = ++k->stamp;
@@ -571,7 +571,7 @@ static int64_t line_tid(const struct xp_line *l)
 
 static void put_event(struct walk *k, const struct xp_plane *p, const struct xp_line *l, uint64_t i, int64_t pid)
 {
-	const struct xp_event_meta *m = &p->emeta[l->meta[i]];
+	const struct xp_event_meta *m = &p->emeta[xp_meta_of(l, i)];
 	uint32_t name = m->display_name && xp_strlen(k->c, m->display_name) ? m->display_name : m->name;
 	int64_t ts = k->off_ps + l->start_ps[i], dur = xp_dur(l, i) > 0 ? xp_dur(l, i) : 0;
 	struct xp_value cat;

@@ -339,7 +339,7 @@ static bool find_stat(const struct hpass *hp, const struct xp_line *l, uint64_t 
 	for (uint32_t k = 0; k < last - first; k++)
 		if (xp_stat_meta(keys[k]) == sid)
 			return xp_event_find(hp->c, hp->p, l, i, sid, v);
-	return (hp->meta[l->meta[i]].has & bit) && xp_event_find(hp->c, hp->p, l, i, sid, v);
+	return (hp->meta[xp_meta_of(l, i)].has & bit) && xp_event_find(hp->c, hp->p, l, i, sid, v);
 }
 
 /* Row of an op named by TF-op text S (the event name or a tf_op stat). */
@@ -386,7 +386,7 @@ static bool stage_src(struct hpass *hp, const struct xp_line *l, uint64_t i, boo
 	*stage = true;
 	if (!stat_text(hp, l, i, hp->sid_stage_cat, HAS_STAGE_CAT, &cat))
 		return false;
-	*src = (struct op_src){.kind = SRC_STAGE, .meta = l->meta[i], .s = cat.s, .len = cat.len, .stage_id = id};
+	*src = (struct op_src){.kind = SRC_STAGE, .meta = xp_meta_of(l, i), .s = cat.s, .len = cat.len, .stage_id = id};
 	return true;
 }
 
@@ -425,7 +425,7 @@ static void track_eager_exec(struct hpass *hp, const struct xp_line *l, uint64_t
 /* Event i of the line, stored at position POS: its activities. */
 static void visit(struct hpass *hp, const struct xp_line *l, uint64_t i, uint64_t pos)
 {
-	uint32_t m = l->meta[i];
+	uint32_t m = xp_meta_of(l, i);
 	uint8_t cls = meta_class(hp, m);
 	if (hp->any_eager_exec)
 		track_eager_exec(hp, l, i, cls);
@@ -572,7 +572,7 @@ static void line_eager_launches(const struct xp_capture *c, const struct xp_plan
 		struct xp_value v;
 		while (n && stack[n - 1].end_ps < e)
 			n--;
-		if (is_ee[l->meta[i]]) {
+		if (is_ee[xp_meta_of(l, i)]) {
 			int64_t is_func = 1;
 			if (sid_func && xp_event_find(c, p, l, i, sid_func, &v))
 				xp_value_int(&v, &is_func);

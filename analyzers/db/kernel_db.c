@@ -396,7 +396,7 @@ static void find_stats(const struct plane_pass *pp, const struct xp_line *l, uin
 	}
 	left = find_in(pp, xp_event_stats(l, i), sid, ks, left);
 	if (left)
-		find_in(pp, xp_meta_stats(pp->p, l->meta[i]), sid, ks, left);
+		find_in(pp, xp_meta_stats(pp->p, xp_meta_of(l, i)), sid, ks, left);
 }
 
 /* A non-empty string stat of the event (its own first, then its metadata's). */
@@ -533,7 +533,7 @@ static bool einsum_eligible(struct plane_pass *pp, const struct kernel_stats *ks
 
 static const struct kname *name_of(struct plane_pass *pp, const struct xp_line *l, uint64_t i)
 {
-	struct kname *n = &pp->names[l->meta[i]];
+	struct kname *n = &pp->names[xp_meta_of(l, i)];
 	if (!n->name) {
 		uint32_t s = xp_event_name(pp->p, l, i);
 		n->name = xp_pool_str(pp->db->index->pool, xp_str(pp->c, s), xp_strlen(pp->c, s));

@@ -355,7 +355,7 @@ static void scan_line(struct graph *g, const struct xp_plane *p, const struct xp
 		uint64_t i = order ? order[k] : k;
 		int64_t b = l->start_ps[i], e = xp_event_end(l, i);
 		int64_t async = 0;
-		uint8_t c = cls[l->meta[i]];
+		uint8_t c = cls[xp_meta_of(l, i)];
 		if (ids->async && event_int(g->c, xp_event_stats(l, i), ids->async, &async) && async) {
 			/* Async events are neither nested nor parents; an async iterator is still a node. */
 			if (c == EC_ITER || c == EC_GENERATOR)
@@ -389,7 +389,7 @@ static bool line_has_tfdata(const struct xp_line *l, const uint8_t *cls)
 	if (l->derived)
 		return false;
 	for (uint64_t i = 0; i < l->n_events; i++)
-		if (cls[l->meta[i]])
+		if (cls[xp_meta_of(l, i)])
 			return true;
 	return false;
 }

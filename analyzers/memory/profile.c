@@ -517,7 +517,7 @@ static inline struct xp_stat_view event_view(const struct xp_line *l, uint64_t i
 static inline void decode_roles(const struct mem_host *mh, const struct lctx *x, const uint8_t *role, uint32_t ev,
 				struct mem_ev *e)
 {
-	uint32_t meta = x->l->meta[ev];
+	uint32_t meta = xp_meta_of(x->l, ev);
 	e->t = x->l->start_ps[ev];
 	e->act = x->act[meta];
 	/* Metadata stats first, so that the event's own copy wins. */
@@ -616,7 +616,7 @@ static uint32_t *line_events(const struct mem_host *mh, uint32_t p, const struct
 	/* Grouping refuses hosts of 2^31 events or more, so indices fit 32 bits. */
 	uint64_t end = l->n_events < UINT32_MAX ? l->n_events : UINT32_MAX;
 	for (uint64_t i = 0; i < end; i++)
-		cnt += act[l->meta[i]] != MEM_ACT_NONE;
+		cnt += act[xp_meta_of(l, i)] != MEM_ACT_NONE;
 	*n = cnt;
 	if (!cnt)
 		return NULL;
@@ -624,7 +624,7 @@ static uint32_t *line_events(const struct mem_host *mh, uint32_t p, const struct
 	xp_prefault(idx, cnt * sizeof *idx);
 	uint64_t k = 0;
 	for (uint64_t i = 0; i < end; i++)
-		if (act[l->meta[i]] != MEM_ACT_NONE)
+		if (act[xp_meta_of(l, i)] != MEM_ACT_NONE)
 			idx[k++] = (uint32_t)i;
 	if (l->unsorted)
 		qsort_r(idx, k, sizeof *idx, cmp_ev_start, (void *)l);

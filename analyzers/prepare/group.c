@@ -374,7 +374,7 @@ static void scan_events(struct forest *f)
 				}
 				stack[depth++] = node;
 			}
-			uint8_t nk = f->mkind[fl->plane][l->meta[i]];
+			uint8_t nk = f->mkind[fl->plane][xp_meta_of(l, i)];
 			int64_t level = s.has_root ? s.root : nk == NK_TRACE_CONTEXT ? 1 : 0;
 			if (level >= 1)
 				add_root(f, node, level, b);
@@ -677,7 +677,7 @@ static int64_t root_level_of(struct forest *f, uint32_t node)
 	uint32_t i;
 	const struct fline *fl = line_of(f, node, &i);
 	const struct xp_line *l = &f->h->planes[fl->plane].lines[fl->line];
-	return f->mkind[fl->plane][l->meta[i]] == NK_TRACE_CONTEXT ? 1 : 0;
+	return f->mkind[fl->plane][xp_meta_of(l, i)] == NK_TRACE_CONTEXT ? 1 : 0;
 }
 
 static bool same_level_root(struct forest *f, uint32_t node, void *arg)
@@ -749,7 +749,7 @@ static char *group_name(struct forest *f, uint32_t root, int32_t g)
 	const struct fline *fl = line_of(f, root, &i);
 	const struct xp_plane *pl = &f->h->planes[fl->plane];
 	const struct xp_line *l = &pl->lines[fl->line];
-	uint8_t nk = f->mkind[fl->plane][l->meta[i]];
+	uint8_t nk = f->mkind[fl->plane][xp_meta_of(l, i)];
 	bool implicit = nk == NK_FUNCTION_RUN || nk == NK_SESSION_RUN || nk == NK_RUN_GRAPH || nk == NK_EXECUTOR_PROCESS;
 	if (implicit)
 		return NULL;

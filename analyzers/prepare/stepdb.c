@@ -148,7 +148,7 @@ static uint8_t device_class(const char *name, size_t len, bool xprof_compat)
 static enum xp_event_type device_type(const struct builder *b, uint32_t plane, const struct xp_line *l,
 				      uint64_t i, const struct plane_ids *ids, enum xp_op_cat *memcpy_kind)
 {
-	uint8_t dc = b->dcls[plane][l->meta[i]];
+	uint8_t dc = b->dcls[plane][xp_meta_of(l, i)];
 	*memcpy_kind = XP_OP_UNKNOWN;
 	switch (dc) {
 	case DC_H2D: *memcpy_kind = XP_OP_MEMCPY_H2D; return XP_ET_HOST_TO_DEVICE;
@@ -368,7 +368,7 @@ static void host_line_events(struct builder *b, const struct xp_group_out *g, ui
 		}
 		if (gid < 0 || (uint32_t)gid >= b->n_steps || (has_device && !b->on_device[gid] && !b->every_host_step))
 			continue;
-		uint8_t cls = b->hcls[plane][l->meta[i]];
+		uint8_t cls = b->hcls[plane][xp_meta_of(l, i)];
 		int64_t s = l->start_ps[i], e = xp_event_end(l, i);
 		if ((cls & HC_MARKER) || has_stat(v, ids.step_name) || xp_group_named_root(g, base + (uint32_t)i)) {
 			longest(&b->host_marker[gid], s, e);
@@ -647,7 +647,7 @@ static struct marker *find_markers(const struct xp_capture *c, const struct xp_h
 		for (uint32_t e = 1; e < p->n_emeta; e++)
 			hit[e] = regexec(re, xp_str(c, p->emeta[e].name), 0, NULL, 0) == 0;
 		for (uint64_t i = 0; i < l->n_events; i++) {
-			if (!hit[l->meta[i]])
+			if (!hit[xp_meta_of(l, i)])
 				continue;
 			if (*n == cap) {
 				cap = cap ? cap * 2 : 64;
@@ -709,7 +709,7 @@ static void marker_events(struct builder *b, const struct xp_group_out *g, const
 			enum xp_event_type t;
 			uint32_t plane = (uint32_t)(p - b->h->planes);
 			if (host) {
-				uint8_t cls = b->hcls[plane][l->meta[i]];
+				uint8_t cls = b->hcls[plane][xp_meta_of(l, i)];
 				if (cls & HC_SKIP)
 					continue;
 				t = host_type(cls, xp_event_stats(l, i), &ids, has_device, false);

@@ -416,7 +416,7 @@ static void take_arrays(struct rline *rl, struct xp_line *l)
 	}
 	l->n_events = n;
 	l->start_ps = rl->start;
-	l->meta = rl->meta;
+	l->meta32 = rl->meta; /* renumbered for the plane, then narrowed (shift_events) */
 	l->stat_begin = rl->sbeg;
 	l->blocks = rl->blocks;
 	l->n_blocks = rl->n_blocks;
@@ -431,12 +431,23 @@ static void take_arrays(struct rline *rl, struct xp_line *l)
 	rl->n = rl->n_blocks = 0;
 }
 
+/* The line's metadata indexes, all below 65,536, kept in 16 bits. */
+static void narrow_meta(struct xp_line *l)
+{
+	l->meta16 = xmalloc(l->n_events * sizeof *l->meta16);
+	for (uint64_t i = 0; i < l->n_events; i++)
+		l->meta16[i] = (uint16_t)l->meta32[i];
+	free(l->meta32);
+	l->meta32 = NULL;
+}
+
 /* Starts shifted to the host base (clamped, with ends kept within int64), event metadata
  * renumbered for the plane; the line's span; true when a time was clamped. */
 static bool shift_events(struct finisher *f, struct xp_line *l)
 {
 	bool overflow = false;
 	int64_t first = 0, last = 0;
+	uint32_t widest = 0;
 	for (uint64_t i = 0; i < l->n_events; i++) {
 		int64_t s;
 		if (__builtin_sub_overflow(l->start_ps[i], f->shift, &s)) {
@@ -448,7 +459,8 @@ static bool shift_events(struct finisher *f, struct xp_line *l)
 			overflow = true;
 		}
 		l->start_ps[i] = s;
-		l->meta[i] = map_em(f, l->meta[i]);
+		l->meta32[i] = map_em(f, l->meta32[i]);
+		widest = l->meta32[i] > widest ? l->meta32[i] : widest;
 		if (!i || s < first)
 			first = s;
 		if (!i || s + xp_dur(l, i) > last)
@@ -456,6 +468,8 @@ static bool shift_events(struct finisher *f, struct xp_line *l)
 	}
 	if (!l->n_events || __builtin_sub_overflow(last, first, &l->duration_ps))
 		l->duration_ps = l->n_events ? INT64_MAX : 0;
+	if (l->n_events && widest < 65536)
+		narrow_meta(l);
 	return overflow;
 }
 

@@ -261,7 +261,7 @@ static inline void event_finish(struct line_job *lj, struct xp_block *blk, uint6
 	}
 	l->start_ps[i] = start;
 	xp_line_put_dur(l, blk, i, d);
-	l->meta[i] = dense;
+	xp_line_put_meta(l, i, dense);
 }
 
 /* Runs are short (a few keys, a dozen for memory events): a loop beats a call to memcmp. */
@@ -704,7 +704,10 @@ static void fault_events(struct xp_line *l, uint64_t from, uint64_t to)
 		return;
 	xp_prefault(l->start_ps + from, (to - from) * sizeof *l->start_ps);
 	xp_prefault(l->dur32 + from, (to - from) * sizeof *l->dur32);
-	xp_prefault(l->meta + from, (to - from) * sizeof *l->meta);
+	if (l->meta16)
+		xp_prefault(l->meta16 + from, (to - from) * sizeof *l->meta16);
+	else
+		xp_prefault(l->meta32 + from, (to - from) * sizeof *l->meta32);
 	xp_prefault(l->stat_begin + from, (to - from) * sizeof *l->stat_begin);
 	xp_prefault(l->key_begin + from, (to - from) * sizeof *l->key_begin);
 }
@@ -808,7 +811,7 @@ static void fused_grow(struct fused *fu)
 	fu->cap = old ? old + old / 4 + 64 : (uint64_t)(fu->lj->end - fu->lj->beg) / 48 + 64;
 	l->start_ps = xrealloc(l->start_ps, fu->cap * sizeof *l->start_ps);
 	l->dur32 = xrealloc(l->dur32, fu->cap * sizeof *l->dur32);
-	l->meta = xrealloc(l->meta, fu->cap * sizeof *l->meta);
+	xp_line_size_meta(l, fu->cap, fu->lj->plane->n_emeta);
 	l->stat_begin = xrealloc(l->stat_begin, fu->cap * sizeof *l->stat_begin);
 	l->key_begin = xrealloc(l->key_begin, fu->cap * sizeof *l->key_begin);
 	fused_fault_block(fu, old);
@@ -870,7 +873,8 @@ static void fused_shrink_line(struct xp_line *l)
 {
 	shrink_array((void **)&l->start_ps, l->n_events, sizeof *l->start_ps);
 	shrink_array((void **)&l->dur32, l->n_events, sizeof *l->dur32);
-	shrink_array((void **)&l->meta, l->n_events, sizeof *l->meta);
+	if (l->n_events)
+		xp_line_size_meta(l, l->n_events, 0);
 	shrink_array((void **)&l->stat_begin, l->n_events, sizeof *l->stat_begin);
 	shrink_array((void **)&l->key_begin, l->n_events, sizeof *l->key_begin);
 }

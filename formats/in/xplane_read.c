@@ -107,7 +107,7 @@ static void prepare_lines(struct host_reader *hr)
 		l->blocks = xcalloc(l->n_blocks, sizeof *l->blocks);
 		l->start_ps = xmalloc(l->n_events * sizeof *l->start_ps);
 		l->dur32 = xmalloc(l->n_events * sizeof *l->dur32);
-		l->meta = xmalloc(l->n_events * sizeof *l->meta);
+		xp_line_size_meta(l, l->n_events, lj->plane->n_emeta);
 		l->stat_begin = xmalloc(l->n_events * sizeof *l->stat_begin);
 		l->key_begin = xmalloc(l->n_events * sizeof *l->key_begin);
 		total += l->n_blocks; /* each block job faults its part of the arrays in, side by side */

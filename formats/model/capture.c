@@ -279,11 +279,23 @@ void xp_line_lower_dur(struct xp_line *l, uint64_t i, int64_t d)
 		blk->long_ps[k] = d;
 }
 
+void xp_line_size_meta(struct xp_line *l, uint64_t cap, uint32_t limit)
+{
+	size_t n = cap ? cap : 1;
+	if (!l->meta16 && !l->meta32 && limit <= 65536)
+		l->meta16 = xmalloc(n * sizeof *l->meta16);
+	else if (l->meta16)
+		l->meta16 = xrealloc(l->meta16, n * sizeof *l->meta16);
+	else
+		l->meta32 = xrealloc(l->meta32, n * sizeof *l->meta32);
+}
+
 static void free_line(struct xp_line *l)
 {
 	free(l->start_ps);
 	free(l->dur32);
-	free(l->meta);
+	free(l->meta16);
+	free(l->meta32);
 	free(l->stat_begin);
 	free(l->key_begin);
 	for (uint32_t b = 0; b < l->n_blocks; b++) {
@@ -300,7 +312,8 @@ void xp_line_release(struct xp_line *l)
 	free_line(l);
 	l->start_ps = NULL;
 	l->dur32 = NULL;
-	l->meta = l->stat_begin = l->key_begin = NULL;
+	l->meta16 = NULL;
+	l->meta32 = l->stat_begin = l->key_begin = NULL;
 	l->blocks = NULL;
 	l->n_blocks = 0;
 	l->n_events = 0;
@@ -536,7 +549,7 @@ bool xp_event_find(const struct xp_capture *c, const struct xp_plane *p, const s
 {
 	if (xp_view_find(c, xp_event_stats(l, i), sid, out))
 		return true;
-	return xp_view_find(c, xp_meta_stats(p, l->meta[i]), sid, out);
+	return xp_view_find(c, xp_meta_stats(p, xp_meta_of(l, i)), sid, out);
 }
 
 bool xp_value_int(const struct xp_value *v, int64_t *out)

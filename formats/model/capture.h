@@ -94,7 +94,10 @@ struct xp_line {
 	uint64_t n_events;
 	int64_t *start_ps;      /* relative to host base */
 	uint32_t *dur32;        /* durations: read them with xp_dur (XP_DUR_LONG: in the block's long_ps) */
-	uint32_t *meta;         /* dense event-metadata index into plane->emeta */
+	/* Dense event-metadata index into plane->emeta of each event, read with xp_meta_of: 16 bits where every
+	 * index fits (a plane of at most 65,536 metadata entries), else 32. One of the two is set. */
+	uint16_t *meta16;
+	uint32_t *meta32;
 	uint32_t *stat_begin;   /* first stat of event i within its block */
 	/* First key of event i within its block's keys, or NULL: keys run with the values. The XSpace
 	 * reader stores a run of keys once for the events whose stats come in the same order. */
@@ -273,10 +276,25 @@ uint32_t xp_plane_stat_id(const struct xp_capture *c, const struct xp_plane *p, 
 /* Stat metadata S of plane P is about to be read by name: an internal error
  * (exit 4) when the command left its event stats out of the load. */
 void xp_stat_must_be_loaded(const struct xp_capture *c, const struct xp_plane *p, uint32_t s);
+/* Event i's dense event-metadata index. */
+static inline uint32_t xp_meta_of(const struct xp_line *l, uint64_t i)
+{
+	return l->meta16 ? l->meta16[i] : l->meta32[i];
+}
+/* For readers: the metadata index array of L for CAP events, 16 bits wide when every index is below LIMIT
+ * <= 65,536 (l->meta16 or l->meta32 set, the other NULL); grown by the same call. */
+void xp_line_size_meta(struct xp_line *l, uint64_t cap, uint32_t limit);
+static inline void xp_line_put_meta(struct xp_line *l, uint64_t i, uint32_t m)
+{
+	if (l->meta16)
+		l->meta16[i] = (uint16_t)m;
+	else
+		l->meta32[i] = m;
+}
 /* Dense event-metadata index list is not needed; event names come from emeta. */
 static inline uint32_t xp_event_name(const struct xp_plane *p, const struct xp_line *l, uint64_t i)
 {
-	return p->emeta[l->meta[i]].name;
+	return p->emeta[xp_meta_of(l, i)].name;
 }
 /* The duration of event i of L that its 32-bit slot could not hold. */
 int64_t xp_long_dur(const struct xp_line *l, uint64_t i);

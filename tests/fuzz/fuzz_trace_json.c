@@ -37,7 +37,7 @@ static void check_model(const struct xp_capture *c)
 			events += l->n_events;
 			uint64_t stats = 0;
 			for (uint64_t i = 0; i < l->n_events; i++) {
-				ASSERT(l->meta[i] > 0 && l->meta[i] < pl->n_emeta);
+				ASSERT(xp_meta_of(l, i) > 0 && xp_meta_of(l, i) < pl->n_emeta);
 				ASSERT(xp_dur(l, i) >= 0 && l->start_ps[i] <= INT64_MAX - xp_dur(l, i));
 				if (i)
 					ASSERT(l->start_ps[i] > l->start_ps[i - 1] ||

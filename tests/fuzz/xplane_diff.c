@@ -193,7 +193,7 @@ static int cmp_event(struct diff *d, const PPlane *pp, const struct xp_plane *op
 {
 	bool found;
 	emeta_of(pp, pe->metadata_id, &found);
-	uint32_t m = ol->meta[j];
+	uint32_t m = xp_meta_of(ol, j);
 	if (found ? (m == 0 || op->emeta[m].id != pe->metadata_id) : m != 0)
 		return mismatch(d, "event %llu: metadata id %lld", (unsigned long long)j, (long long)pe->metadata_id);
 	if (!ol->time_overflow) {

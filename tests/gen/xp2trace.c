@@ -227,8 +227,8 @@ static void put_event(FILE *f, const struct xp_capture *c, const struct xp_host 
 	static struct arg *args;
 	static size_t cap;
 	size_t n = 0;
-	const struct xp_event_meta *m = &p->emeta[l->meta[i]];
-	add_args(c, p, xp_meta_stats(p, l->meta[i]), &args, &n, &cap);
+	const struct xp_event_meta *m = &p->emeta[xp_meta_of(l, i)];
+	add_args(c, p, xp_meta_stats(p, xp_meta_of(l, i)), &args, &n, &cap);
 	add_args(c, p, xp_event_stats(l, i), &args, &n, &cap);
 	uint32_t name = m->display_name && xp_strlen(c, m->display_name) ? m->display_name : m->name;
 	const char *step_name = NULL;

@@ -732,7 +732,7 @@ static void kineto_mapping(void)
 	CHECK_STR(ev_name(c, gpu, s7, 0), "Memset");
 	CHECK_STAT_STR(c, gpu, s7, 0, "Memset_details", "kind:device num_bytes:64");
 	CHECK_STR(ev_name(c, gpu, s7, 1), "MemcpyH2D");
-	CHECK_STR(xp_str(c, gpu->emeta[s7->meta[1]].display_name), "Memcpy HtoD (Pageable -> Device)");
+	CHECK_STR(xp_str(c, gpu->emeta[xp_meta_of(s7, 1)].display_name), "Memcpy HtoD (Pageable -> Device)");
 	CHECK_STAT_STR(c, gpu, s7, 1, "memcpy_details", "kind_src:pageable kind_dst:device size:1024");
 	CHECK_INT(stat_int(c, gpu, s7, 1, "correlation_id"), 78);
 	CHECK_STR(ev_name(c, gpu, s7, 2), "sgemm_128x64");
@@ -800,7 +800,7 @@ static void tf_mapping(void)
 	CHECK_STR(xp_str(c, host->lines[1].name), "tf_Compute");
 	const struct xp_line *l = &host->lines[1];
 	CHECK_STR(ev_name(c, host, l, 0), "dense/MatMul:MatMul");
-	CHECK_STR(xp_str(c, host->emeta[l->meta[0]].display_name), "MatMul");
+	CHECK_STR(xp_str(c, host->emeta[xp_meta_of(l, 0)].display_name), "MatMul");
 	struct xp_value v;
 	CHECK(stat_of(c, host, l, 0, "correlation_id", &v) && v.kind == XP_STAT_I64 && v.i == 12345);
 	CHECK(!stat_of(c, host, l, 0, "long_name", &v));
@@ -974,7 +974,7 @@ static char *digest(const struct xp_capture *c)
 			dprintf_(&d, "line %" PRId64 " %s derived %d events %" PRIu64 " stats %" PRIu64 "\n", l->id,
 				 xp_str(c, l->name), l->derived, l->n_events, l->n_stats);
 			for (uint64_t i = 0; i < l->n_events; i++) {
-				const struct xp_event_meta *m = &pl->emeta[l->meta[i]];
+				const struct xp_event_meta *m = &pl->emeta[xp_meta_of(l, i)];
 				dprintf_(&d, "  %" PRId64 " %" PRId64 " ", l->start_ps[i], xp_dur(l, i));
 				dput(&d, xp_str(c, m->name), xp_strlen(c, m->name));
 				dput(&d, "|", 1);
@@ -1252,6 +1252,38 @@ static void long_durations(void)
 	xp_capture_free(c);
 }
 
+/* A line of more than 65,536 distinct event names keeps 32-bit metadata indexes; a small one 16-bit ones. */
+static void wide_metadata(void)
+{
+	const int n = 66000;
+	size_t cap = (size_t)n * 80 + 64, len = 0;
+	char *doc = malloc(cap);
+	REQUIRE(doc);
+	len += (size_t)snprintf(doc + len, cap - len, "{\"traceEvents\":[");
+	for (int k = 0; k < n; k++)
+		len += (size_t)snprintf(doc + len, cap - len, "%s{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"name\":\"e%d\",\"ts\":%d,\"dur\":1}",
+					k ? "," : "", k, k * 2);
+	len += (size_t)snprintf(doc + len, cap - len, ",{\"ph\":\"X\",\"pid\":1,\"tid\":3,\"name\":\"e5\",\"ts\":1,\"dur\":1}]}");
+	struct xp_capture *c = read_ok(doc);
+	free(doc);
+	if (!c)
+		return;
+	const struct xp_plane *p = plane(c, "/host:CPU");
+	REQUIRE(p && p->n_lines == 2);
+	const struct xp_line *big = p->lines[0].n_events == (uint64_t)n ? &p->lines[0] : &p->lines[1];
+	const struct xp_line *small = big == &p->lines[0] ? &p->lines[1] : &p->lines[0];
+	REQUIRE_INT(big->n_events, n);
+	CHECK(big->meta32 && !big->meta16);
+	CHECK(small->meta16 && !small->meta32);
+	char name[32];
+	for (int k = 0; k < n; k += 1001) {
+		snprintf(name, sizeof name, "e%d", k);
+		CHECK_STR(ev_name(c, p, big, (uint64_t)k), name);
+	}
+	CHECK_STR(ev_name(c, p, small, 0), "e5");
+	xp_capture_free(c);
+}
+
 int main(void)
 {
 	static const struct test tests[] = {
@@ -1260,7 +1292,7 @@ int main(void)
 		TEST(long_strings_and_windows), TEST(unicode_escapes),
 		TEST(bare_array_and_empty), TEST(kineto_mapping), TEST(tf_mapping), TEST(malformed_inputs),
 		TEST(truncated_trace), TEST(same_model_any_threads_and_window), TEST(same_errors_any_threads_and_window),
-		TEST(same_model_through_lent_pieces), TEST(long_durations),
+		TEST(same_model_through_lent_pieces), TEST(long_durations), TEST(wide_metadata),
 	};
 	return RUN_TESTS("test_trace_json", tests);
 }

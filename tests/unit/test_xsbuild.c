@@ -341,7 +341,7 @@ static void test_drop_stats(void)
 			CHECK_INT(val.i, 7 + k);
 			REQUIRE(event_stat(c, pos.plane, pos.line, pos.index, "wide", &val));
 			CHECK(val.u == (1ull << 40 | (uint64_t)k));
-			CHECK(view_has(xp_meta_stats(pl, pl->lines[pos.line].meta[pos.index]), gone));
+			CHECK(view_has(xp_meta_stats(pl, xp_meta_of(&pl->lines[pos.line], pos.index)), gone));
 		}
 		CHECK(view_has(xp_plane_stats(pl), gone));
 		/* A line's stat count is the capture's, dropped ones included (info shows it). */
@@ -422,7 +422,7 @@ static void check_stream_line(const struct xp_capture *cw, const struct xp_line 
 		REQUIRE(j < l->n_events);
 		CHECK_INT(l->start_ps[j], s);
 		CHECK_INT(xp_dur(l, j), d);
-		CHECK_INT(l->meta[j], w->meta[i]);
+		CHECK_INT(xp_meta_of(l, j), xp_meta_of(w, i));
 		struct xp_stat_view a = xp_event_stats(w, i), b = xp_event_stats(l, j);
 		REQUIRE_INT(b.n, a.n);
 		for (uint32_t k = 0; k < a.n; k++) {
@@ -561,13 +561,51 @@ static void test_long_durations(void)
 	xsb_free(b);
 }
 
+/* Metadata indexes are 16 bits on a plane of at most 65,536 entries, 32 beyond: events name their metadata
+ * right either way, on one thread and on two. */
+static void test_wide_metadata(void)
+{
+	const int n = 70000;
+	struct xsb *b = xsb_new();
+	int big = xsb_plane(b, "/host:CPU", 0), small = xsb_plane(b, "/device:GPU:0", 1);
+	int lb = xsb_line(b, big, 1, "t", 0), ls = xsb_line(b, small, 1, "s", 0);
+	char name[32];
+	for (int k = 0; k < n; k++) {
+		snprintf(name, sizeof name, "e%d", k);
+		xsb_event(b, big, lb, name, (int64_t)k * 10, 5);
+	}
+	xsb_event(b, small, ls, "k", 0, 5);
+	size_t len;
+	uint8_t *bytes = xsb_pack(b, &len);
+	for (int threads = 1; threads <= 2; threads++) {
+		struct xp_capture *c = xp_capture_new();
+		struct xp_err err = {0};
+		REQUIRE(xp_read_xspace(c, "meta", bytes, len, &(struct xp_read_opts){.threads = threads}, &err) == 0);
+		const struct xp_plane *pb = &c->hosts[0].planes[0], *ps = &c->hosts[0].planes[1];
+		const struct xp_line *l = &pb->lines[0];
+		REQUIRE_INT(l->n_events, n);
+		CHECK(l->meta32 && !l->meta16);
+		CHECK(ps->lines[0].meta16 && !ps->lines[0].meta32);
+		for (int k = 0; k < n; k += 997) {
+			snprintf(name, sizeof name, "e%d", k);
+			CHECK_STR(xp_str(c, xp_event_name(pb, l, (uint64_t)k)), name);
+		}
+		snprintf(name, sizeof name, "e%d", n - 1);
+		CHECK_STR(xp_str(c, xp_event_name(pb, l, (uint64_t)n - 1)), name);
+		CHECK_STR(xp_str(c, xp_event_name(ps, &ps->lines[0], 0)), "k");
+		xp_capture_free(c);
+	}
+	free(bytes);
+	xsb_free(b);
+}
+
 int main(void)
 {
 	static const struct test tests[] = {
 		TEST(test_structure), TEST(test_metadata_ids), TEST(test_stat_kinds), TEST(test_event_order),
 		TEST(test_keep_order), TEST(test_hosts), TEST(test_pack_stable), TEST(test_varint_lengths),
 		TEST(test_long_length_prefix), TEST(test_drop_stats), TEST(test_shared_keys), TEST(test_stream),
-		TEST(test_long_durations),
+		TEST(test_long_durations), TEST(test_wide_metadata),
 	};
 	return RUN_TESTS("test_xsbuild", tests);
 }
