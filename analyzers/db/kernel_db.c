@@ -422,6 +422,16 @@ static void *grow_to(void *p, size_t n, size_t size)
 	return (n & (n - 1)) ? p : xrealloc(p, 2 * n * size);
 }
 
+/* D with only what a report's key reads of it (grid, block, registers, shared memory): xp_kernel_ops_build
+ * keys its rows by the shape's address, so that two texts that differ elsewhere (occupancy) are one row. */
+static void key_shape(struct xp_kernel_details *d)
+{
+	d->private_mem = 0;
+	d->occupancy_pct = 0;
+	d->fields = 0;
+	d->form = XP_KD_NONE;
+}
+
 static const struct xp_kernel_details *details_of(struct plane_pass *pp, const struct xp_value *v)
 {
 	uint32_t k;
@@ -429,6 +439,8 @@ static const struct xp_kernel_details *details_of(struct plane_pass *pp, const s
 		struct xp_kernel_details d;
 		memset(&d, 0, sizeof d);
 		xp_kernel_details_parse(v->s, v->len, &d);
+		if (pp->acc)
+			key_shape(&d);
 		k = (uint32_t)pp->n_dets++;
 		pp->dets = grow_to(pp->dets, pp->n_dets, sizeof *pp->dets);
 		pp->dets[k] = xp_kernel_db_shape(pp->db, &d);
@@ -607,23 +619,49 @@ static void report_of(struct plane_pass *pp, const struct xp_line *l, uint64_t i
 
 /* --- per-op facts without a row per launch shape (xp_kernel_ops_build) ---------------------------------- */
 
-/* The ops by (op name, module), pooled texts compared by address; ELIG: for each op, bit 1 when one of its
- * kernels is Tensor Core eligible, bit 2 when one is not. In the second pass (ROWS) only the kernels of ops
- * with both bits are made rows: an op's eligibility is its first row's, and only there do rows disagree. */
-struct op_acc {
-	struct xp_kernel_ops *ops;
-	size_t cap_ops, cap, *slot;
-	uint8_t *elig;
-	bool rows;
+/*
+ * The ops by (op name, module), pooled texts compared by address; ELIG: for each op, bit 1 when one of its
+ * kernels is Tensor Core eligible, bit 2 when one is not. An op's eligibility is its first row's (by
+ * cmp_reference), and only the ops with both bits need it found: each distinct report key is kept as what
+ * that order reads of it (a total, the pooled name and key shape, the op, host and flags: 32 bytes), with
+ * no report, occupancy or index of the database, and the kernels are read once.
+ */
+struct op_key {
+	int64_t total_ps;
+	const char *name;                       /* pooled */
+	const struct xp_kernel_details *shape;  /* key_shape's copy: equal keys, equal addresses */
+	uint32_t op;                            /* index in ops */
+	uint32_t host_flags;                    /* host << 2 | tc_eligible << 1 | uses_tc (hosts: files, far below 2^30) */
 };
 
-static size_t acc_pos(const struct op_acc *a, const char *op, const char *module)
+/* A slot of the key index: the key and the low half of its hash, one cache line read per probe, which tells
+ * most keys apart and places them again when the index grows, without reading the key itself. */
+struct key_cell {
+	uint32_t key;                           /* key + 1; 0 = empty */
+	uint32_t hash;
+};
+
+struct op_acc {
+	struct xp_kernel_ops *ops;
+	size_t cap_ops, cap;
+	struct key_cell *slot;                  /* the ops' index: op + 1 and the low half of its hash */
+	uint8_t *elig;
+	struct op_key *keys;
+	size_t n_keys, cap_keys, key_cap;       /* key_cap: cells of key_cell, a power of two */
+	struct key_cell *key_cell;
+};
+
+static uint32_t acc_hash(const char *op, const char *module)
 {
-	uint64_t h = xp_hash_u64(xp_hash_u64(XP_HASH_SEED, (uintptr_t)op), (uintptr_t)module);
-	size_t i = (size_t)h & (a->cap - 1);
-	for (; a->slot[i]; i = (i + 1) & (a->cap - 1)) {
-		const struct xp_kernel_op *o = &a->ops->ops[a->slot[i] - 1];
-		if (o->op_name == op && o->module == module)
+	return (uint32_t)xp_hash_mix(xp_hash_u64(xp_hash_u64(XP_HASH_SEED, (uintptr_t)op), (uintptr_t)module));
+}
+
+static size_t acc_pos(const struct op_acc *a, const char *op, const char *module, uint32_t h)
+{
+	size_t i = h & (a->cap - 1);
+	for (; a->slot[i].key; i = (i + 1) & (a->cap - 1)) {
+		const struct xp_kernel_op *o = &a->ops->ops[a->slot[i].key - 1];
+		if (a->slot[i].hash == h && o->op_name == op && o->module == module)
 			break;
 	}
 	return i;
@@ -634,8 +672,11 @@ static void acc_grow(struct op_acc *a)
 	free(a->slot);
 	a->cap = a->cap ? a->cap * 2 : 64;
 	a->slot = xcalloc(a->cap, sizeof *a->slot);
-	for (size_t k = 0; k < a->ops->n; k++)
-		a->slot[acc_pos(a, a->ops->ops[k].op_name, a->ops->ops[k].module)] = k + 1;
+	for (size_t k = 0; k < a->ops->n; k++) {
+		const struct xp_kernel_op *o = &a->ops->ops[k];
+		uint32_t h = acc_hash(o->op_name, o->module);
+		a->slot[acc_pos(a, o->op_name, o->module, h)] = (struct key_cell){(uint32_t)k + 1, h};
+	}
 }
 
 /* The index of R's op, made when new. */
@@ -643,9 +684,10 @@ static size_t acc_op(struct op_acc *a, const struct xp_kernel_report *r)
 {
 	if ((a->ops->n + 1) * 2 > a->cap)
 		acc_grow(a);
-	size_t i = acc_pos(a, r->op_name, r->module);
-	if (a->slot[i])
-		return a->slot[i] - 1;
+	uint32_t h = acc_hash(r->op_name, r->module);
+	size_t i = acc_pos(a, r->op_name, r->module, h);
+	if (a->slot[i].key)
+		return a->slot[i].key - 1;
 	if (a->ops->n == a->cap_ops) {
 		a->cap_ops = a->cap_ops ? a->cap_ops * 2 : 64;
 		a->ops->ops = xrealloc(a->ops->ops, a->cap_ops * sizeof *a->ops->ops);
@@ -654,17 +696,78 @@ static size_t acc_op(struct op_acc *a, const struct xp_kernel_report *r)
 	size_t k = a->ops->n++;
 	a->ops->ops[k] = (struct xp_kernel_op){.op_name = r->op_name, .module = r->module};
 	a->elig[k] = 0;
-	a->slot[i] = k + 1;
+	a->slot[i] = (struct key_cell){(uint32_t)k + 1, h};
 	return k;
 }
 
-/* Kernel R of D picoseconds counted into its op; true when it needs no row (every kernel in the first pass,
- * those of ops whose kernels agree in the second). */
-static bool op_gathered(struct op_acc *a, const struct xp_kernel_report *r, int64_t d)
+static uint64_t op_key_hash(const struct op_key *k)
+{
+	uint64_t h = xp_hash_u64(XP_HASH_SEED, (uintptr_t)k->name);
+	h = xp_hash_u64(h, (uintptr_t)k->shape);
+	return xp_hash_mix(xp_hash_u64(h, (uint64_t)k->op << 32 | k->host_flags));
+}
+
+/* The cell of K: the one that holds its key, or the empty one where it goes. H: the low half of
+ * op_key_hash (K), which alone places a key (the index never reaches 2^32 cells). */
+static size_t op_key_pos(const struct op_acc *a, const struct op_key *k, uint32_t h)
+{
+	size_t mask = a->key_cap - 1, i = h & mask;
+	for (; a->key_cell[i].key; i = (i + 1) & mask) {
+		const struct op_key *x = &a->keys[a->key_cell[i].key - 1];
+		if (a->key_cell[i].hash == h && x->name == k->name && x->shape == k->shape && x->op == k->op &&
+		    x->host_flags == k->host_flags)
+			break;
+	}
+	return i;
+}
+
+#define KEY_CHUNK 8192
+
+static void op_keys_grow(struct op_acc *a)
+{
+	size_t cap = a->key_cap ? a->key_cap * 2 : 64, mask = cap - 1;
+	struct key_cell *cell = xcalloc(cap, sizeof *cell);
+	xp_prefault(cell, cap * sizeof *cell);  /* a quarter full at once: every page is written */
+	for (size_t j = 0; j < a->key_cap; j++) {
+		if (!a->key_cell[j].key)
+			continue;
+		size_t i = a->key_cell[j].hash & mask;
+		while (cell[i].key)
+			i = (i + 1) & mask;
+		cell[i] = a->key_cell[j];
+	}
+	free(a->key_cell);
+	a->key_cell = cell;
+	a->key_cap = cap;
+}
+
+/* D picoseconds more for the report key of K (its total not set). */
+static void op_key_add(struct op_acc *a, const struct op_key *k, int64_t d)
+{
+	if ((a->n_keys + 1) * 2 > a->key_cap)
+		op_keys_grow(a);
+	uint32_t h = (uint32_t)op_key_hash(k);
+	size_t i = op_key_pos(a, k, h);
+	if (!a->key_cell[i].key) {
+		if (a->n_keys == a->cap_keys) {
+			a->cap_keys = a->cap_keys ? a->cap_keys * 2 : 64;
+			a->keys = xrealloc(a->keys, a->cap_keys * sizeof *a->keys);
+		}
+		if (a->n_keys % KEY_CHUNK == 0)   /* the next keys' pages in one call, not a trap each */
+			xp_prefault(a->keys + a->n_keys,
+				    (a->cap_keys - a->n_keys < KEY_CHUNK ? a->cap_keys - a->n_keys : KEY_CHUNK) *
+					    sizeof *a->keys);
+		a->keys[a->n_keys] = *k;
+		a->keys[a->n_keys].total_ps = 0;
+		a->key_cell[i] = (struct key_cell){(uint32_t)++a->n_keys, h};
+	}
+	a->keys[a->key_cell[i].key - 1].total_ps += d;   /* as xp_kernel_value_merge adds a row's kernels */
+}
+
+/* Kernel R of D picoseconds counted into its op, and into its report key's total. */
+static void op_gathered(struct op_acc *a, const struct xp_kernel_report *r, int64_t d)
 {
 	size_t k = acc_op(a, r);
-	if (a->rows)
-		return a->elig[k] != 3;
 	struct xp_kernel_op *o = &a->ops->ops[k];
 	/* summed as xp_kernel_ops_by_op sums its rows' totals */
 	o->total_ps += d;
@@ -672,7 +775,9 @@ static bool op_gathered(struct op_acc *a, const struct xp_kernel_report *r, int6
 	if (r->uses_tc)
 		o->tensor_core_ps += d;
 	a->elig[k] |= r->tc_eligible ? 1 : 2;
-	return true;
+	struct op_key key = {0, r->name, r->details, (uint32_t)k,
+			     r->host << 2 | (uint32_t)r->tc_eligible << 1 | (uint32_t)r->uses_tc};
+	op_key_add(a, &key, d);
 }
 
 static void add_kernel(struct plane_pass *pp, const struct xp_line *l, uint64_t i)
@@ -684,8 +789,10 @@ static void add_kernel(struct plane_pass *pp, const struct xp_line *l, uint64_t 
 	struct xp_kernel_report r;
 	struct rkey k;
 	report_of(pp, l, i, &ks, &r);
-	if (pp->acc && op_gathered(pp->acc, &r, xp_dur(l, i)))
+	if (pp->acc) {
+		op_gathered(pp->acc, &r, xp_dur(l, i));
 		return;
+	}
 	key_of(&r, &k);
 	size_t n = pp->db->n, row = db_insert(pp->db, &k, &r);
 	if (row == n)   /* new: occupancy is the first occurrence's */
@@ -831,24 +938,34 @@ struct xp_kernel_db *xp_kernel_db_build(const struct xp_capture *c, const struct
 	return db;
 }
 
-static int cmp_reference(const struct xp_kernel_report *a, const struct xp_kernel_report *b);
+static int cmp_key_shape(const char *na, const struct xp_kernel_details *a, unsigned fa, const char *nb,
+			 const struct xp_kernel_details *b, unsigned fb);
 
-/* The ops whose kernels disagree on eligibility take their first row's (by the reference's order), from the
- * rows of DB, which holds theirs alone. */
-static void settle_mixed(struct op_acc *a, const struct xp_kernel_db *db)
+/* Whether key A of an op sorts before key B of the same op in cmp_reference's order: what that order
+ * compares but the op and module, which they share. */
+static bool op_key_first(const struct op_key *a, const struct op_key *b)
+{
+	if (a->total_ps != b->total_ps)
+		return a->total_ps > b->total_ps;
+	int d = cmp_key_shape(a->name, a->shape, a->host_flags & 3, b->name, b->shape, b->host_flags & 3);
+	return d ? d < 0 : a->host_flags >> 2 < b->host_flags >> 2;
+}
+
+/* The ops whose kernels disagree on eligibility take their first row's (by the reference's order). */
+static void settle_mixed(struct op_acc *a)
 {
 	size_t *best = xmalloc((a->ops->n ? a->ops->n : 1) * sizeof *best);
 	for (size_t k = 0; k < a->ops->n; k++)
 		best[k] = SIZE_MAX;
-	for (size_t i = 0; i < db->n; i++) {
-		const struct xp_kernel_report *r = &db->rows[i];
-		size_t k = a->slot[acc_pos(a, r->op_name, r->module)] - 1;
-		if (best[k] == SIZE_MAX || cmp_reference(r, &db->rows[best[k]]) < 0)
-			best[k] = i;
+	for (size_t i = 0; i < a->n_keys; i++) {
+		const struct op_key *x = &a->keys[i];
+		size_t *b = &best[x->op];
+		if (a->elig[x->op] == 3 && (*b == SIZE_MAX || op_key_first(x, &a->keys[*b])))
+			*b = i;
 	}
 	for (size_t k = 0; k < a->ops->n; k++)
 		if (best[k] != SIZE_MAX)
-			a->ops->ops[k].tc_eligible = db->rows[best[k]].tc_eligible;
+			a->ops->ops[k].tc_eligible = (a->keys[best[k]].host_flags >> 1) & 1;
 	free(best);
 }
 
@@ -859,19 +976,9 @@ struct xp_kernel_ops *xp_kernel_ops_build(const struct xp_capture *c, const stru
 	db->index->acc = &a;
 	for (uint32_t h = 0; h < c->n_hosts; h++)
 		read_host(db, c, h, h, o);
-	bool mixed = false;
-	for (size_t k = 0; k < a.ops->n; k++) {
+	for (size_t k = 0; k < a.ops->n; k++)
 		a.ops->ops[k].tc_eligible = a.elig[k] & 1;
-		mixed |= a.elig[k] == 3;
-	}
-	if (mixed) {
-		a.rows = true;
-		for (uint32_t h = 0; h < c->n_hosts; h++) {
-			free(db->hosts[h].hlo_problem);
-			read_host(db, c, h, h, o);
-		}
-		settle_mixed(&a, db);
-	}
+	settle_mixed(&a);
 	/* the texts outlive the database's pool */
 	for (size_t k = 0; k < a.ops->n; k++) {
 		struct xp_kernel_op *op = &a.ops->ops[k];
@@ -880,6 +987,8 @@ struct xp_kernel_ops *xp_kernel_ops_build(const struct xp_capture *c, const stru
 	}
 	free(a.slot);
 	free(a.elig);
+	free(a.keys);
+	free(a.key_cell);
 	xp_kernel_db_free(db);
 	return a.ops;
 }
@@ -896,22 +1005,31 @@ static int cmp_i64_desc(int64_t a, int64_t b)
 	return a > b ? -1 : a < b;
 }
 
+/* The reference's key order from the kernel name to the flags (FA, FB: tc_eligible << 1 | uses_tc). */
+static int cmp_key_shape(const char *na, const struct xp_kernel_details *a, unsigned fa, const char *nb,
+			 const struct xp_kernel_details *b, unsigned fb)
+{
+	int d = na == nb ? 0 : strcmp(na, nb);
+	if (d)
+		return d;
+	for (int k = 0; k < 3; k++)
+		if ((d = cmp_u32(a->grid[k], b->grid[k])))
+			return d;
+	for (int k = 0; k < 3; k++)
+		if ((d = cmp_u32(a->block[k], b->block[k])))
+			return d;
+	if ((d = cmp_u32(a->regs, b->regs)) || (d = cmp_u32(a->static_shmem, b->static_shmem)) ||
+	    (d = cmp_u32(a->dynamic_shmem, b->dynamic_shmem)) || (d = cmp_u32(fa & 1, fb & 1)))
+		return d;
+	return cmp_u32(fa >> 1, fb >> 1);
+}
+
 /* The reference's order (total descending, then the key ascending), then module and host. */
 static int cmp_reference(const struct xp_kernel_report *a, const struct xp_kernel_report *b)
 {
 	int d = cmp_i64_desc(a->v.total_ps, b->v.total_ps);
-	if (d || (d = strcmp(a->name, b->name)))
-		return d;
-	for (int k = 0; k < 3; k++)
-		if ((d = cmp_u32(a->details->grid[k], b->details->grid[k])))
-			return d;
-	for (int k = 0; k < 3; k++)
-		if ((d = cmp_u32(a->details->block[k], b->details->block[k])))
-			return d;
-	if ((d = cmp_u32(a->details->regs, b->details->regs)) ||
-	    (d = cmp_u32(a->details->static_shmem, b->details->static_shmem)) ||
-	    (d = cmp_u32(a->details->dynamic_shmem, b->details->dynamic_shmem)) ||
-	    (d = cmp_u32(a->uses_tc, b->uses_tc)) || (d = cmp_u32(a->tc_eligible, b->tc_eligible)) ||
+	if (d || (d = cmp_key_shape(a->name, a->details, (unsigned)a->tc_eligible << 1 | a->uses_tc, b->name,
+				    b->details, (unsigned)b->tc_eligible << 1 | b->uses_tc)) ||
 	    (d = strcmp(a->op_name, b->op_name)))
 		return d;
 	if (!a->module != !b->module)

@@ -151,9 +151,9 @@ struct xp_kernel_ops {
  * first by total (the reference's "first report"), whatever DB's order.
  * When MERGE_HOSTS, every host's reports of one op form one entry (host 0). */
 struct xp_kernel_ops *xp_kernel_ops_by_op(const struct xp_kernel_db *db, bool merge_hosts);
-/* What xp_kernel_ops_by_op (xp_kernel_db_build (C, O), true) gives, without a row per launch shape: the
- * kernels are summed by op as they are read, and rows are made only for the ops whose kernels disagree on
- * Tensor Core eligibility (their first row decides). */
+/* What xp_kernel_ops_by_op (xp_kernel_db_build (C, O), true) gives, without the database: the kernels are
+ * read once and summed by op, and by report key only as far as the reference's order needs (a total per
+ * distinct key, 32 bytes), for the ops whose kernels disagree on Tensor Core eligibility (the first row decides). */
 struct xp_kernel_ops *xp_kernel_ops_build(const struct xp_capture *c, const struct xp_kernel_db_opts *o);
 /* The entry of (host, op, module), or NULL. MODULE NULL = a TF op. */
 const struct xp_kernel_op *xp_kernel_ops_find(const struct xp_kernel_ops *ops, uint32_t host, const char *op_name,

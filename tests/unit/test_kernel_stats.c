@@ -5,6 +5,8 @@
 #include "analyzers/db/kernel_db.h"
 #include "analyzers/db/kernel_details.h"
 #include "analyzers/kernel_stats.h"
+#include "analyzers/prepare/prepare.h"
+#include "formats/in/trace_json.h"
 #include "formats/model/capture.h"
 #include "formats/model/result.h"
 #include "check.h"
@@ -787,8 +789,8 @@ static void test_multi_host(void)
 	xsb_free(b[1]);
 }
 
-/* xp_kernel_ops_build (kernels summed by op as read, rows only for the ops whose kernels disagree on
- * eligibility) against xp_kernel_ops_by_op of the whole database, on two hosts of random kernels: ops whose
+/* xp_kernel_ops_build (kernels summed by op and by report key as read, the first key deciding where an op's
+ * kernels disagree on eligibility) against xp_kernel_ops_by_op of the whole database, on two hosts of random kernels: ops whose
  * kernels all use Tensor Cores, none do, or some do (then the longest row decides), with and without an
  * eligible op name. */
 static void test_ops_build_as_by_op(void)
@@ -833,13 +835,124 @@ static void test_ops_build_as_by_op(void)
 		CHECK_INT(o->tc_eligible, w->tc_eligible);
 		mixed += w->tensor_core_ps && w->tensor_core_ps < w->total_ps && !w->tc_eligible;
 	}
-	CHECK(mixed >= 1);      /* the case the second pass is for */
+	CHECK(mixed >= 1);      /* the case the totals by report key are for */
 	xp_kernel_ops_free(want);
 	xp_kernel_ops_free(got);
 	xp_kernel_db_free(db);
 	xp_capture_free(c);
 	xsb_free(b[0]);
 	xsb_free(b[1]);
+}
+
+/* xp_kernel_ops_build against xp_kernel_ops_by_op of C's whole database: the same ops in the same order and
+ * facts. The eligibility of each op named in NAMES must be WANT_ELIG's, in both. */
+static void check_ops_build(const struct xp_capture *c, const char *const *names, const bool *want_elig, size_t n)
+{
+	struct xp_kernel_db *db = xp_kernel_db_build(c, NULL);
+	struct xp_kernel_ops *want = xp_kernel_ops_by_op(db, true), *got = xp_kernel_ops_build(c, NULL);
+	REQUIRE_INT(got->n, want->n);
+	for (size_t k = 0; k < want->n; k++) {
+		const struct xp_kernel_op *w = &want->ops[k], *o = &got->ops[k];
+		CHECK_STR(o->op_name, w->op_name);
+		CHECK_INT(o->total_ps, w->total_ps);
+		CHECK_INT(o->tensor_core_ps, w->tensor_core_ps);
+		CHECK_INT(o->occurrences, w->occurrences);
+		CHECK_INT(o->tc_eligible, w->tc_eligible);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct xp_kernel_op *w = xp_kernel_ops_find(want, 0, names[i], NULL);
+		const struct xp_kernel_op *o = xp_kernel_ops_find(got, 0, names[i], NULL);
+		if (CHECK(w && o)) {
+			CHECK_INT(w->tc_eligible, want_elig[i]);
+			CHECK_INT(o->tc_eligible, want_elig[i]);
+		}
+	}
+	xp_kernel_ops_free(want);
+	xp_kernel_ops_free(got);
+	xp_kernel_db_free(db);
+}
+
+/* The ops of mixed kernels whose first row is found only from whole rows: a row's total is the sum of its
+ * kernels (two short ineligible kernels outweigh one longer Tensor Core kernel); two kernel_details texts that
+ * differ only in occupancy are one row; ties on total go to the kernel name, then the grid; one key on two hosts
+ * is two rows. */
+static void test_ops_build_edges(void)
+{
+	static const char *const ops[] = {"m/sum", "m/occ", "m/tie_name", "m/tie_name2", "m/tie_grid", "m/hosts"};
+	static const bool elig[] = {false, false, false, true, false, true};
+	const char *kd = "regs:8 grid:1,1,1 block:1,1,1";
+	struct xsb *b[2];
+	for (int h = 0; h < 2; h++) {
+		b[h] = xsb_new();
+		xsb_hostname(b[h], h ? "hb" : "ha");
+		int g = gpu_plane(b[h], 0);
+		int l = xsb_line(b[h], g, 1, "Stream #1", 0);
+		int64_t t = 0;
+		if (h == 0) {
+			kernel(b[h], g, l, "volta_h884gemm_a", t += 100000, 3000, kd, ops[0]);
+			kernel(b[h], g, l, "sgemm_b", t += 100000, 2000, kd, ops[0]);
+			kernel(b[h], g, l, "sgemm_b", t += 100000, 2000, kd, ops[0]);
+			/* 5000 ps in one row (occupancy is not in the key) against 4000 of Tensor Core kernels */
+			kernel(b[h], g, l, "sgemm_b", t += 100000, 2500, "regs:8 grid:1,1,1 block:1,1,1 occ_pct:50",
+			       ops[1]);
+			kernel(b[h], g, l, "sgemm_b", t += 100000, 2500, "regs:8 grid:1,1,1 block:1,1,1 occ_pct:25",
+			       ops[1]);
+			kernel(b[h], g, l, "volta_h884gemm_a", t += 100000, 4000, kd, ops[1]);
+			/* equal totals: "sgemm_b" sorts before "volta_h884gemm_a", "a_h884gemm" before "sgemm_b" */
+			kernel(b[h], g, l, "volta_h884gemm_a", t += 100000, 1000, kd, ops[2]);
+			kernel(b[h], g, l, "sgemm_b", t += 100000, 1000, kd, ops[2]);
+			kernel(b[h], g, l, "sgemm_b", t += 100000, 1000, kd, ops[3]);
+			kernel(b[h], g, l, "a_h884gemm", t += 100000, 1000, kd, ops[3]);
+			/* equal totals and names, the Tensor Core one eligible by its einsum: the smaller grid first */
+			int e = kernel(b[h], g, l, "sgemm_b", t += 100000, 1000, "regs:8 grid:2,1,1 block:1,1,1", ops[4]);
+			xsb_stat_str(b[h], g, e, "equation", "ab,bc->ac");
+			kernel(b[h], g, l, "sgemm_b", t += 100000, 1000, "regs:8 grid:1,1,1 block:1,1,1", ops[4]);
+		}
+		/* each host's row 3000, the other kind 5000 over both: rows are per host */
+		kernel(b[h], g, l, "sgemm_b", t += 100000, 2500, kd, ops[5]);
+		kernel(b[h], g, l, "volta_h884gemm_a", t += 100000, 3000, kd, ops[5]);
+	}
+	struct xp_capture *c = xsb_read_hosts(b, 2);
+	check_ops_build(c, ops, elig, sizeof ops / sizeof *ops);
+	xp_capture_free(c);
+	xsb_free(b[0]);
+	xsb_free(b[1]);
+}
+
+/* PyTorch: the op is the launching operator, eligible as that call is (its own Tensor Core kernel makes it so):
+ * one operator's calls disagree, and its first row decides, summed over calls. */
+static void test_ops_build_pytorch(void)
+{
+	static const char *const doc =
+		"{\"traceEvents\": ["
+		"{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 100, \"tid\": 0, \"args\": {\"name\": \"python\"}},"
+#define PT_CALL(op, ts, corr, kname, kdur)                                                                       \
+	"{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"" op "\", \"pid\": 100, \"tid\": 1, \"ts\": " #ts             \
+	", \"dur\": 10, \"args\": {}},"                                                                            \
+	"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 100, \"tid\": 1, \"ts\": " #ts \
+	", \"dur\": 2, \"args\": {\"correlation\": " #corr "}},"                                                      \
+	"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" kname "\", \"pid\": 0, \"tid\": 7, \"ts\": " #ts            \
+	", \"dur\": " #kdur ", \"args\": {\"correlation\": " #corr ", \"device\": 0, \"stream\": 7, \"grid\": [1, 1, 1], "   \
+	"\"block\": [64, 1, 1], \"registers per thread\": 32, \"shared memory\": 0}},"
+		PT_CALL("aten::custom", 1000, 1, "volta_h884gemm_a", 30)
+		PT_CALL("aten::custom", 1100, 2, "sgemm_b", 20)
+		PT_CALL("aten::custom", 1200, 3, "sgemm_b", 20)
+		PT_CALL("aten::other", 1300, 4, "volta_h884gemm_a", 10)
+		PT_CALL("aten::other", 1400, 5, "sgemm_b", 10)
+		PT_CALL("aten::third", 1500, 6, "a_h884gemm", 10)
+		PT_CALL("aten::third", 1600, 7, "sgemm_b", 10)
+#undef PT_CALL
+		"{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 0, \"tid\": 0, \"args\": {\"name\": \"gpu\"}}"
+		"]}";
+	static const char *const ops[] = {"aten::custom", "aten::other", "aten::third"};
+	static const bool elig[] = {false, false, true};
+	struct xp_capture *c = xp_capture_new();
+	struct xp_err err;
+	memset(&err, 0, sizeof err);
+	REQUIRE_INT(xp_read_trace_json_mem(c, "t.pt.trace.json", (const uint8_t *)doc, strlen(doc), NULL, &err), 0);
+	REQUIRE(c->n_hosts == 1 && xp_host_is_pytorch(&c->hosts[0]));
+	check_ops_build(c, ops, elig, sizeof ops / sizeof *ops);
+	xp_capture_free(c);
 }
 
 /* ---- filters, sort, top, verdicts, no GPU ---- */
@@ -1038,6 +1151,8 @@ int main(void)
 		TEST(test_tie_order),
 		TEST(test_multi_host),
 		TEST(test_ops_build_as_by_op),
+		TEST(test_ops_build_edges),
+		TEST(test_ops_build_pytorch),
 		TEST(test_filters_and_top),
 		TEST(test_op_filter_module),
 		TEST(test_no_gpu),
