@@ -161,7 +161,8 @@ struct forest {
 	uint32_t n_lines;
 	uint32_t n;
 	int32_t *gid;
-	int32_t *nest_parent;           /* NEST_NONE at the top of a line, NEST_ASYNC for an async event */
+	int32_t *nest_parent;           /* -1: none (at the top of a line, or async) */
+	uint8_t *async;                 /* bit per node: async (never nested); the spreads' nesting test */
 	uint32_t **rank;                /* per line: each event's place in start order (unsorted lines only) */
 	struct u32vec ex_from, ex_to;   /* extra (non-nesting) edges */
 	/* Children over extra edges, as (from << 32 | to), sorted; has_child: a bit per node with any. */
@@ -189,9 +190,6 @@ struct forest {
 	uint8_t **srole;        /* per plane: role of each stat metadata */
 	bool loop_ops;
 };
-
-/* nest_parent of a node with no nesting parent: at the top of its line, or async (never nested). */
-enum { NEST_NONE = -1, NEST_ASYNC = -2 };
 
 static const struct fline *line_of(const struct forest *f, uint32_t node, uint32_t *idx)
 {
@@ -350,43 +348,63 @@ static void add_root(struct forest *f, uint32_t node, int64_t level, int64_t sta
 	f->roots[f->n_roots++] = (struct root){node, level, start};
 }
 
-/* Pass over every event: nesting parents and the keyed lists for links. */
-static void scan_events(struct forest *f)
+/* Nesting parents: on each line in start order, the innermost open event that holds the next one (async
+ * events are not nested and nest nothing). After the links, which need more memory than these. */
+static void nest_events(struct forest *f)
 {
 	const struct xp_host *h = f->h;
 	f->nest_parent = xmalloc((size_t)f->n * sizeof *f->nest_parent);
 	xp_prefault(f->nest_parent, (size_t)f->n * sizeof *f->nest_parent);
-	f->exec_lines = xcalloc(f->n_lines + 1, 1);
 	uint32_t *stack = NULL;
 	size_t cap = 0;
 	for (uint32_t li = 0; li < f->n_lines; li++) {
 		const struct fline *fl = &f->lines[li];
-		const struct xp_plane *pl = &h->planes[fl->plane];
-		const struct xp_line *l = &pl->lines[fl->line];
-		bool host_cpu = pl->kind == XP_PLANE_HOST_CPU;
+		const struct xp_line *l = &h->planes[fl->plane].lines[fl->line];
 		size_t depth = 0;
 		for (uint64_t k = 0; k < l->n_events; k++) {
 			uint32_t i = fl->order ? fl->order[k] : (uint32_t)k;
 			uint32_t node = fl->base + i;
 			int64_t b = l->start_ps[i], e = b + xp_dur(l, i);
+			f->nest_parent[node] = -1;
+			if (f->async[node >> 3] & (1u << (node & 7)))
+				continue;
+			while (depth) {
+				uint32_t top = stack[depth - 1] - fl->base;
+				if (l->start_ps[top] <= b && e <= l->start_ps[top] + xp_dur(l, top))
+					break;
+				depth--;
+			}
+			if (depth)
+				f->nest_parent[node] = (int32_t)stack[depth - 1];
+			if (depth == cap) {
+				cap = cap ? cap * 2 : 256;
+				stack = xrealloc(stack, cap * sizeof *stack);
+			}
+			stack[depth++] = node;
+		}
+	}
+	free(stack);
+}
+
+/* Pass over every event's stats: async events, roots and the keyed lists for links. */
+static void scan_events(struct forest *f)
+{
+	const struct xp_host *h = f->h;
+	f->exec_lines = xcalloc(f->n_lines + 1, 1);
+	f->async = xcalloc(((size_t)f->n + 7) / 8, 1);
+	for (uint32_t li = 0; li < f->n_lines; li++) {
+		const struct fline *fl = &f->lines[li];
+		const struct xp_plane *pl = &h->planes[fl->plane];
+		const struct xp_line *l = &pl->lines[fl->line];
+		bool host_cpu = pl->kind == XP_PLANE_HOST_CPU;
+		for (uint64_t k = 0; k < l->n_events; k++) {
+			uint32_t i = fl->order ? fl->order[k] : (uint32_t)k;
+			uint32_t node = fl->base + i;
+			int64_t b = l->start_ps[i];
 			struct evstats s;
 			read_stats(f, fl->plane, l, i, &s);
-			f->nest_parent[node] = s.async ? NEST_ASYNC : NEST_NONE;
-			if (!s.async) {
-				while (depth) {
-					uint32_t top = stack[depth - 1] - fl->base;
-					if (l->start_ps[top] <= b && e <= l->start_ps[top] + xp_dur(l, top))
-						break;
-					depth--;
-				}
-				if (depth)
-					f->nest_parent[node] = (int32_t)stack[depth - 1];
-				if (depth == cap) {
-					cap = cap ? cap * 2 : 256;
-					stack = xrealloc(stack, cap * sizeof *stack);
-				}
-				stack[depth++] = node;
-			}
+			if (s.async)
+				f->async[node >> 3] |= (uint8_t)(1u << (node & 7));
 			uint8_t nk = f->mkind[fl->plane][l->meta[i]];
 			int64_t level = s.has_root ? s.root : nk == NK_TRACE_CONTEXT ? 1 : 0;
 			if (level >= 1)
@@ -413,7 +431,6 @@ static void scan_events(struct forest *f)
 				key_push(&f->getnexts, (uint64_t)s.id, 0, node, 2); /* tf.data ids, flag 2 */
 		}
 	}
-	free(stack);
 }
 
 static void add_edge(struct forest *f, uint32_t from, uint32_t to)
@@ -761,38 +778,50 @@ static bool same_level_root(struct forest *f, uint32_t node, void *arg)
 /* A queued node whose nesting descendants a walk over its ancestor's range has already seen. */
 #define RANGE_DONE 0x80000000u
 
-/* Group G for V's nesting descendants without one, in start order on V's line: they follow V up to the
- * first event nested outside it (async events in between are nobody's children). A descendant already
- * in a group stops the spread below it, as a node does in a walk child by child; the others are queued
- * for their extra edges. */
+static inline bool bit(const uint8_t *bits, uint32_t v)
+{
+	return bits[v >> 3] & (1u << (v & 7));
+}
+
+/* Event I of line L lies within [b, e] as scan_events nests (start and end inside). */
+static inline bool nested_in(const struct xp_line *l, uint32_t i, int64_t b, int64_t e)
+{
+	return b <= l->start_ps[i] && l->start_ps[i] + xp_dur(l, i) <= e;
+}
+
+/* Group G for V's nesting descendants without one, in start order on V's line. The scan's stack keeps V
+ * while the events that follow lie within it and pops it at the first that does not, so its descendants
+ * are the events up to that one (async events in between are nobody's children). A descendant already
+ * in a group stops the spread below it (its own range is passed over), as a walk child by child stops
+ * there; the others are queued for their extra edges. */
 static void spread_range(struct forest *f, uint32_t v, int32_t g, struct u32vec *queue)
 {
 	uint32_t li;
 	const struct fline *fl = line_of(f, v, &li);
 	li = (uint32_t)(fl - f->lines);
 	const uint32_t *order = fl->order, *rank = f->rank[li];
-	uint64_t n = f->h->planes[fl->plane].lines[fl->line].n_events;
+	const struct xp_line *l = &f->h->planes[fl->plane].lines[fl->line];
 	uint32_t i = v - fl->base, p0 = rank ? rank[i] : i;
-	uint64_t skip = UINT64_MAX; /* place of a descendant in a group: its own descendants are passed over */
-	for (uint64_t p = (uint64_t)p0 + 1; p < n; p++) {
-		uint32_t u = fl->base + (order ? order[p] : (uint32_t)p);
-		int32_t par = f->nest_parent[u];
-		if (par == NEST_ASYNC)
+	int64_t vb = l->start_ps[i], ve = vb + xp_dur(l, i);
+	bool skipping = false;
+	int64_t sb = 0, se = 0; /* the range of a descendant in a group, while its own are passed over */
+	for (uint64_t p = (uint64_t)p0 + 1; p < l->n_events; p++) {
+		uint32_t k = order ? order[p] : (uint32_t)p, u = fl->base + k;
+		if (bit(f->async, u))
 			continue;
-		if (par == NEST_NONE)
+		if (!nested_in(l, k, vb, ve))
 			break;
-		uint32_t pi = (uint32_t)par - fl->base, pp = rank ? rank[pi] : pi;
-		if (pp < p0)
-			break;
-		if (skip != UINT64_MAX && pp >= skip)
+		if (skipping && nested_in(l, k, sb, se))
 			continue;
-		skip = UINT64_MAX;
+		skipping = false;
 		if (f->gid[u] >= 0) {
-			skip = p;
+			skipping = true;
+			sb = l->start_ps[k];
+			se = sb + xp_dur(l, k);
 			continue;
 		}
 		f->gid[u] = g;
-		if (f->has_child[u >> 3] & (1u << (u & 7)))
+		if (bit(f->has_child, u))
 			u32_push(queue, u | RANGE_DONE);
 	}
 }
@@ -805,9 +834,9 @@ static void spread(struct forest *f, uint32_t root, int32_t g)
 	u32_push(&queue, root);
 	for (size_t qi = 0; qi < queue.n; qi++) {
 		uint32_t v = queue.v[qi] & ~RANGE_DONE;
-		if (!(queue.v[qi] & RANGE_DONE) && f->nest_parent[v] != NEST_ASYNC)
+		if (!(queue.v[qi] & RANGE_DONE) && !bit(f->async, v))
 			spread_range(f, v, g, &queue);
-		if (!(f->has_child[v >> 3] & (1u << (v & 7))))
+		if (!bit(f->has_child, v))
 			continue;
 		for (size_t k = first_key(f->child_keys, f->n_child_keys, v);
 		     k < f->n_child_keys && f->child_keys[k] >> 32 == v; k++) {
@@ -858,10 +887,36 @@ static bool find_name_parts(struct forest *f, uint32_t node, void *arg)
 	return false;
 }
 
-static char *group_name(struct forest *f, uint32_t root, int32_t g)
+/* What the walks up from a root found, made for every root before any spread: the walks need the
+ * nesting parents and the parents' index, which are freed before the group ids are made. 24 bytes a
+ * root, where those take 4 a node and 8 an extra edge. */
+struct root_survey {
+	const char *graph;      /* the name's prefix when found (graph_type), not NUL-terminated */
+	int64_t num;            /* its number when found (iter_num, else step_num) */
+	uint32_t graph_len;
+	uint8_t flags;          /* RS_* */
+};
+
+enum {
+	RS_BELOW_SAME_LEVEL = 1,        /* an ancestor is a root of the same level: not a group of its own */
+	RS_NUM = 2, RS_GRAPH = 4
+};
+
+static struct root_survey survey_root(struct forest *f, const struct root *r)
 {
+	struct level_arg la = {r->level, NULL};
 	struct name_arg a = {0};
-	walk_ancestors(f, root, true, find_name_parts, &a);
+	bool below = walk_ancestors(f, r->node, false, same_level_root, &la);
+	walk_ancestors(f, r->node, true, find_name_parts, &a);
+	return (struct root_survey){
+		a.graph, a.found_iter ? a.iter : a.step, a.graph_len,
+		(uint8_t)((below ? RS_BELOW_SAME_LEVEL : 0) | (a.found_iter || a.found_step ? RS_NUM : 0) |
+			  (a.found_graph ? RS_GRAPH : 0)),
+	};
+}
+
+static char *group_name(struct forest *f, uint32_t root, const struct root_survey *rs, int32_t g)
+{
 	uint32_t i;
 	const struct fline *fl = line_of(f, root, &i);
 	const struct xp_plane *pl = &f->h->planes[fl->plane];
@@ -870,9 +925,9 @@ static char *group_name(struct forest *f, uint32_t root, int32_t g)
 	bool implicit = nk == NK_FUNCTION_RUN || nk == NK_SESSION_RUN || nk == NK_RUN_GRAPH || nk == NK_EXECUTOR_PROCESS;
 	if (implicit)
 		return NULL;
-	int64_t num = a.found_iter ? a.iter : a.found_step ? a.step : g;
-	const char *prefix = a.found_graph ? a.graph : xp_str(f->c, xp_event_name(pl, l, i));
-	size_t plen = a.found_graph ? a.graph_len : strlen(prefix);
+	int64_t num = rs->flags & RS_NUM ? rs->num : g;
+	const char *prefix = rs->flags & RS_GRAPH ? rs->graph : xp_str(f->c, xp_event_name(pl, l, i));
+	size_t plen = rs->flags & RS_GRAPH ? rs->graph_len : strlen(prefix);
 	char *s = xmalloc(plen + 32);
 	memcpy(s, prefix, plen);
 	snprintf(s + plen, 32, " %" PRId64, num);
@@ -926,9 +981,24 @@ static bool loop_roots(struct forest *f)
 	return true;
 }
 
-static void assign_groups(struct forest *f, struct xp_prep_host *ph)
+/* The walks up from every root, in the order assign_groups takes them; then the nesting parents and the
+ * parents' index are freed. */
+static struct root_survey *survey_roots(struct forest *f)
 {
 	sort_roots(f->roots, f->n_roots);
+	struct root_survey *rs = xcalloc(f->n_roots + 1, sizeof *rs);
+	for (size_t r = 0; r < f->n_roots; r++)
+		rs[r] = survey_root(f, &f->roots[r]);
+	free(f->nest_parent);
+	f->nest_parent = NULL;
+	free(f->parent_keys);
+	f->parent_keys = NULL;
+	f->n_parent_keys = 0;
+	return rs;
+}
+
+static void assign_groups(struct forest *f, struct xp_prep_host *ph, const struct root_survey *rs)
+{
 	char **names = xcalloc(f->n_roots + 1, sizeof *names);
 	int32_t next = 0;
 	for (size_t r = 0; r < f->n_roots; r++) {
@@ -939,11 +1009,10 @@ static void assign_groups(struct forest *f, struct xp_prep_host *ph)
 		int64_t id = node_int(f, node, SR_ID, &found);
 		if (found && is_tfdata_id(f, (uint64_t)id))
 			continue;
-		struct level_arg la = {f->roots[r].level, NULL};
-		if (walk_ancestors(f, node, false, same_level_root, &la))
+		if (rs[r].flags & RS_BELOW_SAME_LEVEL)
 			continue;
 		spread(f, node, next);
-		names[next] = group_name(f, node, next);
+		names[next] = group_name(f, node, &rs[r], next);
 		if (names[next] && f->named_root)
 			f->named_root[node >> 3] |= (uint8_t)(1u << (node & 7));
 		next++;
@@ -1160,6 +1229,7 @@ void xp_time_merge_free(struct xp_time_merge *m)
 static void free_forest(struct forest *f)
 {
 	free(f->nest_parent);
+	free(f->async);
 	free(f->ex_from.v);
 	free(f->ex_to.v);
 	free(f->child_keys);
@@ -1222,7 +1292,6 @@ void xp_group_host(const struct xp_capture *c, struct xp_prep_host *ph, bool ind
 		drop_keys(&f.contexts);
 		link_correlations(&f);
 		drop_correlations(&f);
-		alloc_gid(&f); /* after the correlations, which need the most memory of the links */
 		link_iterators(&f);
 		collect_tfdata_ids(&f);
 		drop_keys(&f.getnexts);
@@ -1231,8 +1300,12 @@ void xp_group_host(const struct xp_capture *c, struct xp_prep_host *ph, bool ind
 		rank_lines(&f);
 		index_parents(&f);
 		index_children(&f);
+		nest_events(&f);
+		struct root_survey *rs = survey_roots(&f);
 		f.named_root = xcalloc(((size_t)f.n + 7) / 8, 1);
-		assign_groups(&f, ph);
+		alloc_gid(&f); /* after the walks up, which need the most memory of the assignment */
+		assign_groups(&f, ph, rs);
+		free(rs);
 		if (ph->n_groups)
 			inherit_device_groups(&f);
 		out->source = ph->n_groups ? XP_STEPS_GROUPED : XP_STEPS_NONE;
