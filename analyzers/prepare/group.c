@@ -16,6 +16,10 @@
  * TraceContext, or TF loop iterations) spread their group id breadth-first to
  * every node below them that has none yet. Arrays are 32-bit per node so a
  * capture of tens of millions of events stays within a few hundred MB.
+ * Nesting children are not listed: a node's nesting descendants are the
+ * events that follow it on its line (in start order) up to the first one
+ * nested outside it, so a spread walks that range; only the extra edges,
+ * a few per hundred nodes, are kept as a sorted list of (from, to).
  */
 
 enum name_kind {
@@ -157,11 +161,16 @@ struct forest {
 	uint32_t n_lines;
 	uint32_t n;
 	int32_t *gid;
-	int32_t *nest_parent;
+	int32_t *nest_parent;           /* -1: none (at the top of a line, or async) */
+	uint8_t *async;                 /* bit per node: async (never nested); the spreads' nesting test */
+	uint32_t **rank;                /* per line: each event's place in start order (unsorted lines only) */
 	struct u32vec ex_from, ex_to;   /* extra (non-nesting) edges */
-	uint32_t *cofs, *cidx;          /* children over all edges */
-	/* Parents over extra edges, for the few walks up from a root: each edge as (to << 32 | edge index),
-	 * sorted, with ex_from kept. Sparse, where offsets would take a word for every node. */
+	/* Children over extra edges, as (from << 32 | to), sorted; has_child: a bit per node with any. */
+	uint64_t *child_keys;
+	size_t n_child_keys;
+	uint8_t *has_child;
+	/* Parents over extra edges, for the few walks up from a root: each edge as (to << 32 | from), by child
+	 * and then in edge order. Sparse, where offsets would take a word for every node. */
 	uint64_t *parent_keys;
 	size_t n_parent_keys;
 	struct root *roots;
@@ -170,8 +179,9 @@ struct forest {
 	struct corr_map launches;       /* correlation_id -> last host launch node */
 	struct u32vec launch_nodes;     /* host launches in node order ... */
 	uint64_t *launch_corr;          /* ... and their ids, indexed after the scan */
-	struct u32vec exec_nodes;       /* device events with a correlation_id ... */
-	uint64_t *exec_corr;            /* ... and their ids */
+	/* Device events with a correlation_id: how many, and on which lines (read again when linked, not kept). */
+	size_t n_exec;
+	uint8_t *exec_lines;
 	struct u32vec captured_ids_nodes;
 	uint64_t *captured_ids;
 	size_t n_captured;
@@ -338,8 +348,9 @@ static void add_root(struct forest *f, uint32_t node, int64_t level, int64_t sta
 	f->roots[f->n_roots++] = (struct root){node, level, start};
 }
 
-/* Pass over every event: nesting parents and the keyed lists for links. */
-static void scan_events(struct forest *f)
+/* Nesting parents: on each line in start order, the innermost open event that holds the next one (async
+ * events are not nested and nest nothing). After the links, which need more memory than these. */
+static void nest_events(struct forest *f)
 {
 	const struct xp_host *h = f->h;
 	f->nest_parent = xmalloc((size_t)f->n * sizeof *f->nest_parent);
@@ -348,32 +359,52 @@ static void scan_events(struct forest *f)
 	size_t cap = 0;
 	for (uint32_t li = 0; li < f->n_lines; li++) {
 		const struct fline *fl = &f->lines[li];
-		const struct xp_plane *pl = &h->planes[fl->plane];
-		const struct xp_line *l = &pl->lines[fl->line];
-		bool host_cpu = pl->kind == XP_PLANE_HOST_CPU;
+		const struct xp_line *l = &h->planes[fl->plane].lines[fl->line];
 		size_t depth = 0;
 		for (uint64_t k = 0; k < l->n_events; k++) {
 			uint32_t i = fl->order ? fl->order[k] : (uint32_t)k;
 			uint32_t node = fl->base + i;
 			int64_t b = l->start_ps[i], e = b + xp_dur(l, i);
+			f->nest_parent[node] = -1;
+			if (f->async[node >> 3] & (1u << (node & 7)))
+				continue;
+			while (depth) {
+				uint32_t top = stack[depth - 1] - fl->base;
+				if (l->start_ps[top] <= b && e <= l->start_ps[top] + xp_dur(l, top))
+					break;
+				depth--;
+			}
+			if (depth)
+				f->nest_parent[node] = (int32_t)stack[depth - 1];
+			if (depth == cap) {
+				cap = cap ? cap * 2 : 256;
+				stack = xrealloc(stack, cap * sizeof *stack);
+			}
+			stack[depth++] = node;
+		}
+	}
+	free(stack);
+}
+
+/* Pass over every event's stats: async events, roots and the keyed lists for links. */
+static void scan_events(struct forest *f)
+{
+	const struct xp_host *h = f->h;
+	f->exec_lines = xcalloc(f->n_lines + 1, 1);
+	f->async = xcalloc(((size_t)f->n + 7) / 8, 1);
+	for (uint32_t li = 0; li < f->n_lines; li++) {
+		const struct fline *fl = &f->lines[li];
+		const struct xp_plane *pl = &h->planes[fl->plane];
+		const struct xp_line *l = &pl->lines[fl->line];
+		bool host_cpu = pl->kind == XP_PLANE_HOST_CPU;
+		for (uint64_t k = 0; k < l->n_events; k++) {
+			uint32_t i = fl->order ? fl->order[k] : (uint32_t)k;
+			uint32_t node = fl->base + i;
+			int64_t b = l->start_ps[i];
 			struct evstats s;
 			read_stats(f, fl->plane, l, i, &s);
-			f->nest_parent[node] = -1;
-			if (!s.async) {
-				while (depth) {
-					uint32_t top = stack[depth - 1] - fl->base;
-					if (l->start_ps[top] <= b && e <= l->start_ps[top] + xp_dur(l, top))
-						break;
-					depth--;
-				}
-				if (depth)
-					f->nest_parent[node] = (int32_t)stack[depth - 1];
-				if (depth == cap) {
-					cap = cap ? cap * 2 : 256;
-					stack = xrealloc(stack, cap * sizeof *stack);
-				}
-				stack[depth++] = node;
-			}
+			if (s.async)
+				f->async[node >> 3] |= (uint8_t)(1u << (node & 7));
 			uint8_t nk = f->mkind[fl->plane][xp_meta_of(l, i)];
 			int64_t level = s.has_root ? s.root : nk == NK_TRACE_CONTEXT ? 1 : 0;
 			if (level >= 1)
@@ -389,11 +420,8 @@ static void scan_events(struct forest *f)
 				f->launch_corr[f->launch_nodes.n] = s.corr;
 				u32_push(&f->launch_nodes, node);
 			} else if (s.has_corr) {
-				if (f->exec_nodes.n == f->exec_nodes.cap)
-					f->exec_corr = xrealloc(f->exec_corr, (f->exec_nodes.cap ? f->exec_nodes.cap * 2 : 64) *
-									      sizeof *f->exec_corr);
-				f->exec_corr[f->exec_nodes.n] = s.corr;
-				u32_push(&f->exec_nodes, node);
+				f->n_exec++;
+				f->exec_lines[li] = 1;
 			}
 			if (nk == NK_EXECUTOR_PROCESS && s.has_id && s.has_iter)
 				key_push(&f->iters, (uint64_t)s.id, (uint64_t)s.iter, node, 1);
@@ -403,7 +431,6 @@ static void scan_events(struct forest *f)
 				key_push(&f->getnexts, (uint64_t)s.id, 0, node, 2); /* tf.data ids, flag 2 */
 		}
 	}
-	free(stack);
 }
 
 static void add_edge(struct forest *f, uint32_t from, uint32_t to)
@@ -435,13 +462,65 @@ static void link_contexts(struct forest *f)
 	}
 }
 
+/* The launches, once their edges are made (or the direct table holds them). */
+static void drop_correlations(struct forest *f)
+{
+	free(f->launches.slots);
+	f->launches = (struct corr_map){0};
+	free(f->launch_nodes.v);
+	f->launch_nodes = (struct u32vec){0};
+	free(f->launch_corr);
+	f->launch_corr = NULL;
+}
+
+/* The correlation_id of event I of line L as the scan read it (the last one of integer type). */
+static bool event_corr(const struct forest *f, uint32_t plane, const struct xp_line *l, uint64_t i, uint64_t *corr)
+{
+	struct xp_stat_view v = xp_event_stats(l, i);
+	const uint8_t *role = f->srole[plane];
+	bool found = false;
+	for (uint32_t k = 0; k < v.n; k++) {
+		unsigned kind = xp_stat_kind(v.keys[k]);
+		if ((kind == XP_STAT_I64 || kind == XP_STAT_U64) && role[xp_stat_meta(v.keys[k])] == SR_CORR) {
+			*corr = xp_view_val(&v, k);
+			found = true;
+		}
+	}
+	return found;
+}
+
+/* Each device event with a correlation_id (in the scan's order: line, then start) to its launch, if any:
+ * from the direct table [lo, hi] when DIRECT, else from the hash map. */
+static void link_execs(struct forest *f, const uint32_t *direct, uint64_t lo, uint64_t hi)
+{
+	for (uint32_t li = 0; li < f->n_lines; li++) {
+		if (!f->exec_lines[li])
+			continue;
+		const struct fline *fl = &f->lines[li];
+		const struct xp_line *l = &f->h->planes[fl->plane].lines[fl->line];
+		for (uint64_t k = 0; k < l->n_events; k++) {
+			uint32_t i = fl->order ? fl->order[k] : (uint32_t)k;
+			uint64_t c;
+			uint32_t launch;
+			if (!event_corr(f, fl->plane, l, i, &c))
+				continue;
+			if (direct) {
+				if (c >= lo && c <= hi && direct[c - lo])
+					add_edge(f, direct[c - lo] - 1, fl->base + i);
+			} else if (corr_get(&f->launches, c, &launch)) {
+				add_edge(f, f->launch_nodes.v[launch], fl->base + i);
+			}
+		}
+	}
+}
+
 /* Host launch -> device kernel on equal correlation_id; the last launch wins.
- * CUPTI numbers correlations densely, so a direct table usually does; the
- * hash map, sized once, covers the rest. */
+ * CUPTI numbers correlations densely, so a direct table usually does (the
+ * launches are dropped once it is filled); the hash map, sized once, covers the rest. */
 static void link_correlations(struct forest *f)
 {
 	size_t n = f->launch_nodes.n;
-	if (!n || !f->exec_nodes.n)
+	if (!n || !f->n_exec)
 		return;
 	uint64_t lo = f->launch_corr[0], hi = lo;
 	for (size_t k = 1; k < n; k++) {
@@ -454,22 +533,15 @@ static void link_correlations(struct forest *f)
 		uint32_t *direct = xcalloc(hi - lo + 1, sizeof *direct);
 		for (size_t k = 0; k < n; k++)
 			direct[f->launch_corr[k] - lo] = f->launch_nodes.v[k] + 1;
-		for (size_t k = 0; k < f->exec_nodes.n; k++) {
-			uint64_t c = f->exec_corr[k];
-			if (c >= lo && c <= hi && direct[c - lo])
-				add_edge(f, direct[c - lo] - 1, f->exec_nodes.v[k]);
-		}
+		drop_correlations(f);
+		link_execs(f, direct, lo, hi);
 		free(direct);
 		return;
 	}
 	corr_init(&f->launches, f->launch_corr, n);
 	for (size_t k = 0; k < n; k++)
 		corr_put(&f->launches, (uint32_t)k);
-	for (size_t k = 0; k < f->exec_nodes.n; k++) {
-		uint32_t launch;
-		if (corr_get(&f->launches, f->exec_corr[k], &launch))
-			add_edge(f, f->launch_nodes.v[launch], f->exec_nodes.v[k]);
-	}
+	link_execs(f, NULL, 0, 0);
 }
 
 static bool same_key(const struct keyed *x, const struct keyed *y)
@@ -529,31 +601,6 @@ static bool is_tfdata_id(const struct forest *f, uint64_t id)
 	return f->n_captured && bsearch(&id, f->captured_ids, f->n_captured, sizeof id, cmp_u64);
 }
 
-/* CSR of children (nesting and extra edges). Counts go to ofs[v + 2] so that filling through ofs[v + 1]
- * leaves ofs[v] at v's first entry: no second N-sized array of fill positions. */
-static void build_csr(struct forest *f)
-{
-	size_t n = f->n;
-	uint32_t *cofs = xcalloc(n + 2, sizeof *cofs);
-	/* every entry is written, in the order of the nodes' parents: one call for the pages, not a trap each */
-	xp_prefault(cofs, (n + 2) * sizeof *cofs);
-	for (uint32_t v = 0; v < f->n; v++)
-		if (f->nest_parent[v] >= 0)
-			cofs[f->nest_parent[v] + 2]++;
-	for (size_t e = 0; e < f->ex_from.n; e++)
-		cofs[f->ex_from.v[e] + 2]++;
-	for (size_t v = 2; v < n + 2; v++)
-		cofs[v] += cofs[v - 1];
-	f->cidx = xmalloc((size_t)cofs[n + 1] * sizeof *f->cidx + 1);
-	xp_prefault(f->cidx, (size_t)cofs[n + 1] * sizeof *f->cidx);
-	for (uint32_t v = 0; v < f->n; v++)
-		if (f->nest_parent[v] >= 0)
-			f->cidx[cofs[f->nest_parent[v] + 1]++] = v;
-	for (size_t e = 0; e < f->ex_from.n; e++)
-		f->cidx[cofs[f->ex_from.v[e] + 1]++] = f->ex_to.v[e];
-	f->cofs = cofs;
-}
-
 static inline bool u64_less(const uint64_t *a, const uint64_t *b)
 {
 	return *a < *b;
@@ -561,7 +608,39 @@ static inline bool u64_less(const uint64_t *a, const uint64_t *b)
 
 XP_DEFINE_SORT(sort_u64, uint64_t, u64_less)
 
-/* The parents' index of the extra edges; ex_to is not needed after it. */
+/* The children of the extra edges, sorted by parent, from parent_keys (duplicates are harmless: a spread
+ * visits a node once). */
+static void index_children(struct forest *f)
+{
+	size_t m = f->n_parent_keys;
+	f->child_keys = xmalloc(m * sizeof *f->child_keys + 1);
+	f->has_child = xcalloc(((size_t)f->n + 7) / 8, 1);
+	for (size_t e = 0; e < m; e++) {
+		uint32_t from = (uint32_t)f->parent_keys[e], to = (uint32_t)(f->parent_keys[e] >> 32);
+		f->child_keys[e] = (uint64_t)from << 32 | to;
+		f->has_child[from >> 3] |= (uint8_t)(1u << (from & 7));
+	}
+	f->n_child_keys = m;
+	sort_u64(f->child_keys, m);
+}
+
+/* Each event's place in start order, for the lines not stored in that order. */
+static void rank_lines(struct forest *f)
+{
+	f->rank = xcalloc(f->n_lines + 1, sizeof *f->rank);
+	for (uint32_t li = 0; li < f->n_lines; li++) {
+		const struct fline *fl = &f->lines[li];
+		if (!fl->order)
+			continue;
+		uint64_t n = f->h->planes[fl->plane].lines[fl->line].n_events;
+		f->rank[li] = xmalloc(n * sizeof **f->rank + 1);
+		for (uint64_t k = 0; k < n; k++)
+			f->rank[li][fl->order[k]] = (uint32_t)k;
+	}
+}
+
+/* The parents of the extra edges, as (to << 32 | from) in edge order for each child: sorted by (to, edge),
+ * then the edge replaced by its parent. The edge lists are not needed after it. */
 static void index_parents(struct forest *f)
 {
 	size_t m = f->ex_to.n;
@@ -573,21 +652,31 @@ static void index_parents(struct forest *f)
 	f->ex_to = (struct u32vec){0};
 	/* the edge index makes every key distinct: a total order */
 	sort_u64(f->parent_keys, m);
+	for (size_t k = 0; k < m; k++)
+		f->parent_keys[k] = (f->parent_keys[k] & ~(uint64_t)UINT32_MAX) | f->ex_from.v[(uint32_t)f->parent_keys[k]];
+	free(f->ex_from.v);
+	f->ex_from = (struct u32vec){0};
 }
 
-/* V's first entry in parent_keys (n_parent_keys when it has none). */
-static size_t first_parent(const struct forest *f, uint32_t v)
+/* The first of the N sorted keys at or above V << 32 (N when none). */
+static size_t first_key(const uint64_t *keys, size_t n, uint32_t v)
 {
-	size_t lo = 0, hi = f->n_parent_keys;
+	size_t lo = 0, hi = n;
 	uint64_t want = (uint64_t)v << 32;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (f->parent_keys[mid] < want)
+		if (keys[mid] < want)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+/* V's first entry in parent_keys (n_parent_keys when it has none). */
+static size_t first_parent(const struct forest *f, uint32_t v)
+{
+	return first_key(f->parent_keys, f->n_parent_keys, v);
 }
 
 /* --- roots and assignment ------------------------------------------------------ */
@@ -646,7 +735,7 @@ static bool walk_ancestors(struct forest *f, uint32_t start, bool include_self, 
 				p = (uint32_t)f->nest_parent[v];
 				nested = false;
 			} else {
-				p = f->ex_from.v[(uint32_t)f->parent_keys[pk++]];
+				p = (uint32_t)f->parent_keys[pk++];
 			}
 			bool dup = false;
 			for (size_t s = 0; s < seen.n && !dup; s++)
@@ -686,15 +775,72 @@ static bool same_level_root(struct forest *f, uint32_t node, void *arg)
 	return root_level_of(f, node) == a->level;
 }
 
+/* A queued node whose nesting descendants a walk over its ancestor's range has already seen. */
+#define RANGE_DONE 0x80000000u
+
+static inline bool bit(const uint8_t *bits, uint32_t v)
+{
+	return bits[v >> 3] & (1u << (v & 7));
+}
+
+/* Event I of line L lies within [b, e] as scan_events nests (start and end inside). */
+static inline bool nested_in(const struct xp_line *l, uint32_t i, int64_t b, int64_t e)
+{
+	return b <= l->start_ps[i] && l->start_ps[i] + xp_dur(l, i) <= e;
+}
+
+/* Group G for V's nesting descendants without one, in start order on V's line. The scan's stack keeps V
+ * while the events that follow lie within it and pops it at the first that does not, so its descendants
+ * are the events up to that one (async events in between are nobody's children). A descendant already
+ * in a group stops the spread below it (its own range is passed over), as a walk child by child stops
+ * there; the others are queued for their extra edges. */
+static void spread_range(struct forest *f, uint32_t v, int32_t g, struct u32vec *queue)
+{
+	uint32_t li;
+	const struct fline *fl = line_of(f, v, &li);
+	li = (uint32_t)(fl - f->lines);
+	const uint32_t *order = fl->order, *rank = f->rank[li];
+	const struct xp_line *l = &f->h->planes[fl->plane].lines[fl->line];
+	uint32_t i = v - fl->base, p0 = rank ? rank[i] : i;
+	int64_t vb = l->start_ps[i], ve = vb + xp_dur(l, i);
+	bool skipping = false;
+	int64_t sb = 0, se = 0; /* the range of a descendant in a group, while its own are passed over */
+	for (uint64_t p = (uint64_t)p0 + 1; p < l->n_events; p++) {
+		uint32_t k = order ? order[p] : (uint32_t)p, u = fl->base + k;
+		if (bit(f->async, u))
+			continue;
+		if (!nested_in(l, k, vb, ve))
+			break;
+		if (skipping && nested_in(l, k, sb, se))
+			continue;
+		skipping = false;
+		if (f->gid[u] >= 0) {
+			skipping = true;
+			sb = l->start_ps[k];
+			se = sb + xp_dur(l, k);
+			continue;
+		}
+		f->gid[u] = g;
+		if (bit(f->has_child, u))
+			u32_push(queue, u | RANGE_DONE);
+	}
+}
+
+/* Group G for every node below ROOT (nesting and extra edges) that has none, not below one that has. */
 static void spread(struct forest *f, uint32_t root, int32_t g)
 {
 	struct u32vec queue = {0};
 	f->gid[root] = g;
 	u32_push(&queue, root);
 	for (size_t qi = 0; qi < queue.n; qi++) {
-		uint32_t v = queue.v[qi];
-		for (uint32_t k = f->cofs[v]; k < f->cofs[v + 1]; k++) {
-			uint32_t c = f->cidx[k];
+		uint32_t v = queue.v[qi] & ~RANGE_DONE;
+		if (!(queue.v[qi] & RANGE_DONE) && !bit(f->async, v))
+			spread_range(f, v, g, &queue);
+		if (!bit(f->has_child, v))
+			continue;
+		for (size_t k = first_key(f->child_keys, f->n_child_keys, v);
+		     k < f->n_child_keys && f->child_keys[k] >> 32 == v; k++) {
+			uint32_t c = (uint32_t)f->child_keys[k];
 			if (f->gid[c] >= 0)
 				continue; /* already in a group: do not descend */
 			f->gid[c] = g;
@@ -741,10 +887,36 @@ static bool find_name_parts(struct forest *f, uint32_t node, void *arg)
 	return false;
 }
 
-static char *group_name(struct forest *f, uint32_t root, int32_t g)
+/* What the walks up from a root found, made for every root before any spread: the walks need the
+ * nesting parents and the parents' index, which are freed before the group ids are made. 24 bytes a
+ * root, where those take 4 a node and 8 an extra edge. */
+struct root_survey {
+	const char *graph;      /* the name's prefix when found (graph_type), not NUL-terminated */
+	int64_t num;            /* its number when found (iter_num, else step_num) */
+	uint32_t graph_len;
+	uint8_t flags;          /* RS_* */
+};
+
+enum {
+	RS_BELOW_SAME_LEVEL = 1,        /* an ancestor is a root of the same level: not a group of its own */
+	RS_NUM = 2, RS_GRAPH = 4
+};
+
+static struct root_survey survey_root(struct forest *f, const struct root *r)
 {
+	struct level_arg la = {r->level, NULL};
 	struct name_arg a = {0};
-	walk_ancestors(f, root, true, find_name_parts, &a);
+	bool below = walk_ancestors(f, r->node, false, same_level_root, &la);
+	walk_ancestors(f, r->node, true, find_name_parts, &a);
+	return (struct root_survey){
+		a.graph, a.found_iter ? a.iter : a.step, a.graph_len,
+		(uint8_t)((below ? RS_BELOW_SAME_LEVEL : 0) | (a.found_iter || a.found_step ? RS_NUM : 0) |
+			  (a.found_graph ? RS_GRAPH : 0)),
+	};
+}
+
+static char *group_name(struct forest *f, uint32_t root, const struct root_survey *rs, int32_t g)
+{
 	uint32_t i;
 	const struct fline *fl = line_of(f, root, &i);
 	const struct xp_plane *pl = &f->h->planes[fl->plane];
@@ -753,9 +925,9 @@ static char *group_name(struct forest *f, uint32_t root, int32_t g)
 	bool implicit = nk == NK_FUNCTION_RUN || nk == NK_SESSION_RUN || nk == NK_RUN_GRAPH || nk == NK_EXECUTOR_PROCESS;
 	if (implicit)
 		return NULL;
-	int64_t num = a.found_iter ? a.iter : a.found_step ? a.step : g;
-	const char *prefix = a.found_graph ? a.graph : xp_str(f->c, xp_event_name(pl, l, i));
-	size_t plen = a.found_graph ? a.graph_len : strlen(prefix);
+	int64_t num = rs->flags & RS_NUM ? rs->num : g;
+	const char *prefix = rs->flags & RS_GRAPH ? rs->graph : xp_str(f->c, xp_event_name(pl, l, i));
+	size_t plen = rs->flags & RS_GRAPH ? rs->graph_len : strlen(prefix);
 	char *s = xmalloc(plen + 32);
 	memcpy(s, prefix, plen);
 	snprintf(s + plen, 32, " %" PRId64, num);
@@ -809,9 +981,24 @@ static bool loop_roots(struct forest *f)
 	return true;
 }
 
-static void assign_groups(struct forest *f, struct xp_prep_host *ph)
+/* The walks up from every root, in the order assign_groups takes them; then the nesting parents and the
+ * parents' index are freed. */
+static struct root_survey *survey_roots(struct forest *f)
 {
 	sort_roots(f->roots, f->n_roots);
+	struct root_survey *rs = xcalloc(f->n_roots + 1, sizeof *rs);
+	for (size_t r = 0; r < f->n_roots; r++)
+		rs[r] = survey_root(f, &f->roots[r]);
+	free(f->nest_parent);
+	f->nest_parent = NULL;
+	free(f->parent_keys);
+	f->parent_keys = NULL;
+	f->n_parent_keys = 0;
+	return rs;
+}
+
+static void assign_groups(struct forest *f, struct xp_prep_host *ph, const struct root_survey *rs)
+{
 	char **names = xcalloc(f->n_roots + 1, sizeof *names);
 	int32_t next = 0;
 	for (size_t r = 0; r < f->n_roots; r++) {
@@ -822,11 +1009,10 @@ static void assign_groups(struct forest *f, struct xp_prep_host *ph)
 		int64_t id = node_int(f, node, SR_ID, &found);
 		if (found && is_tfdata_id(f, (uint64_t)id))
 			continue;
-		struct level_arg la = {f->roots[r].level, NULL};
-		if (walk_ancestors(f, node, false, same_level_root, &la))
+		if (rs[r].flags & RS_BELOW_SAME_LEVEL)
 			continue;
 		spread(f, node, next);
-		names[next] = group_name(f, node, next);
+		names[next] = group_name(f, node, &rs[r], next);
 		if (names[next] && f->named_root)
 			f->named_root[node >> 3] |= (uint8_t)(1u << (node & 7));
 		next++;
@@ -1043,18 +1229,21 @@ void xp_time_merge_free(struct xp_time_merge *m)
 static void free_forest(struct forest *f)
 {
 	free(f->nest_parent);
+	free(f->async);
 	free(f->ex_from.v);
 	free(f->ex_to.v);
-	free(f->cofs);
-	free(f->cidx);
+	free(f->child_keys);
+	free(f->has_child);
+	for (uint32_t li = 0; f->rank && li < f->n_lines; li++)
+		free(f->rank[li]);
+	free(f->rank);
 	free(f->parent_keys);
 	free(f->roots);
 	free(f->contexts.v);
 	free(f->launches.slots);
 	free(f->launch_nodes.v);
 	free(f->launch_corr);
-	free(f->exec_nodes.v);
-	free(f->exec_corr);
+	free(f->exec_lines);
 	free(f->iters.v);
 	free(f->getnexts.v);
 	free(f->captured_ids);
@@ -1074,16 +1263,14 @@ static void drop_keys(struct keyvec *kv)
 	*kv = (struct keyvec){0};
 }
 
-static void drop_correlations(struct forest *f)
+
+/* Every node without a group. */
+static void alloc_gid(struct forest *f)
 {
-	free(f->launches.slots);
-	f->launches = (struct corr_map){0};
-	free(f->launch_nodes.v);
-	free(f->exec_nodes.v);
-	f->launch_nodes = f->exec_nodes = (struct u32vec){0};
-	free(f->launch_corr);
-	free(f->exec_corr);
-	f->launch_corr = f->exec_corr = NULL;
+	f->gid = xmalloc(((size_t)f->n + 1) * sizeof *f->gid);
+	xp_prefault(f->gid, ((size_t)f->n + 1) * sizeof *f->gid);
+	for (uint32_t v = 0; v < f->n; v++)
+		f->gid[v] = -1;
 }
 
 void xp_group_host(const struct xp_capture *c, struct xp_prep_host *ph, bool index_only, struct xp_group_out *out)
@@ -1091,14 +1278,12 @@ void xp_group_host(const struct xp_capture *c, struct xp_prep_host *ph, bool ind
 	struct forest f = {.c = c, .h = ph->host};
 	classify_planes(&f);
 	index_lines(&f);
-	f.gid = xmalloc(((size_t)f.n + 1) * sizeof *f.gid);
-	xp_prefault(f.gid, ((size_t)f.n + 1) * sizeof *f.gid);
-	for (uint32_t v = 0; v < f.n; v++)
-		f.gid[v] = -1;
 	out->loop_ops = f.loop_ops;
 	if (index_only) {
+		alloc_gid(&f);
 		out->source = XP_STEPS_NONE;
 	} else if (ph->host->pre_grouped) {
+		alloc_gid(&f);
 		read_pregrouped(&f, ph);
 		out->source = XP_STEPS_PREGROUPED;
 	} else if (!f.loop_ops) {
@@ -1112,14 +1297,21 @@ void xp_group_host(const struct xp_capture *c, struct xp_prep_host *ph, bool ind
 		drop_keys(&f.getnexts);
 		loop_roots(&f);
 		drop_keys(&f.iters);
-		build_csr(&f);
+		rank_lines(&f);
 		index_parents(&f);
+		index_children(&f);
+		nest_events(&f);
+		struct root_survey *rs = survey_roots(&f);
 		f.named_root = xcalloc(((size_t)f.n + 7) / 8, 1);
-		assign_groups(&f, ph);
+		alloc_gid(&f); /* after the walks up, which need the most memory of the assignment */
+		assign_groups(&f, ph, rs);
+		free(rs);
 		if (ph->n_groups)
 			inherit_device_groups(&f);
 		out->source = ph->n_groups ? XP_STEPS_GROUPED : XP_STEPS_NONE;
 	}
+	if (!f.gid)
+		alloc_gid(&f); /* TF loops: no groups */
 	/* Hand the per-line ids and the line index to the step database. */
 	out->gid = f.gid;
 	out->n_nodes = f.n;
