@@ -1,7 +1,9 @@
 /* group.c - event grouping into steps (the EventForest of spec xplane-format §4), or reading the ids of pre-grouped captures. */
 #include "group.h"
+#include "formats/core/hash.h"
 #include "formats/core/xalloc.h"
 #include "formats/core/sort.h"
+#include "formats/core/work.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -164,6 +166,11 @@ struct forest {
 	int32_t *nest_parent;           /* -1: none (at the top of a line, or async) */
 	uint8_t *async;                 /* bit per node: async (never nested); the spreads' nesting test */
 	uint32_t **rank;                /* per line: each event's place in start order (unsorted lines only) */
+	struct range_ends {             /* the ranges the spreads walked (spread_range) */
+		uint64_t *slot;
+		size_t cap, n;
+	} ends;
+	uint64_t spread_steps;          /* events the spreads passed over (XP_WORK_SPREAD) */
 	struct u32vec ex_from, ex_to;   /* extra (non-nesting) edges */
 	/* Children over extra edges, as (from << 32 | to), sorted; has_child: a bit per node with any. */
 	uint64_t *child_keys;
@@ -794,6 +801,41 @@ static inline bool nested_in(const struct xp_line *l, uint32_t i, int64_t b, int
  * are the events up to that one (async events in between are nobody's children). A descendant already
  * in a group stops the spread below it (its own range is passed over), as a walk child by child stops
  * there; the others are queued for their extra edges. */
+/* Where the ranges walked so far end: node + 1 in the high word, the place (in start order on its line) of
+ * the first event past its descendants in the low one. Only ranges of two events or more are kept. */
+static size_t range_pos(const struct range_ends *r, uint32_t node)
+{
+	size_t i = (size_t)xp_hash_u64(XP_HASH_SEED, node) & (r->cap - 1);
+	while (r->slot[i] && (uint32_t)(r->slot[i] >> 32) != node + 1)
+		i = (i + 1) & (r->cap - 1);
+	return i;
+}
+
+static void range_put(struct range_ends *r, uint32_t node, uint32_t end)
+{
+	if ((r->n + 1) * 2 > r->cap) {
+		struct range_ends old = *r;
+		r->cap = old.cap ? old.cap * 2 : 64;
+		r->slot = xcalloc(r->cap, sizeof *r->slot);
+		for (size_t k = 0; k < old.cap; k++)
+			if (old.slot[k])
+				r->slot[range_pos(r, (uint32_t)(old.slot[k] >> 32) - 1)] = old.slot[k];
+		free(old.slot);
+	}
+	size_t i = range_pos(r, node);
+	r->n += !r->slot[i];
+	r->slot[i] = (uint64_t)(node + 1) << 32 | end;
+}
+
+/* The end of NODE's range when it was walked (and was long enough to keep), else 0. */
+static uint32_t range_end(const struct range_ends *r, uint32_t node)
+{
+	if (!r->n)
+		return 0;
+	uint64_t s = r->slot[range_pos(r, node)];
+	return s ? (uint32_t)s : 0;
+}
+
 static void spread_range(struct forest *f, uint32_t v, int32_t g, struct u32vec *queue)
 {
 	uint32_t li;
@@ -805,8 +847,10 @@ static void spread_range(struct forest *f, uint32_t v, int32_t g, struct u32vec 
 	int64_t vb = l->start_ps[i], ve = vb + xp_dur(l, i);
 	bool skipping = false;
 	int64_t sb = 0, se = 0; /* the range of a descendant in a group, while its own are passed over */
-	for (uint64_t p = (uint64_t)p0 + 1; p < l->n_events; p++) {
+	uint64_t p = (uint64_t)p0 + 1;
+	for (; p < l->n_events; p++) {
 		uint32_t k = order ? order[p] : (uint32_t)p, u = fl->base + k;
+		f->spread_steps++;
 		if (bit(f->async, u))
 			continue;
 		if (!nested_in(l, k, vb, ve))
@@ -815,6 +859,13 @@ static void spread_range(struct forest *f, uint32_t v, int32_t g, struct u32vec 
 			continue;
 		skipping = false;
 		if (f->gid[u] >= 0) {
+			/* Its range was walked already (a root spread before, or a node reached by an edge): jump past
+			 * it, so that nested roots spread innermost first cost their events once, not once per level. */
+			uint32_t end = range_end(&f->ends, u);
+			if (end) {
+				p = end - 1;
+				continue;
+			}
 			skipping = true;
 			sb = l->start_ps[k];
 			se = sb + xp_dur(l, k);
@@ -824,6 +875,8 @@ static void spread_range(struct forest *f, uint32_t v, int32_t g, struct u32vec 
 		if (bit(f->has_child, u))
 			u32_push(queue, u | RANGE_DONE);
 	}
+	if (p > (uint64_t)p0 + 2)
+		range_put(&f->ends, v, (uint32_t)p);
 }
 
 /* Group G for every node below ROOT (nesting and extra edges) that has none, not below one that has. */
@@ -1237,6 +1290,8 @@ static void free_forest(struct forest *f)
 	for (uint32_t li = 0; f->rank && li < f->n_lines; li++)
 		free(f->rank[li]);
 	free(f->rank);
+	free(f->ends.slot);
+	xp_work_add(XP_WORK_SPREAD, f->spread_steps);
 	free(f->parent_keys);
 	free(f->roots);
 	free(f->contexts.v);

@@ -2,7 +2,7 @@
 #include "work.h"
 
 static uint64_t counts[XP_WORK_N];
-static const char *const names[XP_WORK_N] = {"json_lex", "planes", "saved", "match"};
+static const char *const names[XP_WORK_N] = {"json_lex", "planes", "saved", "match", "spread"};
 
 _Thread_local uint64_t xp_work_steps;
 

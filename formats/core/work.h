@@ -19,6 +19,7 @@ enum xp_work {
 	XP_WORK_PLANES,         /* XSpace plane steps (reading, duplicate names) */
 	XP_WORK_SAVED,          /* saved-report cells and keys read back */
 	XP_WORK_MATCH,          /* ops and rows compared while matching two reports */
+	XP_WORK_SPREAD,         /* events passed over while step groups spread down their roots' lines */
 	XP_WORK_N
 };
 

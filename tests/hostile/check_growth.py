@@ -46,6 +46,17 @@ def xspace_planes(n, d):
     return [p]
 
 
+def xspace_nested_roots(n, d):
+    """One line of n events each nested in the one before, each a step root (_r) of a higher level than its
+    parent: roots spread innermost first, and each outer one must not walk its inner ones' events again."""
+    p = os.path.join(d, 'nested.xplane.pb')
+    evs = [wire.event(1, k, 2 * n - 2 * k, [wire.stat(1, k + 1)]) for k in range(n)]
+    pl = wire.plane(0, '/host:CPU', [wire.line(1, 'main', 0, evs)], [(1, 'step')], [(1, '_r')])
+    with open(p, 'wb') as f:
+        f.write(wire.xspace([pl]))
+    return [p]
+
+
 # name, generator, xpstat arguments before the inputs, counter, n
 CASES = [
     ('json-blanks-gz', json_blanks_gz, ['info'], 'json_lex', 10240),
@@ -53,6 +64,7 @@ CASES = [
     ('json-long-element-zst', json_long_element_zst, ['--threads', '1', 'info'], 'json_lex', 10240),
     ('json-long-element-zst-threads', json_long_element_zst, ['--threads', '4', 'info'], 'json_lex', 10240),
     ('xspace-planes', xspace_planes, ['info'], 'planes', 20000),
+    ('xspace-nested-roots', xspace_nested_roots, ['steps', '--format', 'json', '-o', os.devnull], 'spread', 10000),
 ]
 CASES += saved.GROWTH_CASES
 
