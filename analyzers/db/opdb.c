@@ -507,17 +507,28 @@ static size_t lean_rec(struct plane_pass *pp, const struct xp_line *l, uint64_t 
 	return lean->n++;
 }
 
+typedef size_t tf_make_fn(struct plane_pass *pp, const struct xp_line *l, uint64_t i, const struct xp_value *tf);
+
+/* MAKE's row (or record) of a TF-annotated event, through the event cache: "<op>/<kernel name>" is known by the
+ * interned op text and kernel name on every plane. A str_value text (a new address per event) is pooled in TEXTS
+ * first (where a row's provenance is that same copy). */
+static size_t tf_cached(struct plane_pass *pp, const struct xp_line *l, uint64_t i, const struct xp_value *tf,
+			struct xp_op_db *texts, tf_make_fn *make)
+{
+	uintptr_t a = tf->kind == XP_STAT_STR ? (uintptr_t)tf->s : (uintptr_t)xp_op_db_text(texts, tf->s, tf->len);
+	uintptr_t b = xp_event_name(pp->p, l, i);
+	struct cache_slot *s = cache_get(&pp->tf_cache, a, b, 0);
+	if (!s->a)
+		cache_set(&pp->tf_cache, s, a, b, 0, make(pp, l, i, tf));
+	return s->row;
+}
+
 /* A TF-annotated event, for xp_op_db_tf_device: what add_tf_event gives its device row, to its record and TF row. */
 static void lean_tf_event(struct plane_pass *pp, const struct xp_line *l, uint64_t i, const struct xp_value *tf)
 {
 	struct tf_lean *lean = pp->lean;
-	/* Keyed by an interned text: a str_value text (a new address per event) is pooled first. */
-	uintptr_t a = tf->kind == XP_STAT_STR ? (uintptr_t)tf->s : (uintptr_t)xp_op_db_text(lean->tf, tf->s, tf->len);
-	uintptr_t b = xp_event_name(pp->p, l, i);
-	struct cache_slot *s = cache_get(&pp->tf_cache, a, b, 0);
-	if (!s->a)
-		cache_set(&pp->tf_cache, s, a, b, 0, lean_rec(pp, l, i, tf));
-	struct tf_rec *r = &lean->recs[s->row];
+	size_t k = tf_cached(pp, l, i, tf, lean->tf, lean_rec);   /* may move the records */
+	struct tf_rec *r = &lean->recs[k];
 	if (r->seen != lean->plane) {
 		bool by_stat;
 		r->seen = lean->plane;
@@ -535,21 +546,11 @@ static void lean_tf_event(struct plane_pass *pp, const struct xp_line *l, uint64
 
 static void add_tf_event(struct plane_pass *pp, const struct xp_line *l, uint64_t i, const struct xp_value *tf)
 {
-	size_t row;
 	if (pp->lean) {
 		lean_tf_event(pp, l, i, tf);
 		return;
 	}
-	if (tf->kind != XP_STAT_STR) {
-		row = tf_row(pp, l, i, tf);
-	} else {
-		/* The row is "<op>/<kernel name>": interned names key it on every plane. */
-		uintptr_t a = (uintptr_t)tf->s, b = xp_event_name(pp->p, l, i);
-		struct cache_slot *s = cache_get(&pp->tf_cache, a, b, 0);
-		if (!s->a)
-			cache_set(&pp->tf_cache, s, a, b, 0, tf_row(pp, l, i, tf));
-		row = s->row;
-	}
+	size_t row = tf_cached(pp, l, i, tf, pp->db, tf_row);
 	if (first_in_plane(pp, row)) {
 		bool by_stat;
 		pp->db->rows[row].is_eager |= tf_eager(pp, l, i, &by_stat);
