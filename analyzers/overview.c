@@ -279,13 +279,7 @@ static struct xp_op_db *device_tf_db(const struct overview *ov)
 		return pt;
 	}
 	struct xp_op_db_opts oo = {.xprof_compat = ov->p->opts.xprof_compat};
-	struct xp_op_db *all = xp_op_db_empty();
-	for (uint32_t h = 0; h < ov->p->n_hosts; h++) {
-		struct xp_op_db *one = xp_op_db_device(ov->p->cap, ov->p->hosts[h].host, &oo);
-		all = xp_op_db_absorb(all, one);
-	}
-	struct xp_op_db *tf = xp_op_db_tf_level(all, false);
-	xp_op_db_free(all);
+	struct xp_op_db *tf = xp_op_db_tf_device(ov->p, &oo);
 	xp_op_db_sort(tf);
 	return tf;
 }

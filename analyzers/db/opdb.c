@@ -174,9 +174,8 @@ struct row_cache {
 
 static size_t cache_pos(const struct row_cache *k, uintptr_t a, uintptr_t b, uint64_t c)
 {
-	uint64_t h = xp_hash_bytes(XP_HASH_SEED, &a, sizeof a);
-	h = xp_hash_bytes(h, &b, sizeof b);
-	h = xp_hash_bytes(h, &c, sizeof c);
+	/* Three words: one fold each (this runs per event), not a byte hash. */
+	uint64_t h = xp_hash_mix(xp_hash_u64(xp_hash_u64(xp_hash_u64(XP_HASH_SEED, a), b), c));
 	size_t i = (size_t)h & (k->cap - 1);
 	while (k->slot[i].a && !(k->slot[i].a == a && k->slot[i].b == b && k->slot[i].c == c))
 		i = (i + 1) & (k->cap - 1);
@@ -209,6 +208,24 @@ static void cache_set(struct row_cache *k, struct cache_slot *s, uintptr_t a, ui
 	k->n++;
 }
 
+/*
+ * What the TF level of TF-annotated kernels needs, without their device rows (xp_op_db_tf_device): per TF op its
+ * TF-level row, and per (TF op, kernel name) pair - a device row's identity - a record of the few facts the TF
+ * level takes from device rows (occurrences, cores, eager flags). A record costs 24 bytes and no name.
+ */
+struct tf_lean {
+	struct xp_op_db *tf;        /* the TF-level rows; XLA ones are added at the end */
+	struct row_cache recs_ix;   /* (TF row + 1, kernel name id) -> record */
+	struct tf_rec {
+		uint64_t occurrences;
+		uint32_t tf_row, seen, cores;   /* seen: the last plane (lean numbering) it ran on */
+		bool eager, eager_stat;
+	} *recs;
+	size_t n, cap;
+	uint32_t plane;             /* planes read so far, every host */
+	bool unsure;                /* a name two (TF op, kernel) pairs might share: the device rows must decide */
+};
+
 struct plane_pass {
 	const struct xp_capture *c;
 	const struct xp_plane *p;
@@ -224,7 +241,7 @@ struct plane_pass {
 	bool any;
 	const struct xp_hlo_db *hlo;
 	const struct xp_line *last_line;    /* where the last XLA event was, and its row: an execution of an */
-	size_t last_row;                    /* HLO op is a run of its consecutive kernels on one line */
+	size_t last_row;                    /* HLO op is a run of its consecutive kernels on one line */	struct tf_lean *lean;               /* xp_op_db_tf_device: TF ops go there, not to device rows */
 };
 
 /* A non-empty string stat of the event (event stats first, then its metadata's). */
@@ -450,19 +467,90 @@ static bool tf_eager(const struct plane_pass *pp, const struct xp_line *l, uint6
 	return stat ? eager != 0 : eager_launch(pp, l, i);
 }
 
+/* The TF-level row of a TF op text; *unsure when a device row's name might not tell its (TF op, kernel) pair. */
+static uint32_t lean_tf_row(struct tf_lean *lean, const struct xp_value *tf, const char *kernel)
+{
+	struct xp_tfop t;
+	xp_parse_tf_op(tf->s, tf->len, &t);
+	/* "<op>/<kernel>" names one pair unless a kernel name holds '/' (ops "a" + "b/k" and "a/b" + "k" share
+	 * "a/b/k"), or a NUL cuts a text short: then the device rows decide. */
+	lean->unsure |= strchr(kernel, '/') || memchr(tf->s, 0, tf->len);
+	char *name = xstrndup(t.name, t.name_len);
+	bool created;
+	size_t row = db_get(lean->tf, XP_OPK_TF, NULL, name, &created);
+	free(name);
+	if (created) {
+		/* As xp_op_db_tf_level: from the first device row of the op, whose text is the op's first. */
+		struct xp_op_row *r = &lean->tf->rows[row];
+		r->category = t.type_len ? xp_op_db_text(lean->tf, t.type, t.type_len) : xp_op_db_text0(lean->tf, "Unknown");
+		r->provenance = xp_op_db_text(lean->tf, tf->s, tf->len);
+	}
+	return (uint32_t)row;
+}
+
+/* The record of a TF-annotated event's (TF op, kernel name) pair, created when new (records, like device rows,
+ * in order of first event, host after host). */
+static size_t lean_rec(struct plane_pass *pp, const struct xp_line *l, uint64_t i, const struct xp_value *tf)
+{
+	struct tf_lean *lean = pp->lean;
+	uint32_t kernel = xp_event_name(pp->p, l, i);
+	uint32_t row = lean_tf_row(lean, tf, xp_str(pp->c, kernel));
+	struct cache_slot *s = cache_get(&lean->recs_ix, (uintptr_t)row + 1, kernel, 0);
+	if (s->a)
+		return s->row;
+	if (lean->n == lean->cap) {
+		lean->cap = lean->cap ? lean->cap * 2 : 256;
+		lean->recs = xrealloc(lean->recs, lean->cap * sizeof *lean->recs);
+	}
+	lean->recs[lean->n] = (struct tf_rec){.tf_row = row};
+	cache_set(&lean->recs_ix, s, (uintptr_t)row + 1, kernel, 0, lean->n);
+	return lean->n++;
+}
+
+typedef size_t tf_make_fn(struct plane_pass *pp, const struct xp_line *l, uint64_t i, const struct xp_value *tf);
+
+/* MAKE's row (or record) of a TF-annotated event, through the event cache: "<op>/<kernel name>" is known by the
+ * interned op text and kernel name on every plane. A str_value text (a new address per event) is pooled in TEXTS
+ * first (where a row's provenance is that same copy). */
+static size_t tf_cached(struct plane_pass *pp, const struct xp_line *l, uint64_t i, const struct xp_value *tf,
+			struct xp_op_db *texts, tf_make_fn *make)
+{
+	uintptr_t a = tf->kind == XP_STAT_STR ? (uintptr_t)tf->s : (uintptr_t)xp_op_db_text(texts, tf->s, tf->len);
+	uintptr_t b = xp_event_name(pp->p, l, i);
+	struct cache_slot *s = cache_get(&pp->tf_cache, a, b, 0);
+	if (!s->a)
+		cache_set(&pp->tf_cache, s, a, b, 0, make(pp, l, i, tf));
+	return s->row;
+}
+
+/* A TF-annotated event, for xp_op_db_tf_device: what add_tf_event gives its device row, to its record and TF row. */
+static void lean_tf_event(struct plane_pass *pp, const struct xp_line *l, uint64_t i, const struct xp_value *tf)
+{
+	struct tf_lean *lean = pp->lean;
+	size_t k = tf_cached(pp, l, i, tf, lean->tf, lean_rec);   /* may move the records */
+	struct tf_rec *r = &lean->recs[k];
+	if (r->seen != lean->plane) {
+		bool by_stat;
+		r->seen = lean->plane;
+		r->cores++;
+		r->eager |= tf_eager(pp, l, i, &by_stat);
+		r->eager_stat |= by_stat;
+	}
+	int64_t dur = xp_dur(l, i);
+	struct xp_op_row *op = &lean->tf->rows[r->tf_row];
+	pp->op_ps += dur;
+	r->occurrences++;
+	op->time_ps += dur;
+	op->self_ps += dur;
+}
+
 static void add_tf_event(struct plane_pass *pp, const struct xp_line *l, uint64_t i, const struct xp_value *tf)
 {
-	size_t row;
-	if (tf->kind != XP_STAT_STR) {
-		row = tf_row(pp, l, i, tf);
-	} else {
-		/* The row is "<op>/<kernel name>": interned names key it on every plane. */
-		uintptr_t a = (uintptr_t)tf->s, b = xp_event_name(pp->p, l, i);
-		struct cache_slot *s = cache_get(&pp->tf_cache, a, b, 0);
-		if (!s->a)
-			cache_set(&pp->tf_cache, s, a, b, 0, tf_row(pp, l, i, tf));
-		row = s->row;
+	if (pp->lean) {
+		lean_tf_event(pp, l, i, tf);
+		return;
 	}
+	size_t row = tf_cached(pp, l, i, tf, pp->db, tf_row);
 	if (first_in_plane(pp, row)) {
 		bool by_stat;
 		pp->db->rows[row].is_eager |= tf_eager(pp, l, i, &by_stat);
@@ -512,6 +600,8 @@ static void read_plane(struct plane_pass *pp, const struct xp_plane *p)
 	const struct xp_capture *c = pp->c;
 	pp->p = p;
 	pp->plane++;
+	if (pp->lean)
+		pp->lean->plane++;
 	pp->any = false;
 	pp->op_ps = 0;
 	pp->ids = (struct plane_ids){
@@ -625,13 +715,15 @@ struct xp_op_db *xp_op_db_absorb(struct xp_op_db *into, struct xp_op_db *from)
 	return from;
 }
 
-struct xp_op_db *xp_op_db_device(const struct xp_capture *c, const struct xp_host *h, const struct xp_op_db_opts *o)
+/* Host H's device op DB; with LEAN, its TF ops go to LEAN instead of rows. */
+static struct xp_op_db *device_db(const struct xp_capture *c, const struct xp_host *h, const struct xp_op_db_opts *o,
+				  struct tf_lean *lean)
 {
 	struct xp_op_db *db = db_new();
 	struct xp_hlo_db *hlo = xp_hlo_db_build(c, h);
 	/* Planes add to one database rather than each to its own merged after: a row costs one
 	 * lookup by name per host, not one per plane and one more per merge. */
-	struct plane_pass pp = {.c = c, .o = o, .db = db, .hlo = hlo};
+	struct plane_pass pp = {.c = c, .o = o, .db = db, .hlo = hlo, .lean = lean};
 	for (uint32_t i = 0; i < h->n_planes; i++)
 		if (h->planes[i].kind == XP_PLANE_GPU)
 			read_plane(&pp, &h->planes[i]);
@@ -643,6 +735,11 @@ struct xp_op_db *xp_op_db_device(const struct xp_capture *c, const struct xp_hos
 		db->hlo_problem = xstrndup(hlo->first_bad, strlen(hlo->first_bad));
 	xp_hlo_db_free(hlo);
 	return db;
+}
+
+struct xp_op_db *xp_op_db_device(const struct xp_capture *c, const struct xp_host *h, const struct xp_op_db_opts *o)
+{
+	return device_db(c, h, o, NULL);
 }
 
 /* --- the TF-level database (spec §3.3) ------------------------------------------- */
@@ -707,9 +804,9 @@ static void tf_level_add(struct xp_op_db *tf, const struct xp_op_row *r)
 	free(category);
 }
 
-struct xp_op_db *xp_op_db_tf_level(const struct xp_op_db *dev, bool with_idle)
+/* DEV's rows at TF level added to TF, and DEV's totals set in it. */
+static void tf_level_into(struct xp_op_db *tf, const struct xp_op_db *dev, bool with_idle)
 {
-	struct xp_op_db *tf = db_new();
 	for (size_t i = 0; i < dev->n; i++) {
 		if (dev->rows[i].kind == XP_OPK_IDLE && !with_idle)
 			continue;
@@ -724,7 +821,59 @@ struct xp_op_db *xp_op_db_tf_level(const struct xp_op_db *dev, bool with_idle)
 	tf->n_xla_ambiguous = dev->n_xla_ambiguous;
 	tf->n_hlo_bad = dev->n_hlo_bad;
 	fill_problem(&tf->hlo_problem, dev->hlo_problem);
+}
+
+struct xp_op_db *xp_op_db_tf_level(const struct xp_op_db *dev, bool with_idle)
+{
+	struct xp_op_db *tf = db_new();
+	tf_level_into(tf, dev, with_idle);
 	return tf;
+}
+
+/* The TF level's facts from device rows, from the records: occurrences and cores the most of any kernel of the
+ * op, eager flags those of its last (tf_level_add, over the device rows in order). */
+static void lean_finish(struct tf_lean *lean)
+{
+	for (size_t k = 0; k < lean->n; k++) {
+		const struct tf_rec *r = &lean->recs[k];
+		struct xp_op_row *d = &lean->tf->rows[r->tf_row];
+		if (r->occurrences > d->occurrences)
+			d->occurrences = r->occurrences;
+		if (r->cores > d->num_cores)
+			d->num_cores = r->cores;
+		d->is_eager = r->eager;
+		d->is_eager_stat = r->eager_stat;
+	}
+}
+
+/* The hosts' device op DBs merged in host order (TF ops in LEAN when given). */
+static struct xp_op_db *devices_db(const struct xp_prep *p, const struct xp_op_db_opts *o, struct tf_lean *lean)
+{
+	struct xp_op_db *all = xp_op_db_empty();
+	for (uint32_t h = 0; h < p->n_hosts; h++)
+		all = xp_op_db_absorb(all, device_db(p->cap, p->hosts[h].host, o, lean));
+	return all;
+}
+
+struct xp_op_db *xp_op_db_tf_device(const struct xp_prep *p, const struct xp_op_db_opts *o)
+{
+	struct tf_lean lean = {.tf = db_new()};
+	struct xp_op_db *all = devices_db(p, o, &lean);
+	if (lean.unsure) {  /* rare: the long way */
+		xp_op_db_free(lean.tf);
+		xp_op_db_free(all);
+		all = devices_db(p, o, NULL);
+		lean.tf = db_new();
+	} else {
+		lean_finish(&lean);
+	}
+	free(lean.recs);
+	free(lean.recs_ix.slot);
+	/* TF rows never meet XLA or IDLE ones at TF level (the kind keys them), and rows are found by key: adding
+	 * the XLA rows after the TF ones changes nothing but the order, which xp_op_db_sort sets. */
+	tf_level_into(lean.tf, all, false);
+	xp_op_db_free(all);
+	return lean.tf;
 }
 
 /* --- ordering ---------------------------------------------------------------------- */

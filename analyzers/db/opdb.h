@@ -66,6 +66,9 @@ struct xp_op_db_opts {
 struct xp_op_db *xp_op_db_device(const struct xp_capture *c, const struct xp_host *h, const struct xp_op_db_opts *o);
 /* TF-level form (spec §3.3): rows merged by TF op, occurrences = max. */
 struct xp_op_db *xp_op_db_tf_level(const struct xp_op_db *dev, bool with_idle);
+/* xp_op_db_tf_level(the device op DBs of P's hosts merged in host order, no IDLE), the same rows but in another
+ * order (xp_op_db_sort gives the same), without a device row per TF op and kernel. */
+struct xp_op_db *xp_op_db_tf_device(const struct xp_prep *p, const struct xp_op_db_opts *o);
 /* An empty DB, to merge hosts into. */
 struct xp_op_db *xp_op_db_empty(void);
 /* Add FROM's rows and totals to INTO (spec §3.4: sums, eager OR). */

@@ -775,6 +775,106 @@ static void test_perf_env(void)
 	xsb_free(b);
 }
 
+/* ---- xp_op_db_tf_device: the TF level without device rows ---- */
+
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static void check_same_rows(const struct xp_op_row *g, const struct xp_op_row *w)
+{
+	CHECK_STR(g->name, w->name);
+	CHECK(same_text(g->module, w->module));
+	CHECK(same_text(g->category, w->category));
+	CHECK(same_text(g->provenance, w->provenance));
+	CHECK_INT(g->kind, w->kind);
+	CHECK_INT(g->occurrences, w->occurrences);
+	CHECK_INT(g->time_ps, w->time_ps);
+	CHECK_INT(g->self_ps, w->self_ps);
+	CHECK_INT(g->is_eager, w->is_eager);
+	CHECK_INT(g->is_eager_stat, w->is_eager_stat);
+	CHECK_INT(g->num_cores, w->num_cores);
+	CHECK_INT(g->executions, w->executions);
+	CHECK_INT(g->cost_known, w->cost_known);
+	CHECK_INT(g->program_id, w->program_id);
+}
+
+/* xp_op_db_tf_device(C's hosts) is xp_op_db_tf_level of their device DBs merged in host order, row for row once
+ * sorted; returns its row count. */
+static size_t check_tf_device(const struct xp_capture *c)
+{
+	struct xp_prep_opts po = {0};
+	struct xp_err err = {0};
+	struct xp_prep *p = xp_prepare(c, &po, &err);
+	if (!CHECK(p != NULL))
+		return 0;
+	struct xp_op_db *all = xp_op_db_empty();
+	for (uint32_t h = 0; h < p->n_hosts; h++)
+		all = xp_op_db_absorb(all, xp_op_db_device(c, p->hosts[h].host, NULL));
+	struct xp_op_db *want = xp_op_db_tf_level(all, false), *got = xp_op_db_tf_device(p, NULL);
+	xp_op_db_sort(want);
+	xp_op_db_sort(got);
+	size_t n = got->n;
+	CHECK_INT(got->n, want->n);
+	for (size_t i = 0; i < got->n && i < want->n; i++)
+		check_same_rows(&got->rows[i], &want->rows[i]);
+	CHECK_INT(got->total_time_ps, want->total_time_ps);
+	CHECK_INT(got->total_op_time_ps, want->total_op_time_ps);
+	CHECK_INT(got->n_planes, want->n_planes);
+	xp_op_db_free(got);
+	xp_op_db_free(want);
+	xp_op_db_free(all);
+	xp_prep_free(p);
+	return n;
+}
+
+/* One GPU plane of kernels of TF ops: texts inline and by reference, an op whose kernels ran different times,
+ * eager flags that differ by kernel, and (SLASH) the kernel names that give two ops one device row name. */
+static void build_tf_device(struct xsb *b, int gpu, bool slash)
+{
+	char name[32];
+	snprintf(name, sizeof name, "/device:GPU:%d", gpu);
+	int g = xsb_plane(b, name, gpu + 1);
+	int s = xsb_line(b, g, 10, "Stream #10", 0);
+	static const char *const ops[] = {"a/Op1:MatMul", "a/Op1:MatMul", "Op2", "a/Op1:Other", "Op2:Conv2D"};
+	static const char *const kernels[] = {"k1", "k2", "k1", "k3", "k2"};
+	for (int i = 0; i < 12; i++) {
+		int e = xsb_event(b, g, s, kernels[(i + gpu) % 5], (int64_t)(i * 20 + gpu) * NS, (int64_t)(5 + i) * NS);
+		if (i % 2)
+			xsb_stat_str(b, g, e, "tf_op", ops[(i * 3 + gpu) % 5]);
+		else
+			xsb_stat_ref(b, g, e, "tf_op", ops[i % 5]);
+		if (i % 3)
+			xsb_stat_int(b, g, e, "is_eager", (i + gpu) % 2);
+	}
+	if (!slash)
+		return;
+	int e = xsb_event(b, g, s, "b/k9", 300 * NS, 7 * NS);
+	xsb_stat_str(b, g, e, "tf_op", "a:T");
+	e = xsb_event(b, g, s, "k9", 310 * NS, 9 * NS);
+	xsb_stat_str(b, g, e, "tf_op", "a/b:U");
+}
+
+static void test_tf_device(void)
+{
+	for (int slash = 0; slash < 2; slash++) {
+		struct xsb *b[2];
+		for (int k = 0; k < 2; k++) {
+			b[k] = xsb_new();
+			xsb_hostname(b[k], k ? "host2" : "host1");
+			build_tf_device(b[k], k, false);
+			build_tf_device(b[k], k + 1, slash && k);
+		}
+		struct xp_capture *c = xsb_read_hosts(b, 2);
+		/* a/Op1, Op2 (and with the shared name "a/b/k9", "a" only: its first op takes the row) */
+		CHECK_INT(check_tf_device(c), slash ? 3 : 2);
+		xp_capture_free(c);
+		for (int k = 0; k < 2; k++)
+			xsb_free(b[k]);
+	}
+}
+
 static const struct test tests[] = {
 	TEST(test_a1_host_self_and_idle),
 	TEST(test_a2_xla_cpu_tf_op_stat),
@@ -794,6 +894,7 @@ static const struct test tests[] = {
 	TEST(test_multi_host),
 	TEST(test_filters_and_sort),
 	TEST(test_perf_env),
+	TEST(test_tf_device),
 };
 
 int main(void)
