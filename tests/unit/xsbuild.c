@@ -30,6 +30,9 @@ struct xsb_plane {
 	XPlane *pb;
 	struct xsb_ev *evs;
 	size_t n_evs;
+	/* Event metadata by name: 1 + its index, open addressing. Tests make planes of 70,000 names, which a
+	 * scan per name made quadratic (minutes under the sanitizers). */
+	size_t *mslot, mcap;
 };
 
 struct xsb {
@@ -72,8 +75,10 @@ static char *xstrdup(const char *s)
 /* Append one pointer to a malloc'd array of pointers counted by *n. */
 static void push_ptr(void ***arr, size_t *n, void *p)
 {
-	void **v = realloc(*arr, (*n + 1) * sizeof *v);
-	if (!v)
+	void **v = *arr;
+	/* Room doubles at powers of two: a copy per push made 70,000 pushes quadratic where realloc moves
+	 * (always, under the sanitizers). */
+	if (!(*n & (*n - 1)) && !(v = realloc(*arr, (*n ? 2 * *n : 1) * sizeof *v)))
 		die("out of memory");
 	v[(*n)++] = p;
 	*arr = v;
@@ -110,8 +115,10 @@ void xsb_free(struct xsb *b)
 		return;
 	/* Everything hanging off the XSpace was malloc'd: protobuf-c frees it. */
 	tensorflow__profiler__xspace__free_unpacked(b->space, NULL);
-	for (size_t i = 0; i < b->n_planes; i++)
+	for (size_t i = 0; i < b->n_planes; i++) {
 		free(b->planes[i].evs);
+		free(b->planes[i].mslot);
+	}
 	free(b->planes);
 	free(b);
 }
@@ -166,12 +173,43 @@ int xsb_line(struct xsb *b, int plane, int64_t id, const char *name, int64_t tim
 	return (int)p->n_lines - 1;
 }
 
+static size_t name_hash(const char *s)
+{
+	size_t h = 1469598103934665603u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+/* The slot of event metadata NAME in PL's index: its entry, or the empty slot where it goes. */
+static size_t *meta_slot(struct xsb_plane *pl, const char *name)
+{
+	XPlane *p = pl->pb;
+	if ((p->n_event_metadata + 1) * 2 > pl->mcap) {
+		free(pl->mslot);
+		pl->mcap = pl->mcap ? pl->mcap * 2 : 64;
+		pl->mslot = xzalloc(pl->mcap * sizeof *pl->mslot);
+		for (size_t i = 0; i < p->n_event_metadata; i++) {
+			size_t k = name_hash(p->event_metadata[i]->value->name) & (pl->mcap - 1);
+			while (pl->mslot[k])
+				k = (k + 1) & (pl->mcap - 1);
+			pl->mslot[k] = i + 1;
+		}
+	}
+	size_t k = name_hash(name) & (pl->mcap - 1);
+	while (pl->mslot[k] && strcmp(p->event_metadata[pl->mslot[k] - 1]->value->name, name))
+		k = (k + 1) & (pl->mcap - 1);
+	return &pl->mslot[k];
+}
+
 int64_t xsb_meta(struct xsb *b, int plane, const char *name)
 {
-	XPlane *p = plane_at(b, plane)->pb;
-	for (size_t i = 0; i < p->n_event_metadata; i++)
-		if (!strcmp(p->event_metadata[i]->value->name, name))
-			return p->event_metadata[i]->key;
+	struct xsb_plane *pl = plane_at(b, plane);
+	XPlane *p = pl->pb;
+	size_t *slot = meta_slot(pl, name);
+	if (*slot)
+		return p->event_metadata[*slot - 1]->key;
+	*slot = p->n_event_metadata + 1;
 	XEventMetadata *m = xzalloc(sizeof *m);
 	tensorflow__profiler__xevent_metadata__init(m);
 	m->id = (int64_t)p->n_event_metadata + 1;
@@ -215,8 +253,8 @@ int xsb_event(struct xsb *b, int plane, int line, const char *name, int64_t offs
 	e->duration_ps = dur_ps;
 	XLine *l = pl->pb->lines[line];
 	push_ptr((void ***)&l->events, &l->n_events, e);
-	struct xsb_ev *v = realloc(pl->evs, (pl->n_evs + 1) * sizeof *v);
-	if (!v)
+	struct xsb_ev *v = pl->evs;
+	if (!(pl->n_evs & (pl->n_evs - 1)) && !(v = realloc(pl->evs, (pl->n_evs ? 2 * pl->n_evs : 1) * sizeof *v)))
 		die("out of memory");
 	pl->evs = v;
 	pl->evs[pl->n_evs] = (struct xsb_ev){.pb = e, .line = line, .pos = l->n_events - 1};
