@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""check_growth.py - complexity guards: each pathological input at n and 2n (n >= 10,000 unless a case says why not), the work xpstat counts
-(XPSTAT_WORK=1, 'xpstat-work: <name> <count>' on stderr) must grow by at most 2.3x. Never wall time."""
+"""check_growth.py - complexity guards: each pathological input at n and 2n (n >= 10,000 unless a case says why
+not), the work xpstat counts (XPSTAT_WORK=1, 'xpstat-work: <name> <count>' on stderr) must grow by at most 2.3x.
+Never wall time."""
 import gzip
 import os
 import subprocess
