@@ -241,7 +241,8 @@ struct plane_pass {
 	bool any;
 	const struct xp_hlo_db *hlo;
 	const struct xp_line *last_line;    /* where the last XLA event was, and its row: an execution of an */
-	size_t last_row;                    /* HLO op is a run of its consecutive kernels on one line */	struct tf_lean *lean;               /* xp_op_db_tf_device: TF ops go there, not to device rows */
+	size_t last_row;                    /* HLO op is a run of its consecutive kernels on one line */
+	struct tf_lean *lean;               /* xp_op_db_tf_device: TF ops go there, not to device rows */
 };
 
 /* A non-empty string stat of the event (event stats first, then its metadata's). */
