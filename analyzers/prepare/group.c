@@ -2,6 +2,7 @@
 #include "group.h"
 #include "formats/core/hash.h"
 #include "formats/core/xalloc.h"
+#include "formats/core/radix.h"
 #include "formats/core/sort.h"
 #include "formats/core/work.h"
 
@@ -608,12 +609,16 @@ static bool is_tfdata_id(const struct forest *f, uint64_t id)
 	return f->n_captured && bsearch(&id, f->captured_ids, f->n_captured, sizeof id, cmp_u64);
 }
 
-static inline bool u64_less(const uint64_t *a, const uint64_t *b)
+/* Sort M keys of (node << 32 | node or edge), radix on the bits the forest's node numbers use. */
+static void sort_keys(const struct forest *f, uint64_t *keys, size_t m)
 {
-	return *a < *b;
+	unsigned bits = 32;
+	while (bits < 64 && (uint64_t)f->n >> (bits - 32))
+		bits++;
+	uint64_t *tmp = xmalloc(m * sizeof *tmp + 1);
+	xp_radix_sort_u64(keys, m, tmp, bits);
+	free(tmp);
 }
-
-XP_DEFINE_SORT(sort_u64, uint64_t, u64_less)
 
 /* The children of the extra edges, sorted by parent, from parent_keys (duplicates are harmless: a spread
  * visits a node once). */
@@ -628,7 +633,7 @@ static void index_children(struct forest *f)
 		f->has_child[from >> 3] |= (uint8_t)(1u << (from & 7));
 	}
 	f->n_child_keys = m;
-	sort_u64(f->child_keys, m);
+	sort_keys(f, f->child_keys, m);
 }
 
 /* Each event's place in start order, for the lines not stored in that order. */
@@ -658,7 +663,7 @@ static void index_parents(struct forest *f)
 	free(f->ex_to.v);
 	f->ex_to = (struct u32vec){0};
 	/* the edge index makes every key distinct: a total order */
-	sort_u64(f->parent_keys, m);
+	sort_keys(f, f->parent_keys, m);
 	for (size_t k = 0; k < m; k++)
 		f->parent_keys[k] = (f->parent_keys[k] & ~(uint64_t)UINT32_MAX) | f->ex_from.v[(uint32_t)f->parent_keys[k]];
 	free(f->ex_from.v);

@@ -1,6 +1,7 @@
 /* stepdb.c - the step database: step events typed and clipped to step markers, overlaps resolved by priority (spec §1.2-§1.6). */
 #include "group.h"
 #include "formats/core/xalloc.h"
+#include "formats/core/radix.h"
 #include "formats/core/sort.h"
 
 #include <regex.h>
@@ -402,36 +403,90 @@ static inline bool bd_less(const struct boundary *a, const struct boundary *b)
 
 XP_DEFINE_SORT(sort_boundaries, struct boundary, bd_less)
 
+/* What a sweep adds up for one step: the counts of open spans by type, and the sums it gives back. */
+struct sweep_sums {
+	int32_t count[XP_N_EVENT_TYPES];
+	int64_t sb, se;
+	int64_t *type_ps, *c16, *c32;
+	bool *present;
+};
+
+/* The boundary of a span of TYPE at A (a start when IS_START), then the segment [A, B) up to the next boundary:
+ * given to the open type of the highest priority. Signed counts: a zero-length event's end sorts before its
+ * start, so its count dips to -1 and comes back to 0. */
+static void sweep_segment(struct sweep_sums *z, unsigned type, bool is_start, int64_t a, int64_t b)
+{
+	z->count[type] += is_start ? 1 : -1;
+	int cur = XP_N_EVENT_TYPES - 1;
+	while (cur > 0 && z->count[cur] <= 0)
+		cur--;
+	z->present[cur] = true;
+	if (cur == XP_ET_DEVICE_COMPUTE_16)
+		*z->c16 += b - a;
+	else if (cur == XP_ET_DEVICE_COMPUTE_32)
+		*z->c32 += b - a;
+	int64_t lo = a > z->sb ? a : z->sb, hi = b < z->se ? b : z->se;
+	if (hi > lo)
+		z->type_ps[cur] += hi - lo;
+}
+
+/* Boundaries packed in one key in bd_less's order: time from the first, then ends before starts, then the higher
+ * priority first. They fit when the step's spans cover less than 2^58 ps (three days). */
+enum { KEY_TYPE_BITS = 5, KEY_SHIFT = KEY_TYPE_BITS + 1 };
+_Static_assert(XP_N_EVENT_TYPES <= 1 << KEY_TYPE_BITS, "event types fit the boundary key");
+
+static uint64_t boundary_key(int64_t t, int64_t t0, unsigned type, bool is_start)
+{
+	return ((uint64_t)t - (uint64_t)t0) << KEY_SHIFT | (uint64_t)is_start << KEY_TYPE_BITS |
+	       ((1u << KEY_TYPE_BITS) - 1 - type);
+}
+
+/* Sweep with packed keys, radix sorted; false when the times span too much for a key. */
+static bool sweep_keys(const struct typed *ev, size_t n, struct sweep_sums *z)
+{
+	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+	for (size_t i = 0; i < n; i++) {
+		t0 = ev[i].begin < t0 ? ev[i].begin : t0;
+		t1 = ev[i].end > t1 ? ev[i].end : t1;
+		t0 = ev[i].end < t0 ? ev[i].end : t0;
+		t1 = ev[i].begin > t1 ? ev[i].begin : t1;
+	}
+	uint64_t span = (uint64_t)t1 - (uint64_t)t0;
+	if (!n || span >> (64 - KEY_SHIFT))
+		return n == 0;
+	unsigned bits = KEY_SHIFT;
+	while (span >> (bits - KEY_SHIFT))
+		bits++;
+	uint64_t *key = xmalloc(4 * n * sizeof *key);
+	for (size_t i = 0; i < n; i++) {
+		key[2 * i] = boundary_key(ev[i].begin, t0, ev[i].type, true);
+		key[2 * i + 1] = boundary_key(ev[i].end, t0, ev[i].type, false);
+	}
+	xp_radix_sort_u64(key, 2 * n, key + 2 * n, bits);
+	const unsigned type_mask = (1u << KEY_TYPE_BITS) - 1;
+	for (size_t i = 0; i + 1 < 2 * n; i++)
+		sweep_segment(z, type_mask - (unsigned)(key[i] & type_mask), key[i] >> KEY_TYPE_BITS & 1,
+			      t0 + (int64_t)(key[i] >> KEY_SHIFT), t0 + (int64_t)(key[i + 1] >> KEY_SHIFT));
+	free(key);
+	return true;
+}
+
 /* Sweep the typed spans of one step into non-overlapping segments; add each
  * segment's overlap with [sb, se) to type_ps, and every segment to prec. */
 static void sweep(const struct typed *ev, size_t n, int64_t sb, int64_t se, int64_t type_ps[XP_N_EVENT_TYPES],
 		  bool present[XP_N_EVENT_TYPES], int64_t *c16, int64_t *c32)
 {
+	struct sweep_sums z = {.sb = sb, .se = se, .type_ps = type_ps, .c16 = c16, .c32 = c32, .present = present};
+	if (sweep_keys(ev, n, &z))
+		return;
 	struct boundary *bd = xmalloc(2 * n * sizeof *bd);
 	for (size_t i = 0; i < n; i++) {
 		bd[2 * i] = (struct boundary){ev[i].begin, ev[i].type, 1};
 		bd[2 * i + 1] = (struct boundary){ev[i].end, ev[i].type, 0};
 	}
 	sort_boundaries(bd, 2 * n);
-	/* Signed: a zero-length event's end sorts before its start, so its
-	 * count dips to -1 and comes back to 0. */
-	int32_t count[XP_N_EVENT_TYPES] = {0};
-	for (size_t i = 0; i + 1 < 2 * n; i++) {
-		count[bd[i].type] += bd[i].is_start ? 1 : -1;
-		int cur = XP_N_EVENT_TYPES - 1;
-		while (cur > 0 && count[cur] <= 0)
-			cur--;
-		int64_t a = bd[i].t, b = bd[i + 1].t;
-		present[cur] = true;
-		if (cur == XP_ET_DEVICE_COMPUTE_16)
-			*c16 += b - a;
-		else if (cur == XP_ET_DEVICE_COMPUTE_32)
-			*c32 += b - a;
-		int64_t lo = a > sb ? a : sb, hi = b < se ? b : se;
-		if (hi > lo)
-			type_ps[cur] += hi - lo;
-
-	}
+	for (size_t i = 0; i + 1 < 2 * n; i++)
+		sweep_segment(&z, bd[i].type, bd[i].is_start, bd[i].t, bd[i + 1].t);
 	free(bd);
 }
 

@@ -482,6 +482,155 @@ static bool format_micro(double v, char *buf, size_t bufsz)
 	return true;
 }
 
+#ifdef __SIZEOF_INT128__
+typedef unsigned __int128 u128;
+
+/* 10^K for 0 <= K <= 38. */
+static u128 pow10_u128(int k)
+{
+	static const uint64_t small[20] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+		1000000000, 10000000000u, 100000000000u, 1000000000000u, 10000000000000u, 100000000000000u,
+		1000000000000000u, 10000000000000000u, 100000000000000000u, 1000000000000000000u,
+		10000000000000000000u};
+	return k < 20 ? small[k] : (u128)small[19] * small[k - 19];
+}
+
+/*
+ * A = M * 2^-S to seventeen significant digits, truncated: returns Q, 10^16 <= Q < 10^17, with A = (Q + F) *
+ * 10^-*K for a fraction 0 <= F < 1, and *STICKY = F's numerator (0 when A is Q * 10^-*K exactly). *X, the
+ * decimal exponent, comes in as an estimate that may be one off. Exact in 128 bits for the range format_exact
+ * takes (M * 10^K < 2^127).
+ */
+static uint64_t digits17(uint64_t m, int s, int *x, int *k, u128 *sticky)
+{
+	const u128 lo = pow10_u128(16), hi = lo * 10;
+	for (;;) {
+		*k = 16 - *x;
+		u128 num = (u128)m * pow10_u128(*k), q = num >> s;
+		if (q < lo)
+			(*x)--;
+		else if (q >= hi)
+			(*x)++;
+		else {
+			*sticky = num & (((u128)1 << s) - 1);
+			return (uint64_t)q;
+		}
+	}
+}
+
+/* The seventeen truncated digits Q17 (with STICKY, S and K17 as digits17 gives them) rounded to P digits, half
+ * to even as printf rounds: Q, 10^(P-1) <= Q < 10^P, with A ~ Q * 10^-*K; *X moves up on a carry to 10^P. */
+static uint64_t round_to(uint64_t q17, u128 sticky, int s, int p, int k17, int *x, int *k)
+{
+	uint64_t q, below, half;
+	bool above, tie;
+	*k = k17 - (17 - p);
+	if (p == 17) {
+		q = q17;
+		u128 h = (u128)1 << (s - 1);
+		above = sticky > h;
+		tie = sticky == h;
+	} else {
+		uint64_t unit = (uint64_t)pow10_u128(17 - p);
+		q = q17 / unit;
+		below = q17 % unit;
+		half = unit / 2;
+		above = below > half || (below == half && sticky);
+		tie = below == half && !sticky;
+	}
+	if (above || (tie && (q & 1)))
+		q++;
+	if (q == (uint64_t)pow10_u128(p)) {     /* 9.99... rounded up to 10.0 */
+		q /= 10;
+		(*k)--;
+		(*x)++;
+	}
+	return q;
+}
+
+/* Whether Q * 10^-K reads back (strtod: nearest, ties to even) as the double M * 2^-S: within half the gap to
+ * either neighbour, which is half as wide below a power of two. Everything scaled by 10^K * 2^S. */
+static bool reads_back(uint64_t m, int s, uint64_t q, int k)
+{
+	u128 dec = (u128)q << s, bin = (u128)m * pow10_u128(k), gap = pow10_u128(k);
+	u128 d = dec >= bin ? dec - bin : bin - dec;
+	u128 twice = (dec < bin && m == (uint64_t)1 << 52) ? 4 * d : 2 * d;
+	return twice < gap || (twice == gap && !(m & 1));
+}
+
+/* Q's P digits as %.Pg writes them for decimal exponent X: fixed or exponent form, trailing zeros dropped. */
+static bool write_g(uint64_t q, int p, int x, bool neg, char *buf, size_t bufsz)
+{
+	char dig[20], out[48], *o = out;
+	for (int i = p - 1; i >= 0; i--, q /= 10)
+		dig[i] = (char)('0' + q % 10);
+	int nd = p;
+	while (nd > 1 && dig[nd - 1] == '0')
+		nd--;
+	if (neg)
+		*o++ = '-';
+	if (x < -4 || x >= p) {
+		*o++ = dig[0];
+		if (nd > 1) {
+			*o++ = '.';
+			memcpy(o, dig + 1, (size_t)nd - 1);
+			o += nd - 1;
+		}
+		o += sprintf(o, "e%c%02d", x < 0 ? '-' : '+', x < 0 ? -x : x);
+	} else if (x >= 0) {
+		for (int i = 0; i <= x; i++)
+			*o++ = i < nd ? dig[i] : '0';
+		if (nd > x + 1) {
+			*o++ = '.';
+			memcpy(o, dig + x + 1, (size_t)(nd - x - 1));
+			o += nd - x - 1;
+		}
+	} else {
+		*o++ = '0';
+		*o++ = '.';
+		for (int i = -1; i > x; i--)
+			*o++ = '0';
+		memcpy(o, dig, (size_t)nd);
+		o += nd;
+	}
+	size_t len = (size_t)(o - out);
+	if (len >= bufsz)
+		return false;
+	memcpy(buf, out, len);
+	buf[len] = '\0';
+	return true;
+}
+
+/*
+ * The other common case: what the printf loop of xp_format_f64 prints, without printf or strtod (a
+ * percentage such as 0.0008343251499859538 costs a microsecond there), for 1e-5 <= |V| < 1e14. Such a V is
+ * M * 2^-S with S >= 0, and its digits and the read-back test are exact integer sums in 128 bits.
+ */
+static bool format_exact(double v, char *buf, size_t bufsz)
+{
+	double a = fabs(v);
+	if (!(a >= 1e-5 && a < 1e14))
+		return false;
+	int e2;
+	uint64_t m = (uint64_t)ldexp(frexp(a, &e2), 53);
+	int s = 53 - e2, x17 = (int)floor(log10(a)), k17;
+	u128 sticky;
+	uint64_t q17 = digits17(m, s, &x17, &k17, &sticky);
+	for (int p = 15; p <= 17; p++) {
+		int x = x17, k;
+		uint64_t q = round_to(q17, sticky, s, p, k17, &x, &k);
+		if (p == 17 || reads_back(m, s, q, k))
+			return write_g(q, p, x, v < 0, buf, bufsz);
+	}
+	return false;
+}
+#else
+static bool format_exact(double v, char *buf, size_t bufsz)
+{
+	return false;
+}
+#endif
+
 bool xp_format_f64(double v, char *buf, size_t bufsz)
 {
 	char tmp[64];
@@ -496,7 +645,7 @@ bool xp_format_f64(double v, char *buf, size_t bufsz)
 		snprintf(buf, bufsz, "0");
 		return true;
 	}
-	if (format_micro(v, buf, bufsz))
+	if (format_micro(v, buf, bufsz) || format_exact(v, buf, bufsz))
 		return true;
 	/* The round trip is checked before xp_c_decimal_point: strtod reads the locale's form. */
 	for (prec = 15; prec < 17; prec++) {

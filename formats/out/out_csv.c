@@ -73,34 +73,50 @@ static void put_field(FILE *f, const char *s, bool lone)
 
 static bool formula_like(const char *s)
 {
-	return s[0] && strchr("=+-@\t\r", s[0]);
+	switch (s[0]) {
+	case '=': case '+': case '-': case '@': case '\t': case '\r':
+		return true;
+	default:
+		return false;
+	}
 }
 
-/* Printable ASCII that needs neither quotes nor a formula guard: most names, written as they are without a copy. */
-static bool plain_field(const char *s, size_t *len)
+/* What a field's bytes ask of it: quotes (a comma, a double quote, CR, LF), or a UTF-8 check (not ASCII). */
+enum { BYTE_QUOTE = 1, BYTE_HIGH = 2 };
+
+/* The classes of S's bytes together, and its length: a loop over a known length with no early exit, which the
+ * compiler turns into vector compares. */
+static unsigned classify(const char *s, size_t *len)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	if (!*p || *p == ' ' || strchr("=+-@", *p))
-		return false;
-	for (; *p; p++)
-		if (*p < 0x20 || *p >= 0x7f || *p == ',' || *p == '"')
-			return false;
-	*len = (size_t)(p - (const unsigned char *)s);
-	return p[-1] != ' ';
+	size_t n = strlen(s);
+	unsigned char quote = 0, high = 0;
+	for (size_t i = 0; i < n; i++) {
+		quote |= p[i] == ',' || p[i] == '"' || p[i] == '\r' || p[i] == '\n';
+		high |= p[i] >> 7;
+	}
+	*len = n;
+	return (quote ? BYTE_QUOTE : 0) | (high ? BYTE_HIGH : 0);
+}
+
+/* An ASCII field, S of N bytes, without a copy: put_field's rules from what classify found. */
+static void put_ascii(FILE *f, const char *s, size_t n, unsigned cls, bool lone)
+{
+	if ((cls & BYTE_QUOTE) || (n && (s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t')))
+		put_quoted(f, s, n);
+	else if (!n && lone)
+		fputs_unlocked("\"\"", f);
+	else
+		fwrite_unlocked(s, 1, n, f);
 }
 
 static void put_text(FILE *f, const char *s, const struct xp_out_opts *o, bool lone)
 {
 	size_t len;
-	if (s && plain_field(s, &len)) {
-		fwrite_unlocked(s, 1, len, f);
-		return;
-	}
-	bool ascii = true;
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p && ascii; p++)
-		ascii = *p < 0x80;
+	unsigned cls = classify(s ? s : "", &len);
+	bool ascii = !(cls & BYTE_HIGH);
 	if (s && ascii && (o->csv_raw || !formula_like(s))) {  /* quoted as it is, without a copy */
-		put_field(f, s, lone);
+		put_ascii(f, s, len, cls, lone);
 		return;
 	}
 	char *clean = ascii ? strdup(s ? s : "") : xp_utf8_sanitize(s ? s : "");   /* ASCII is UTF-8 as it is */
@@ -166,7 +182,12 @@ static void put_cell(FILE *f, const struct xp_cell *c, const struct xp_col *col,
 		xp_format_dur_exact(c->v.i, col->unit, num, sizeof(num));
 		break;
 	}
-	put_field(f, num, lone);
+	/* A number never needs quotes; an empty one (null, NaN) is the empty field. */
+	size_t n = strlen(num);
+	if (!n && lone)
+		fputs_unlocked("\"\"", f);
+	else
+		fwrite_unlocked(num, 1, n, f);
 }
 
 int xp_out_no_table(const struct xp_result *r, const char *name, struct xp_err *e)

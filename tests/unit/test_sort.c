@@ -1,4 +1,5 @@
-/* test_sort.c - the generated sort (formats/core/sort.h): sorted output and n log n comparisons on inputs that break simple quicksorts. */
+/* test_sort.c - the generated sort (formats/core/sort.h): sorted output and n log n comparisons on inputs that break simple quicksorts; the radix sort (radix.h) against it. */
+#include "formats/core/radix.h"
 #include "formats/core/sort.h"
 #include "check.h"
 
@@ -100,12 +101,41 @@ static void median_of_three_killer(void)
 	sorted_within_bound(N, "median-of-3 killer");
 }
 
+/* The radix sort gives what the comparison sort gives, on random keys of every width it is used at (short
+ * arrays, keys whose high digits are all equal, duplicates, all 64 bits). */
+static void radix_matches_sort(void)
+{
+	static uint64_t want[N], tmp[N];
+	static const size_t sizes[] = {0, 1, 255, 256, 257, 5000, N};
+	static const unsigned widths[] = {1, 11, 12, 37, 58, 64};
+	uint64_t x = 0x2545f4914f6cdd1du;
+	size_t bad = 0;
+	for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+		for (size_t wi = 0; wi < sizeof widths / sizeof *widths; wi++) {
+			size_t n = sizes[si];
+			unsigned bits = widths[wi];
+			uint64_t mask = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+			for (size_t i = 0; i < n; i++) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				/* a third of the keys share their upper half, so passes over equal digits are skipped */
+				keys[i] = (i % 3 ? x : (x & 0xffffffffu) | 0x5a5a5a5a00000000u) & mask;
+				want[i] = keys[i];
+			}
+			sort_u64(want, n);
+			xp_radix_sort_u64(keys, n, tmp, bits);
+			for (size_t i = 0; i < n; i++)
+				bad += keys[i] != want[i];
+		}
+	CHECK(bad == 0);
+}
+
 int main(void)
 {
 	static const struct test tests[] = {
 		TEST(runs_then_long_run),
 		TEST(common_shapes),
 		TEST(median_of_three_killer),
+		TEST(radix_matches_sort),
 	};
 	return RUN_TESTS("test_sort", tests);
 }

@@ -254,10 +254,14 @@ static void test_f64_fast_path(void)
 	for (long i = 0; i < 2000000; i++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 		double v;
-		switch (i % 4) {
+		switch (i % 7) {
 		case 0: v = (double)(x % 1000000000000000u) / scales[(x >> 50) % 9]; break;
 		case 1: v = (double)(x % 100000000u) / 1e6; break;
 		case 2: v = nextafter((double)(x % 10000000000u) / 1e6, (x & 1) ? 1e300 : -1e300); break;
+		/* The exact path, 1e-5 <= |v| < 1e14: any double there, dyadic ties, and the edges of a decade. */
+		case 3: v = pow(10, -6 + (double)(x >> 11) / (double)(1ull << 53) * 21); break;
+		case 4: v = ldexp((double)(x % 100000u), -(int)((x >> 40) % 40)); break;
+		case 5: v = nextafter(pow(10, (int)(x % 20) - 6), (x & 1) ? 1e300 : -1e300); break;
 		default: memcpy(&v, &x, sizeof v); break;
 		}
 		if ((x >> 20) & 1)
@@ -270,7 +274,9 @@ static void test_f64_fast_path(void)
 			fprintf(stderr, "xp_format_f64(%.17g): '%s', printf '%s'\n", v, got, want);
 	}
 	static const double edges[] = {1e-4, 0.000099999, 0.0001000001, 999999999.999999, 1e9, 999999999.9999995,
-				       123456789.123456, 0.1, 0.7, 1e-6, 5e-5, 2.5e-4, 100, 31.25, 4294967.296};
+				       123456789.123456, 0.1, 0.7, 1e-6, 5e-5, 2.5e-4, 100, 31.25, 4294967.296,
+				       0.0008343251499859538, 1e-5, 0.99999999999999989, 9.9999999999999982e13, 1e14,
+				       0x1p-16, 0x1.fffffffffffffp-17, 0.30000000000000004, 2.0 / 3, 1e13 / 3};
 	for (size_t i = 0; i < sizeof edges / sizeof *edges; i++) {
 		xp_format_f64(edges[i], got, sizeof got);
 		f64_reference(edges[i], want, sizeof want);
