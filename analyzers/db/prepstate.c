@@ -100,21 +100,78 @@ static void host_row(struct xp_table *t, const struct xp_prep_host *ph)
 	xp_set_str(t, row, H_FIRST, ph->host->first_name ? ph->host->first_name : "");
 }
 
-static void step_row(struct xp_table *t, const char *host, const struct xp_step *s)
+/*
+ * The steps table's rows are made when written, from the preparation's steps view (which outlives the
+ * preparation): a capture of a million steps costs its step database, not 36 text cells a step.
+ */
+struct state_steps {
+	struct xp_steps_view *view;
+	size_t *first;          /* per host + 1: the row of its first step */
+};
+
+enum { I64_TEXT = 21 };         /* "-9223372036854775808" and its NUL */
+_Static_assert((S_N - 2) * I64_TEXT <= XP_ROW_TEXT_SIZE, "a step's numbers fit a row's text");
+
+/* V as decimal text at *AT, in cell C; *AT moves past it. */
+static void text_i64(struct xp_cell *c, char **at, int64_t v)
 {
-	size_t row = xp_table_row(t);
-	xp_set_str(t, row, S_HOST, host);
-	xp_state_set_i64(t, row, S_ID, s->id);
-	xp_set_str(t, row, S_NAME, s->name ? s->name : "");
-	xp_state_set_i64(t, row, S_BEGIN, s->begin_ps);
-	xp_state_set_i64(t, row, S_DUR, s->duration_ps);
-	for (int k = 0; k < XP_N_EVENT_TYPES; k++)
-		xp_state_set_i64(t, row, S_TYPES + (size_t)k, s->type_ps[k]);
-	for (size_t d = 0; d < 3; d++) {
-		xp_state_set_u64(t, row, S_TRANSFERS + d * 3, s->transfer_count[d]);
-		xp_state_set_u64(t, row, S_TRANSFERS + d * 3 + 1, s->transfer_bytes[d]);
-		xp_state_set_i64(t, row, S_TRANSFERS + d * 3 + 2, s->transfer_ps[d]);
+	int n = snprintf(*at, I64_TEXT, "%" PRId64, v);
+	xp_cell_text(c, *at);
+	*at += n + 1;
+}
+
+static void text_u64(struct xp_cell *c, char **at, uint64_t v)
+{
+	int n = snprintf(*at, I64_TEXT, "%" PRIu64, v);
+	xp_cell_text(c, *at);
+	*at += n + 1;
+}
+
+static void fill_step(void *src, size_t row, struct xp_cell *cells, char *text, size_t text_size)
+{
+	const struct state_steps *ss = src;
+	uint32_t lo = 0, hi = ss->view->n_hosts;      /* the host whose rows hold ROW: first[lo] <= row */
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (ss->first[mid] <= row)
+			lo = mid;
+		else
+			hi = mid;
 	}
+	const struct xp_steps_view_host *vh = &ss->view->hosts[lo];
+	const struct xp_step *s = &vh->steps[row - ss->first[lo]];
+	char *at = text;
+	(void)text_size;
+	xp_cell_text(&cells[S_HOST], vh->name);
+	text_i64(&cells[S_ID], &at, s->id);
+	xp_cell_text(&cells[S_NAME], s->name ? s->name : "");
+	text_i64(&cells[S_BEGIN], &at, s->begin_ps);
+	text_i64(&cells[S_DUR], &at, s->duration_ps);
+	for (int k = 0; k < XP_N_EVENT_TYPES; k++)
+		text_i64(&cells[S_TYPES + k], &at, s->type_ps[k]);
+	for (size_t d = 0; d < 3; d++) {
+		text_u64(&cells[S_TRANSFERS + d * 3], &at, s->transfer_count[d]);
+		text_u64(&cells[S_TRANSFERS + d * 3 + 1], &at, s->transfer_bytes[d]);
+		text_i64(&cells[S_TRANSFERS + d * 3 + 2], &at, s->transfer_ps[d]);
+	}
+}
+
+static void release_steps(void *src)
+{
+	struct state_steps *ss = src;
+	xp_steps_view_unref(ss->view);
+	free(ss->first);
+	free(ss);
+}
+
+static void step_rows(struct xp_table *t, const struct xp_prep *p)
+{
+	struct state_steps *ss = xcalloc(1, sizeof *ss);
+	ss->view = xp_prep_steps_view(p);
+	ss->first = xcalloc(p->n_hosts + 1, sizeof *ss->first);
+	for (uint32_t h = 0; h < p->n_hosts; h++)
+		ss->first[h + 1] = ss->first[h] + ss->view->hosts[h].n;
+	xp_table_rows_from(t, ss->first[p->n_hosts], fill_step, ss, release_steps);
 }
 
 struct xp_result *xp_prep_state(const struct xp_prep *p)
@@ -124,11 +181,9 @@ struct xp_result *xp_prep_state(const struct xp_prep *p)
 	host_columns(hosts);
 	struct xp_table *steps = xp_result_add_table(r, "steps", "Steps");
 	step_columns(steps);
-	for (uint32_t h = 0; h < p->n_hosts; h++) {
+	for (uint32_t h = 0; h < p->n_hosts; h++)
 		host_row(hosts, &p->hosts[h]);
-		for (size_t i = 0; i < p->hosts[h].steps.n; i++)
-			step_row(steps, p->hosts[h].host->name, &p->hosts[h].steps.steps[i]);
-	}
+	step_rows(steps, p);
 	return r;
 }
 

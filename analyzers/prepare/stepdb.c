@@ -73,6 +73,9 @@ static void push_typed(struct builder *b, uint32_t step, enum xp_event_type t, i
  * pass over the events instead of a counting pass and a filling pass. */
 static void group_by_step(struct builder *b)
 {
+	/* The gathering array is up to twice what it holds, written through: give the rest back before the copy. */
+	b->ev = xrealloc(b->ev, b->n_ev * sizeof *b->ev + 1);
+	b->cap_ev = b->n_ev;
 	for (uint32_t s = 0; s < b->n_steps; s++)
 		b->first[s + 1] += b->first[s];
 	size_t *next = xmalloc(((size_t)b->n_steps + 1) * sizeof *next);

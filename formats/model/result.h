@@ -171,7 +171,7 @@ struct xp_cell *xp_table_cell(const struct xp_table *t, size_t row, size_t col);
  * table keeps the two rows read last, so two rows can be compared, not three. RELEASE (may be NULL) frees SRC
  * with the table. The columns must be in place; the table's cells can no longer be set.
  */
-#define XP_ROW_TEXT_SIZE 512
+#define XP_ROW_TEXT_SIZE 1024
 typedef void xp_row_fill(void *src, size_t row, struct xp_cell *cells, char *text, size_t text_size);
 void xp_table_rows_from(struct xp_table *t, size_t n_rows, xp_row_fill *fill, void *src, void (*release)(void *src));
 /* A text cell that FILL points at TEXT it does not own (the source's or the row's text). */
