@@ -1,6 +1,7 @@
 /* group.c - event grouping into steps (the EventForest of spec xplane-format §4), or reading the ids of pre-grouped captures. */
 #include "group.h"
 #include "formats/core/hash.h"
+#include "formats/core/prefetch.h"
 #include "formats/core/xalloc.h"
 #include "formats/core/radix.h"
 #include "formats/core/sort.h"
@@ -177,6 +178,9 @@ struct forest {
 	uint64_t *child_keys;
 	size_t n_child_keys;
 	uint8_t *has_child;
+	/* Where a node's keys start, without a search: child_first[r] for the r-th node with children, r counted
+	 * from child_rank (the nodes with children before each 64) and the bits of has_child before it. */
+	uint32_t *child_rank, *child_first;
 	/* Parents over extra edges, for the few walks up from a root: each edge as (to << 32 | from), by child
 	 * and then in edge order. Sparse, where offsets would take a word for every node. */
 	uint64_t *parent_keys;
@@ -497,6 +501,53 @@ static bool event_corr(const struct forest *f, uint32_t plane, const struct xp_l
 	return found;
 }
 
+/* Where the table or map keeps correlation C: the cache line a lookup of C reads first. */
+static const void *corr_slot(const struct forest *f, const uint32_t *direct, uint64_t lo, uint64_t hi, uint64_t c)
+{
+	if (direct)
+		return c >= lo && c <= hi ? &direct[c - lo] : NULL;
+	return &f->launches.slots[mix(c) & (f->launches.cap - 1)];
+}
+
+/*
+ * The events K0..K1 (in start order) of line FL: each with a correlation_id to its launch. A lookup is two
+ * cache misses (the slot, then the launch's id) a kernel, one after the other; over a chunk the slots are
+ * asked for first, then the ids, then the lookups find both at hand. The edges come in the same order.
+ */
+enum { LINK_CHUNK = 64 };
+
+static void link_exec_chunk(struct forest *f, const struct fline *fl, const struct xp_line *l, uint64_t k0,
+			    uint64_t k1, const uint32_t *direct, uint64_t lo, uint64_t hi)
+{
+	uint32_t idx[LINK_CHUNK];
+	uint64_t corr[LINK_CHUNK];
+	size_t n = 0;
+	for (uint64_t k = k0; k < k1; k++) {
+		uint32_t i = fl->order ? fl->order[k] : (uint32_t)k;
+		if (!event_corr(f, fl->plane, l, i, &corr[n]))
+			continue;
+		const void *slot = corr_slot(f, direct, lo, hi, corr[n]);
+		if (slot)
+			xp_prefetch(slot);
+		idx[n++] = i;
+	}
+	for (size_t j = 0; j < n && !direct; j++) {
+		uint32_t at = *(const uint32_t *)corr_slot(f, direct, lo, hi, corr[j]);
+		if (at)
+			xp_prefetch(&f->launches.ids[at - 1]);
+	}
+	for (size_t j = 0; j < n; j++) {
+		uint64_t c = corr[j];
+		uint32_t launch;
+		if (direct) {
+			if (c >= lo && c <= hi && direct[c - lo])
+				add_edge(f, direct[c - lo] - 1, fl->base + idx[j]);
+		} else if (corr_get(&f->launches, c, &launch)) {
+			add_edge(f, f->launch_nodes.v[launch], fl->base + idx[j]);
+		}
+	}
+}
+
 /* Each device event with a correlation_id (in the scan's order: line, then start) to its launch, if any:
  * from the direct table [lo, hi] when DIRECT, else from the hash map. */
 static void link_execs(struct forest *f, const uint32_t *direct, uint64_t lo, uint64_t hi)
@@ -506,19 +557,9 @@ static void link_execs(struct forest *f, const uint32_t *direct, uint64_t lo, ui
 			continue;
 		const struct fline *fl = &f->lines[li];
 		const struct xp_line *l = &f->h->planes[fl->plane].lines[fl->line];
-		for (uint64_t k = 0; k < l->n_events; k++) {
-			uint32_t i = fl->order ? fl->order[k] : (uint32_t)k;
-			uint64_t c;
-			uint32_t launch;
-			if (!event_corr(f, fl->plane, l, i, &c))
-				continue;
-			if (direct) {
-				if (c >= lo && c <= hi && direct[c - lo])
-					add_edge(f, direct[c - lo] - 1, fl->base + i);
-			} else if (corr_get(&f->launches, c, &launch)) {
-				add_edge(f, f->launch_nodes.v[launch], fl->base + i);
-			}
-		}
+		for (uint64_t k = 0; k < l->n_events; k += LINK_CHUNK)
+			link_exec_chunk(f, fl, l, k, k + LINK_CHUNK < l->n_events ? k + LINK_CHUNK : l->n_events, direct,
+					lo, hi);
 	}
 }
 
@@ -547,8 +588,13 @@ static void link_correlations(struct forest *f)
 		return;
 	}
 	corr_init(&f->launches, f->launch_corr, n);
-	for (size_t k = 0; k < n; k++)
-		corr_put(&f->launches, (uint32_t)k);
+	for (size_t k = 0; k < n; k += LINK_CHUNK) {    /* each insert's slot asked for a chunk ahead */
+		size_t end = k + LINK_CHUNK < n ? k + LINK_CHUNK : n;
+		for (size_t a = k; a < end; a++)
+			xp_prefetch(corr_slot(f, NULL, 0, 0, f->launch_corr[a]));
+		for (size_t a = k; a < end; a++)
+			corr_put(&f->launches, (uint32_t)a);
+	}
 	link_execs(f, NULL, 0, 0);
 }
 
@@ -609,15 +655,46 @@ static bool is_tfdata_id(const struct forest *f, uint64_t id)
 	return f->n_captured && bsearch(&id, f->captured_ids, f->n_captured, sizeof id, cmp_u64);
 }
 
-/* Sort M keys of (node << 32 | node or edge), radix on the bits the forest's node numbers use. */
+/* Sort M keys of (node << 32 | node or edge). The edges are made walking the lines in time order, so the keys
+ * mostly come as a few ascending runs (a stream's kernels, a thread's launches), merged rather than sorted afresh. */
 static void sort_keys(const struct forest *f, uint64_t *keys, size_t m)
 {
 	unsigned bits = 32;
 	while (bits < 64 && (uint64_t)f->n >> (bits - 32))
 		bits++;
 	uint64_t *tmp = xmalloc(m * sizeof *tmp + 1);
-	xp_radix_sort_u64(keys, m, tmp, bits);
+	xp_sort_u64(keys, m, tmp, bits);
 	free(tmp);
+}
+
+/* child_rank and child_first for the sorted child_keys. */
+static void rank_children(struct forest *f)
+{
+	size_t blocks = ((size_t)f->n + 63) / 64, bytes = ((size_t)f->n + 7) / 8;
+	f->child_rank = xmalloc((blocks + 1) * sizeof *f->child_rank);
+	uint32_t r = 0;
+	for (size_t b = 0; b < blocks; b++) {
+		f->child_rank[b] = r;
+		for (size_t i = b * 8; i < b * 8 + 8 && i < bytes; i++)
+			r += (uint32_t)__builtin_popcount(f->has_child[i]);
+	}
+	f->child_first = xmalloc(((size_t)r + 1) * sizeof *f->child_first);
+	uint32_t k = 0;
+	for (size_t e = 0; e < f->n_child_keys; e++)
+		if (!e || f->child_keys[e] >> 32 != f->child_keys[e - 1] >> 32)
+			f->child_first[k++] = (uint32_t)e;
+	f->child_first[k] = (uint32_t)f->n_child_keys;
+}
+
+/* The first of V's entries in child_keys; V has one (has_child). */
+static size_t first_child(const struct forest *f, uint32_t v)
+{
+	const uint8_t *bytes = f->has_child + (size_t)(v >> 6) * 8;
+	uint32_t r = f->child_rank[v >> 6], whole = (v & 63) >> 3;
+	for (uint32_t i = 0; i < whole; i++)
+		r += (uint32_t)__builtin_popcount(bytes[i]);
+	r += (uint32_t)__builtin_popcount(bytes[whole] & ((1u << (v & 7)) - 1));
+	return f->child_first[r];
 }
 
 /* The children of the extra edges, sorted by parent, from parent_keys (duplicates are harmless: a spread
@@ -634,6 +711,7 @@ static void index_children(struct forest *f)
 	}
 	f->n_child_keys = m;
 	sort_keys(f, f->child_keys, m);
+	rank_children(f);
 }
 
 /* Each event's place in start order, for the lines not stored in that order. */
@@ -896,7 +974,7 @@ static void spread(struct forest *f, uint32_t root, int32_t g)
 			spread_range(f, v, g, &queue);
 		if (!bit(f->has_child, v))
 			continue;
-		for (size_t k = first_key(f->child_keys, f->n_child_keys, v);
+		for (size_t k = first_child(f, v);
 		     k < f->n_child_keys && f->child_keys[k] >> 32 == v; k++) {
 			uint32_t c = (uint32_t)f->child_keys[k];
 			if (f->gid[c] >= 0)
@@ -1292,6 +1370,8 @@ static void free_forest(struct forest *f)
 	free(f->ex_to.v);
 	free(f->child_keys);
 	free(f->has_child);
+	free(f->child_rank);
+	free(f->child_first);
 	for (uint32_t li = 0; f->rank && li < f->n_lines; li++)
 		free(f->rank[li]);
 	free(f->rank);

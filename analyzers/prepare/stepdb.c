@@ -444,7 +444,7 @@ static uint64_t boundary_key(int64_t t, int64_t t0, unsigned type, bool is_start
 	       ((1u << KEY_TYPE_BITS) - 1 - type);
 }
 
-/* Sweep with packed keys, radix sorted; false when the times span too much for a key. */
+/* Sweep with packed keys, sorted as merged runs (each line's spans come in time order) or by radix; false when the times span too much for a key. */
 static bool sweep_keys(const struct typed *ev, size_t n, struct sweep_sums *z)
 {
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
@@ -458,14 +458,14 @@ static bool sweep_keys(const struct typed *ev, size_t n, struct sweep_sums *z)
 	if (!n || span >> (64 - KEY_SHIFT))
 		return n == 0;
 	unsigned bits = KEY_SHIFT;
-	while (span >> (bits - KEY_SHIFT))
+	while (bits < 64 && span >> (bits - KEY_SHIFT))
 		bits++;
 	uint64_t *key = xmalloc(4 * n * sizeof *key);
 	for (size_t i = 0; i < n; i++) {
 		key[2 * i] = boundary_key(ev[i].begin, t0, ev[i].type, true);
 		key[2 * i + 1] = boundary_key(ev[i].end, t0, ev[i].type, false);
 	}
-	xp_radix_sort_u64(key, 2 * n, key + 2 * n, bits);
+	xp_sort_u64(key, 2 * n, key + 2 * n, bits);
 	const unsigned type_mask = (1u << KEY_TYPE_BITS) - 1;
 	for (size_t i = 0; i + 1 < 2 * n; i++)
 		sweep_segment(z, type_mask - (unsigned)(key[i] & type_mask), key[i] >> KEY_TYPE_BITS & 1,

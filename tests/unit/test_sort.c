@@ -3,6 +3,8 @@
 #include "formats/core/sort.h"
 #include "check.h"
 
+#include <string.h>
+
 static unsigned long comparisons;
 
 static inline bool u64_less(const uint64_t *a, const uint64_t *b)
@@ -15,7 +17,7 @@ XP_DEFINE_SORT(sort_u64, uint64_t, u64_less)
 
 #define N 200000
 
-static uint64_t keys[N];
+static uint64_t keys[N], either[N];   /* either: the same keys for xp_sort_u64 */
 
 /* Sorts keys[0..n) and checks the order and that it took at most 40 n log2 n comparisons: a quadratic case
  * takes thousands of times more at this size. */
@@ -121,10 +123,40 @@ static void radix_matches_sort(void)
 				keys[i] = (i % 3 ? x : (x & 0xffffffffu) | 0x5a5a5a5a00000000u) & mask;
 				want[i] = keys[i];
 			}
+			memcpy(either, keys, n * sizeof *keys);
 			sort_u64(want, n);
 			xp_radix_sort_u64(keys, n, tmp, bits);
+			xp_sort_u64(either, n, tmp, bits);
 			for (size_t i = 0; i < n; i++)
-				bad += keys[i] != want[i];
+				bad += keys[i] != want[i] || either[i] != want[i];
+		}
+	CHECK(bad == 0);
+}
+
+/* The merge of runs gives what the comparison sort gives: sorted input, runs of every count up to one a key,
+ * equal keys across runs. */
+static void runs_match_sort(void)
+{
+	static uint64_t want[N], tmp[N];
+	static const size_t sizes[] = {0, 1, 2, 3, 1000, N};
+	static const size_t run_lens[] = {1, 2, 3, 100, 4096, N};
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	size_t bad = 0;
+	for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+		for (size_t ri = 0; ri < sizeof run_lens / sizeof *run_lens; ri++) {
+			size_t n = sizes[si];
+			uint64_t v = 0;
+			for (size_t i = 0; i < n; i++) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				v = i % run_lens[ri] ? v + x % 5 : x % 1000;     /* ascending within a run */
+				keys[i] = want[i] = v;
+			}
+			memcpy(either, keys, n * sizeof *keys);
+			sort_u64(want, n);
+			xp_sort_runs_u64(keys, n, tmp);
+			xp_sort_u64(either, n, tmp, 64);
+			for (size_t i = 0; i < n; i++)
+				bad += keys[i] != want[i] || either[i] != want[i];
 		}
 	CHECK(bad == 0);
 }
@@ -136,6 +168,7 @@ int main(void)
 		TEST(common_shapes),
 		TEST(median_of_three_killer),
 		TEST(radix_matches_sort),
+		TEST(runs_match_sort),
 	};
 	return RUN_TESTS("test_sort", tests);
 }
