@@ -4,6 +4,7 @@
 #include "hlodb.h"
 #include "formats/core/hash.h"
 #include "formats/core/satint.h"
+#include "formats/core/prefetch.h"
 #include "formats/core/xalloc.h"
 #include "analyzers/prepare/prepare.h"
 #include "formats/core/sort.h"
@@ -649,6 +650,12 @@ struct op_acc {
 	struct op_key *keys;
 	size_t n_keys, cap_keys, key_cap;       /* key_cap: cells of key_cell, a power of two */
 	struct key_cell *key_cell;
+	/* Keys waiting to be added, in kernel order: their cells are asked for a chunk ahead (op_key_defer). */
+	struct pending_key {
+		struct op_key key;
+		int64_t d;
+	} pend[64];
+	size_t n_pend;
 };
 
 static uint32_t acc_hash(const char *op, const char *module)
@@ -764,6 +771,33 @@ static void op_key_add(struct op_acc *a, const struct op_key *k, int64_t d)
 	a->keys[a->key_cell[i].key - 1].total_ps += d;   /* as xp_kernel_value_merge adds a row's kernels */
 }
 
+/*
+ * op_key_add for the waiting keys, in order. A key's lookup reads a cell and then the key it holds, two cache
+ * misses one after the other when launch shapes are many; asking for all the cells first, then their keys,
+ * has them at hand.
+ */
+static void op_keys_flush(struct op_acc *a)
+{
+	size_t mask = a->key_cap ? a->key_cap - 1 : 0;
+	for (size_t j = 0; j < a->n_pend && a->key_cap; j++)
+		xp_prefetch(&a->key_cell[(uint32_t)op_key_hash(&a->pend[j].key) & mask]);
+	for (size_t j = 0; j < a->n_pend && a->key_cap; j++) {
+		uint32_t at = a->key_cell[(uint32_t)op_key_hash(&a->pend[j].key) & mask].key;
+		if (at)
+			xp_prefetch(&a->keys[at - 1]);
+	}
+	for (size_t j = 0; j < a->n_pend; j++)
+		op_key_add(a, &a->pend[j].key, a->pend[j].d);
+	a->n_pend = 0;
+}
+
+static void op_key_defer(struct op_acc *a, const struct op_key *k, int64_t d)
+{
+	a->pend[a->n_pend++] = (struct pending_key){*k, d};
+	if (a->n_pend == sizeof a->pend / sizeof *a->pend)
+		op_keys_flush(a);
+}
+
 /* Kernel R of D picoseconds counted into its op, and into its report key's total. */
 static void op_gathered(struct op_acc *a, const struct xp_kernel_report *r, int64_t d)
 {
@@ -777,7 +811,7 @@ static void op_gathered(struct op_acc *a, const struct xp_kernel_report *r, int6
 	a->elig[k] |= r->tc_eligible ? 1 : 2;
 	struct op_key key = {0, r->name, r->details, (uint32_t)k,
 			     r->host << 2 | (uint32_t)r->tc_eligible << 1 | (uint32_t)r->uses_tc};
-	op_key_add(a, &key, d);
+	op_key_defer(a, &key, d);
 }
 
 static void add_kernel(struct plane_pass *pp, const struct xp_line *l, uint64_t i)
@@ -976,6 +1010,7 @@ struct xp_kernel_ops *xp_kernel_ops_build(const struct xp_capture *c, const stru
 	db->index->acc = &a;
 	for (uint32_t h = 0; h < c->n_hosts; h++)
 		read_host(db, c, h, h, o);
+	op_keys_flush(&a);
 	for (size_t k = 0; k < a.ops->n; k++)
 		a.ops->ops[k].tc_eligible = a.elig[k] & 1;
 	settle_mixed(&a);
