@@ -265,6 +265,8 @@ const char *xp_kernel_db_host_name(const struct xp_kernel_db *db, uint32_t h)
 	return h < db->n_names ? db->host_names[h] : "";
 }
 
+_Static_assert(sizeof(struct xp_kernel_report) <= 80, "a kernel row stays 80 bytes");
+
 void xp_kernel_db_number(struct xp_kernel_db *db)
 {
 	for (size_t i = 0; i < db->n; i++)
@@ -305,6 +307,8 @@ static size_t db_insert(struct xp_kernel_db *db, const struct rkey *k, const str
 	if (db->index->slot[i])
 		return db->index->slot[i] - 1;
 	if (db->n == db->cap) {
+		if (db->n >= XP_KERNEL_ROWS_MAX)
+			xp_die("too many kernel rows in one database (more than 2^29)");
 		db->cap = db->cap ? db->cap * 2 : 64;
 		db->rows = xrealloc(db->rows, db->cap * sizeof *db->rows);
 	}

@@ -34,16 +34,19 @@ struct xp_kernel_value {
 /* Merge B into A: occurrences and totals add, min and max widen (A9). */
 void xp_kernel_value_merge(struct xp_kernel_value *a, const struct xp_kernel_value *b);
 
+/* A capture may hold millions of these (a row per launch shape): 80 bytes, the flags beside the row number. */
+#define XP_KERNEL_ROWS_MAX (1u << 29)
+
 struct xp_kernel_report {
 	uint32_t host;              /* index of the host in the capture */
-	uint32_t seq;               /* the row's place when xp_kernel_db_number last numbered them */
+	uint32_t seq : 29;          /* the row's place when xp_kernel_db_number last numbered them */
+	bool uses_tc : 1;           /* kernel uses Tensor Cores (name rule) */
+	bool tc_eligible : 1;       /* op could use them (op rule, einsum rule, or uses_tc) */
+	bool has_occupancy : 1;     /* occ_pct or theoretical_occupancy_pct seen (first occurrence) */
 	char *name;                 /* kernel name (the database's pooled copy, shared by its reports) */
 	char *op_name;              /* TF op name, JAX framework op (HLO metadata op_name), HLO op name, or "" (pooled) */
 	char *module;               /* hlo_module of an XLA kernel ("" when absent; pooled); NULL for TF kernels */
 	const struct xp_kernel_details *details;   /* registers, shared memory, grid, block: the database's copy */
-	bool uses_tc;               /* kernel uses Tensor Cores (name rule) */
-	bool tc_eligible;           /* op could use them (op rule, einsum rule, or uses_tc) */
-	bool has_occupancy;         /* occ_pct or theoretical_occupancy_pct seen (first occurrence) */
 	double occupancy_pct;
 	struct xp_kernel_value v;
 };

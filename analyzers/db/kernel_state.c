@@ -201,7 +201,7 @@ static bool read_host(const struct xp_table *t, size_t row, struct xp_kernel_hos
 static bool read_report(const struct xp_table *t, size_t row, uint32_t host, struct xp_kernel_report *r,
 			struct xp_kernel_details *d)
 {
-	bool has_module;
+	bool has_module, uses_tc = false, tc_eligible = false, has_occupancy = false;
 	const char *occ = xp_state_str(t, row, KR_OCC);
 	char *end = NULL;
 	memset(r, 0, sizeof *r);
@@ -214,11 +214,14 @@ static bool read_report(const struct xp_table *t, size_t row, uint32_t host, str
 		  xp_state_str(t, row, KR_MODULE) && xp_state_u32(t, row, KR_FIELDS, &d->fields) &&
 		  xp_state_u32(t, row, KR_REGS, &d->regs) && xp_state_u32(t, row, KR_SSHM, &d->static_shmem) &&
 		  xp_state_u32(t, row, KR_DSHM, &d->dynamic_shmem) && dims_of(t, row, KR_GRID, d->grid) &&
-		  dims_of(t, row, KR_BLOCK, d->block) && xp_state_bool(t, row, KR_TC, &r->uses_tc) &&
-		  xp_state_bool(t, row, KR_ELIG, &r->tc_eligible) && xp_state_bool(t, row, KR_HAS_OCC, &r->has_occupancy) &&
+		  dims_of(t, row, KR_BLOCK, d->block) && xp_state_bool(t, row, KR_TC, &uses_tc) &&
+		  xp_state_bool(t, row, KR_ELIG, &tc_eligible) && xp_state_bool(t, row, KR_HAS_OCC, &has_occupancy) &&
 		  occ && xp_state_u64(t, row, KR_COUNT, &r->v.occurrences) && r->v.occurrences &&
 		  xp_state_i64(t, row, KR_TOTAL, &r->v.total_ps) && xp_state_i64(t, row, KR_MIN, &r->v.min_ps) &&
 		  xp_state_i64(t, row, KR_MAX, &r->v.max_ps);
+	r->uses_tc = uses_tc;
+	r->tc_eligible = tc_eligible;
+	r->has_occupancy = has_occupancy;
 	if (ok)
 		r->occupancy_pct = strtod(occ, &end);
 	r->module = ok && has_module ? (char *)xp_state_str(t, row, KR_MODULE) : NULL;
