@@ -444,7 +444,8 @@ static uint64_t boundary_key(int64_t t, int64_t t0, unsigned type, bool is_start
 	       ((1u << KEY_TYPE_BITS) - 1 - type);
 }
 
-/* Sweep with packed keys, sorted as merged runs (each line's spans come in time order) or by radix; false when the times span too much for a key. */
+/* Sweep with packed keys, sorted as merged runs (each line's spans come in time order) or by radix; false
+ * when the times span too much for a key. */
 static bool sweep_keys(const struct typed *ev, size_t n, struct sweep_sums *z)
 {
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
@@ -474,8 +475,9 @@ static bool sweep_keys(const struct typed *ev, size_t n, struct sweep_sums *z)
 	return true;
 }
 
-/* Sweep the typed spans of one step into non-overlapping segments; add each
- * segment's overlap with [sb, se) to type_ps, and every segment to prec. */
+/* Sweep the typed spans of one step into non-overlapping segments; add each segment's overlap with [sb, se)
+ * to type_ps and the whole segment to the 16- and 32-bit compute sums. Packed keys when they fit, else the
+ * boundaries themselves sorted (a step whose events lie days apart). */
 static void sweep(const struct typed *ev, size_t n, int64_t sb, int64_t se, int64_t type_ps[XP_N_EVENT_TYPES],
 		  bool present[XP_N_EVENT_TYPES], int64_t *c16, int64_t *c32)
 {

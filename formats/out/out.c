@@ -440,6 +440,16 @@ void xp_c_decimal_point(char *buf)
 	memmove(hit + 1, hit + dl, strlen(hit + dl) + 1);
 }
 
+/* The LEN bytes of TEXT as a string in BUF (BUFSZ bytes); false, BUF untouched, when they do not fit. */
+static bool copy_out(char *buf, size_t bufsz, const char *text, size_t len)
+{
+	if (len >= bufsz)
+		return false;
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	return true;
+}
+
 /*
  * The fast case of xp_format_f64: V is the double nearest a decimal X of at most six places and fifteen
  * significant digits, with 1e-4 <= |X| < 1e9 (microseconds of picoseconds, percentages such as 31.25). Then
@@ -474,12 +484,7 @@ static bool format_micro(double v, char *buf, size_t bufsz)
 	while (whole /= 10);
 	if (v < 0)
 		*--p = '-';
-	size_t len = (size_t)(end - p);
-	if (len >= bufsz)
-		return false;
-	memcpy(buf, p, len);
-	buf[len] = '\0';
-	return true;
+	return copy_out(buf, bufsz, p, (size_t)(end - p));
 }
 
 #ifdef __SIZEOF_INT128__
@@ -593,12 +598,7 @@ static bool write_g(uint64_t q, int p, int x, bool neg, char *buf, size_t bufsz)
 		memcpy(o, dig, (size_t)nd);
 		o += nd;
 	}
-	size_t len = (size_t)(o - out);
-	if (len >= bufsz)
-		return false;
-	memcpy(buf, out, len);
-	buf[len] = '\0';
-	return true;
+	return copy_out(buf, bufsz, out, (size_t)(o - out));
 }
 
 /*

@@ -36,15 +36,6 @@
  *   ' unless --csv-raw.
  */
 
-static bool needs_quotes(const char *s, size_t n)
-{
-	if (!n)
-		return false;
-	if (s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t')
-		return true;
-	return strpbrk(s, ",\"\r\n") != NULL;
-}
-
 /* In double quotes, inner quotes doubled (RFC 4180; libcsv's csv_fwrite writes the same bytes a character at a
  * time): written in runs between the quotes. */
 static void put_quoted(FILE *f, const char *s, size_t n)
@@ -56,19 +47,6 @@ static void put_quoted(FILE *f, const char *s, size_t n)
 	}
 	fwrite_unlocked(s, 1, n, f);
 	putc_unlocked('"', f);
-}
-
-/* LONE: the only field of its record, where an empty field must not vanish. */
-static void put_field(FILE *f, const char *s, bool lone)
-{
-	size_t n = strlen(s);
-
-	if (needs_quotes(s, n))
-		put_quoted(f, s, n);
-	else if (!n && lone)
-		fputs_unlocked("\"\"", f);
-	else
-		fwrite_unlocked(s, 1, n, f);
 }
 
 static bool formula_like(const char *s)
@@ -99,8 +77,9 @@ static unsigned classify(const char *s, size_t *len)
 	return (quote ? BYTE_QUOTE : 0) | (high ? BYTE_HIGH : 0);
 }
 
-/* An ASCII field, S of N bytes, without a copy: put_field's rules from what classify found. */
-static void put_ascii(FILE *f, const char *s, size_t n, unsigned cls, bool lone)
+/* Field S of N bytes as it is, or quoted when it must be (classify found a byte that asks for quotes, or it
+ * starts or ends with a space or tab); UTF-8 passes through either way. */
+static void put_classified(FILE *f, const char *s, size_t n, unsigned cls, bool lone)
 {
 	if ((cls & BYTE_QUOTE) || (n && (s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t')))
 		put_quoted(f, s, n);
@@ -110,13 +89,21 @@ static void put_ascii(FILE *f, const char *s, size_t n, unsigned cls, bool lone)
 		fwrite_unlocked(s, 1, n, f);
 }
 
+/* LONE: the only field of its record, where an empty field must not vanish. */
+static void put_field(FILE *f, const char *s, bool lone)
+{
+	size_t n;
+	unsigned cls = classify(s, &n);
+	put_classified(f, s, n, cls, lone);
+}
+
 static void put_text(FILE *f, const char *s, const struct xp_out_opts *o, bool lone)
 {
 	size_t len;
 	unsigned cls = classify(s ? s : "", &len);
 	bool ascii = !(cls & BYTE_HIGH);
 	if (s && ascii && (o->csv_raw || !formula_like(s))) {  /* quoted as it is, without a copy */
-		put_ascii(f, s, len, cls, lone);
+		put_classified(f, s, len, cls, lone);
 		return;
 	}
 	char *clean = ascii ? strdup(s ? s : "") : xp_utf8_sanitize(s ? s : "");   /* ASCII is UTF-8 as it is */

@@ -301,6 +301,30 @@ out:
 	prep_done(&r);
 }
 
+/* A host step whose events lie days apart (2^59 ps): too far for the sweep's packed keys, so it sorts the
+ * boundaries themselves; the sums come out as for a short step. */
+static void test_step_spanning_days(void)
+{
+	const int64_t far = INT64_C(1) << 59;
+	struct xsb *b = xsb_new();
+	int h = xsb_plane(b, "/host:CPU", 0);
+	int l = xsb_line(b, h, 0, "main", 0);
+	int e = xsb_event(b, h, l, "TraceContext", 0, far);
+	xsb_stat_int(b, h, e, "step_num", 1);
+	xsb_event(b, h, l, "model/dense/MatMul:MatMul", 0, 100);
+	xsb_event(b, h, l, "model/dense/Relu:Relu", far - 100, 50);
+	struct prepared r = prep_run(b, DEFAULT, NULL);
+	if (!CHECK(r.db) || !CHECK_INT(r.db->n, 1))
+		goto out;
+	const struct xp_step *s = &r.db->steps[0];
+	CHECK_INT(s->duration_ps, far);
+	CHECK_INT(s->type_ps[XP_ET_HOST_COMPUTE], 150);
+	CHECK_INT(s->type_ps[XP_ET_UNKNOWN], far - 150);
+	CHECK_INT(step_sum(s), far);
+out:
+	prep_done(&r);
+}
+
 /* The same capture with xprof's semantics: only the device marker [50,80]. */
 static void test_d1_compat_device_only(void)
 {
@@ -603,6 +627,7 @@ int main(void)
 		TEST(test_a13_host_steps_filtered_compat),
 		TEST(test_a16_per_host_steps),
 		TEST(test_d1_overlap_resolution),
+		TEST(test_step_spanning_days),
 		TEST(test_d1_compat_device_only),
 		TEST(test_d2_summary),
 		TEST(test_summary_single_and_zero),
