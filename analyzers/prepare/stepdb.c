@@ -33,11 +33,13 @@ struct builder {
 	const struct xp_host *h;
 	const struct xp_prep_opts *o;
 	uint32_t n_steps;               /* step slots (group ids or marker ordinals) */
-	/* Typed spans are gathered in one pass over the events, then moved
-	 * in place into one slice per step (group_by_step). */
+	/* Typed spans are gathered in one pass over the events, then moved,
+	 * a part at a time, into one slice per step (step_spans). */
 	size_t *first;                  /* per step + 1: start of its slice */
-	struct typed *ev;
-	size_t n_ev, cap_ev;
+	struct typed *ev;               /* gathered, in line order */
+	struct typed *part;             /* steps [part_lo, part_hi)'s spans, in slices (step_spans) */
+	uint32_t part_lo, part_hi;
+	size_t n_ev, cap_ev, faulted_ev; /* spans held, room, room faulted in */
 	struct span *host_marker, *dev_marker;
 	bool *on_device;
 	uint64_t (*xfer_count)[3], (*xfer_bytes)[3];
@@ -56,37 +58,70 @@ static void push_typed(struct builder *b, uint32_t step, enum xp_event_type t, i
 {
 	if (b->want && !b->want[step])
 		return; /* a step left out: its spans are never swept */
-	if (b->n_ev == b->cap_ev) {
-		b->cap_ev = b->cap_ev ? b->cap_ev * 2 : 4096;
-		b->ev = xrealloc(b->ev, b->cap_ev * sizeof *b->ev);
-		/* the new half is written through: its pages in one call, not a trap each */
-		xp_prefault(b->ev + b->n_ev, (b->cap_ev - b->n_ev) * sizeof *b->ev);
+	if (b->n_ev == b->faulted_ev) {
+		if (b->n_ev == b->cap_ev) {
+			b->cap_ev = b->cap_ev ? b->cap_ev * 2 : 4096;
+			b->ev = xrealloc(b->ev, b->cap_ev * sizeof *b->ev);
+		}
+		/* The room ahead is written through: its pages in one call, not a trap each; but only a window
+		 * of them, or the doubled room's unused half would be resident too. */
+		size_t window = ((size_t)2 << 20) / sizeof *b->ev;
+		b->faulted_ev = b->cap_ev - b->n_ev < window ? b->cap_ev : b->n_ev + window;
+		xp_prefault(b->ev + b->n_ev, (b->faulted_ev - b->n_ev) * sizeof *b->ev);
 	}
 	b->ev[b->n_ev++] = (struct typed){begin, end, step, (uint8_t)t};
 	b->first[step + 1]++;
 }
 
-/* After the pass: slice offsets from the counts, then a stable counting sort
- * into a second array. Each line's spans come in time order, so the writes
- * run through the slices as a few sequential streams; an in-place
- * permutation was cheaper in memory but missed the cache on every move. One
- * pass over the events instead of a counting pass and a filling pass. */
+/* After the pass: slice offsets from the counts; the spans stay where they were gathered, in line order,
+ * until step_spans moves them into per-step slices a part at a time. */
 static void group_by_step(struct builder *b)
 {
-	/* The gathering array is up to twice what it holds, written through: give the rest back before the copy. */
+	/* The gathering array is up to twice what it holds: give the rest back. */
 	b->ev = xrealloc(b->ev, b->n_ev * sizeof *b->ev + 1);
-	b->cap_ev = b->n_ev;
+	b->cap_ev = b->faulted_ev = b->n_ev;
 	for (uint32_t s = 0; s < b->n_steps; s++)
 		b->first[s + 1] += b->first[s];
-	size_t *next = xmalloc(((size_t)b->n_steps + 1) * sizeof *next);
-	memcpy(next, b->first, ((size_t)b->n_steps + 1) * sizeof *next);
-	struct typed *out = xmalloc(b->n_ev * sizeof *out + 1);
-	xp_prefault(out, b->n_ev * sizeof *out);
-	for (size_t k = 0; k < b->n_ev; k++)
-		out[next[b->ev[k].step]++] = b->ev[k];
-	free(b->ev);
-	b->ev = out;
+}
+
+/* The next part's slices, steps LO on: a stable counting sort of its spans out of the gathered ones, each
+ * line's in time order, so the writes run through the slices as a few sequential streams. A part holds a
+ * quarter of the spans or more: a copy of them all beside the gathered array would double the largest
+ * allocation of a many-step capture, and the passes over the gathered array are sequential reads. The last
+ * part frees that array. */
+static void next_part(struct builder *b, uint32_t lo)
+{
+	size_t want = b->n_ev / 4 > ((size_t)1 << 18) ? b->n_ev / 4 : (size_t)1 << 18;
+	uint32_t hi = lo + 1;
+	while (hi < b->n_steps && b->first[hi + 1] - b->first[lo] <= want)
+		hi++;
+	free(b->part);
+	size_t base = b->first[lo], n = b->first[hi] - base;
+	b->part = xmalloc(n * sizeof *b->part + 1);
+	xp_prefault(b->part, n * sizeof *b->part);  /* written whole: its pages in one call, not a trap each */
+	size_t *next = xmalloc((size_t)(hi - lo) * sizeof *next);
+	for (uint32_t s = lo; s < hi; s++)
+		next[s - lo] = b->first[s] - base;
+	for (size_t k = 0; k < b->n_ev; k++) {
+		uint32_t st = b->ev[k].step;
+		if (st >= lo && st < hi)
+			b->part[next[st - lo]++] = b->ev[k];
+	}
 	free(next);
+	b->part_lo = lo;
+	b->part_hi = hi;
+	if (hi == b->n_steps) {
+		free(b->ev);
+		b->ev = NULL;
+	}
+}
+
+/* Step S's spans, contiguous; steps are asked for in ascending order. */
+static const struct typed *step_spans(struct builder *b, uint32_t s)
+{
+	if (!b->part || s >= b->part_hi)
+		next_part(b, s);
+	return b->part + (b->first[s] - b->first[b->part_lo]);
 }
 
 static void longest(struct span *s, int64_t begin, int64_t end)
@@ -540,7 +575,7 @@ static void finish_steps(struct builder *b, struct xp_step_db *db, bool has_devi
 		struct xp_step *out = &db->steps[db->n];
 		memset(out, 0, sizeof *out);
 		bool present[XP_N_EVENT_TYPES] = {0};
-		sweep(b->ev + first, e - first, st.begin, st.end, out->type_ps, present, &db->compute16_ps, &db->compute32_ps);
+		sweep(step_spans(b, s), e - first, st.begin, st.end, out->type_ps, present, &db->compute16_ps, &db->compute32_ps);
 		bool well_formed = has_device ? (present[XP_ET_DEVICE_COMPUTE_16] || present[XP_ET_DEVICE_COMPUTE_32])
 					      : present[XP_ET_HOST_COMPUTE];
 		if ((!well_formed && !keep_all) || st.end < st.begin || (st.end == st.begin && !keep_all)) {
@@ -605,6 +640,7 @@ static void builder_free(struct builder *b)
 	free(b->hcls);
 	free(b->dcls);
 	free(b->ev);
+	free(b->part);
 	free(b->first);
 	free(b->host_marker);
 	free(b->dev_marker);

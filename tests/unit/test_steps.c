@@ -325,6 +325,43 @@ out:
 	prep_done(&r);
 }
 
+/* More spans than one part of the step sweep holds (2^18): the spans reach their steps a part at a time, and
+ * every step still gets exactly its own. The device spans are gathered before the host ones, so the gathered
+ * order is not the steps' order. Step S: 100 + S % 7 host ops of 10 ps, then a launch of a kernel of
+ * 10 * (1 + S % 5) ps. */
+static void test_steps_in_parts(void)
+{
+	enum { STEPS = 3000, LEN = 5000 };
+	struct xsb *b = xsb_new();
+	int h = xsb_plane(b, "/host:CPU", 0);
+	int l = xsb_line(b, h, 0, "main", 0);
+	size_t spans = 0;
+	for (int s = 0; s < STEPS; s++) {
+		int64_t at = (int64_t)s * LEN;
+		int e = xsb_event(b, h, l, "TraceContext", at, LEN - 1000);
+		xsb_stat_int(b, h, e, "step_num", s);
+		for (int j = 0; j < 100 + s % 7; j++, spans++)
+			xsb_event(b, h, l, "model/dense/MatMul:MatMul", at + 10 * j, 10);
+		e = xsb_event(b, h, l, "cudaLaunchKernel", at + 3000, 5);
+		xsb_stat_int(b, h, e, "correlation_id", s + 1);
+		gpu_kernel(b, "volta_sgemm", at + 3500, 10 * (1 + s % 5), s + 1);
+	}
+	CHECK(spans > (size_t)1 << 18);
+	struct prepared r = prep_run(b, DEFAULT, NULL);
+	if (!CHECK(r.db) || !CHECK_INT(r.db->n, STEPS))
+		goto out;
+	int bad = 0;
+	for (int s = 0; s < STEPS; s++) {
+		const struct xp_step *st = &r.db->steps[s];
+		bad += st->begin_ps != (int64_t)s * LEN || st->duration_ps != LEN - 1000 ||
+		       st->type_ps[XP_ET_HOST_COMPUTE] != 10 * (100 + s % 7) ||
+		       st->type_ps[XP_ET_DEVICE_COMPUTE_32] != 10 * (1 + s % 5) || step_sum(st) != LEN - 1000;
+	}
+	CHECK_INT(bad, 0);
+out:
+	prep_done(&r);
+}
+
 /* The same capture with xprof's semantics: only the device marker [50,80]. */
 static void test_d1_compat_device_only(void)
 {
@@ -628,6 +665,7 @@ int main(void)
 		TEST(test_a16_per_host_steps),
 		TEST(test_d1_overlap_resolution),
 		TEST(test_step_spanning_days),
+		TEST(test_steps_in_parts),
 		TEST(test_d1_compat_device_only),
 		TEST(test_d2_summary),
 		TEST(test_summary_single_and_zero),
