@@ -3,6 +3,7 @@
 #include "steptime.h"
 #include "analyzers/prepare/prepare.h"
 #include "formats/core/xalloc.h"
+#include "formats/core/dectext.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -69,15 +70,15 @@ static void step_columns(struct xp_table *t)
 
 void xp_state_set_i64(struct xp_table *t, size_t row, size_t col, int64_t v)
 {
-	char buf[24];
-	snprintf(buf, sizeof buf, "%" PRId64, v);
+	char buf[XP_DEC_SIZE];
+	xp_dec_i64(buf, v);
 	xp_set_str(t, row, col, buf);
 }
 
 void xp_state_set_u64(struct xp_table *t, size_t row, size_t col, uint64_t v)
 {
-	char buf[24];
-	snprintf(buf, sizeof buf, "%" PRIu64, v);
+	char buf[XP_DEC_SIZE];
+	xp_dec_u64(buf, v);
 	xp_set_str(t, row, col, buf);
 }
 
@@ -109,20 +110,20 @@ struct state_steps {
 	size_t *first;          /* per host + 1: the row of its first step */
 };
 
-enum { I64_TEXT = 21 };         /* "-9223372036854775808" and its NUL */
+enum { I64_TEXT = XP_DEC_SIZE };
 _Static_assert((S_N - 2) * I64_TEXT <= XP_ROW_TEXT_SIZE, "a step's numbers fit a row's text");
 
 /* V as decimal text at *AT, in cell C; *AT moves past it. */
 static void text_i64(struct xp_cell *c, char **at, int64_t v)
 {
-	int n = snprintf(*at, I64_TEXT, "%" PRId64, v);
+	size_t n = xp_dec_i64(*at, v);
 	xp_cell_text(c, *at);
 	*at += n + 1;
 }
 
 static void text_u64(struct xp_cell *c, char **at, uint64_t v)
 {
-	int n = snprintf(*at, I64_TEXT, "%" PRIu64, v);
+	size_t n = xp_dec_u64(*at, v);
 	xp_cell_text(c, *at);
 	*at += n + 1;
 }

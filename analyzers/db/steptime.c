@@ -1,6 +1,7 @@
 /* steptime.c - step-time helpers the analyses share: totals, statistics, aligned views, diagnostics, and one row per step (the step-time graph as a table). */
 #include "steptime.h"
 #include "formats/core/xalloc.h"
+#include "formats/core/dectext.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -288,8 +289,11 @@ static long combined_index(const struct step_rows *r, uint32_t h, size_t i)
 	return (long)(i - (size_t)first);
 }
 
+_Static_assert(XP_ROW_TEXT_SIZE >= XP_DEC_SIZE, "a step id fits a row's text");
+
 static void fill_step(void *src, size_t row, struct xp_cell *cells, char *text, size_t text_size)
 {
+	(void)text_size;
 	const struct step_rows *r = src;
 	const struct step_cols *sc = &r->sc;
 	uint32_t h = 0;
@@ -302,7 +306,7 @@ static void fill_step(void *src, size_t row, struct xp_cell *cells, char *text, 
 	if (combined >= 0)
 		cell_int(&cells[SC_COMBINED], XP_T_INT, combined);
 	cell_int(&cells[SC_STEP], XP_T_INT, s->id);
-	snprintf(text, text_size, "%" PRId64, s->id);
+	xp_dec_i64(text, s->id);
 	xp_cell_text(&cells[SC_NAME], s->name && *s->name ? s->name : text);
 	cell_int(&cells[SC_START], XP_T_DUR, s->begin_ps);
 	cell_int(&cells[SC_TIME], XP_T_DUR, s->duration_ps);

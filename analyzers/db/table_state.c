@@ -2,6 +2,7 @@
 #include "table_state.h"
 #include "prepstate.h"
 #include "formats/core/xalloc.h"
+#include "formats/core/dectext.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -201,15 +202,16 @@ static void pack_cell(struct sbuf *b, const struct xp_cell *c)
 	case XP_T_NULL: sb_put(b, "~", 1); return;
 	case XP_T_BOOL: sb_put(b, c->v.b ? "t" : "f", 1); return;
 	case XP_T_STR:
-		n = snprintf(num, sizeof num, "%zu:", c->v.s ? strlen(c->v.s) : 0);
+		n = (int)xp_dec_u64(num, c->v.s ? strlen(c->v.s) : 0);
+		num[n++] = ':';
 		sb_put(b, num, (size_t)n);
 		sb_put(b, c->v.s ? c->v.s : "", c->v.s ? strlen(c->v.s) : 0);
 		return;
-	case XP_T_UINT: n = snprintf(num, sizeof num, "%" PRIu64, c->v.u); break;
+	case XP_T_UINT: n = (int)xp_dec_u64(num, c->v.u); break;
 	case XP_T_F64:
 	case XP_T_PCT:
 	case XP_T_FRAC: n = snprintf(num, sizeof num, "%.17g", c->v.d); break;
-	default: n = snprintf(num, sizeof num, "%" PRId64, c->v.i); break;
+	default: n = (int)xp_dec_i64(num, c->v.i); break;
 	}
 	sb_put(b, num, (size_t)n);
 }

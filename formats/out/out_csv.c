@@ -3,7 +3,7 @@
 #include "formats/core/xalloc.h"
 #include "formats/core/xperr.h"
 #include "formats/core/suggest.h"
-#include "formats/core/xalloc.h"
+#include "formats/core/dectext.h"
 
 #include <csv.h>
 #include <inttypes.h>
@@ -127,14 +127,9 @@ static void put_text(FILE *f, const char *s, const struct xp_out_opts *o, bool l
 
 static void put_i64(FILE *f, int64_t v)
 {
-	char buf[24], *p = buf + sizeof buf;
-	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;   /* INT64_MIN's magnitude does not fit int64_t */
-	do {
-		*--p = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		*--p = '-';
+	char buf[XP_DEC_SIZE];
+	/* INT64_MIN's magnitude does not fit int64_t: negate as unsigned. */
+	char *p = xp_dec_back(buf + sizeof buf, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
 	fwrite_unlocked(p, 1, (size_t)(buf + sizeof buf - p), f);
 }
 
@@ -155,7 +150,7 @@ static void put_cell(FILE *f, const struct xp_cell *c, const struct xp_col *col,
 		put_i64(f, c->v.i);
 		return;
 	case XP_T_UINT:
-		snprintf(num, sizeof(num), "%" PRIu64, c->v.u);
+		xp_dec_u64(num, c->v.u);
 		break;
 	case XP_T_F64:
 	case XP_T_PCT:

@@ -1,5 +1,6 @@
 /* out_json.c - the JSON writer: the result written as one JSON document, streamed. */
 #include "out.h"
+#include "formats/core/dectext.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -53,13 +54,7 @@ static void put_tabs(FILE *f, int n)
 
 static void put_u64(FILE *f, uint64_t v, bool negative)
 {
-	char buf[24], *p = buf + sizeof buf;
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	if (negative)
-		*--p = '-';
+	char buf[XP_DEC_SIZE], *p = xp_dec_back(buf + sizeof buf, v, negative);
 	put_raw(f, p, (size_t)(buf + sizeof buf - p));
 }
 

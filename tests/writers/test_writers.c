@@ -1,4 +1,5 @@
 /* test_writers.c - unit tests of typed results and the text, CSV and JSON writers (exact bytes). */
+#include "formats/core/dectext.h"
 #include "formats/model/result.h"
 #include "formats/out/out.h"
 #include "tests/tmpdir.h"
@@ -6,6 +7,7 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,6 +284,28 @@ static void test_f64_fast_path(void)
 		f64_reference(edges[i], want, sizeof want);
 		if (strcmp(got, want) && bad++ < 10)
 			fprintf(stderr, "xp_format_f64(%.17g): '%s', printf '%s'\n", edges[i], got, want);
+	}
+	CHECK(bad == 0);
+}
+
+/* Decimal integers without printf (writers, saved state): the same text as printf, edges and random widths. */
+static void test_dec_text(void)
+{
+	static const int64_t edges[] = {0, 1, -1, 9, 10, -10, 99, 100, INT64_MAX, INT64_MIN, INT64_MIN + 1,
+					999999999999999999, 1000000000000000000, -1000000000000000000};
+	char got[XP_DEC_SIZE], want[32];
+	uint64_t x = 0x2545f4914f6cdd1du, bad = 0;
+	for (long i = 0; i < 200000 + (long)(sizeof edges / sizeof *edges); i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		uint64_t u = i < (long)(sizeof edges / sizeof *edges) ? (uint64_t)edges[i] : x >> (x % 64);
+		size_t n = xp_dec_i64(got, (int64_t)u);
+		snprintf(want, sizeof want, "%" PRId64, (int64_t)u);
+		if ((strcmp(got, want) || n != strlen(want)) && bad++ < 5)
+			fprintf(stderr, "xp_dec_i64: '%s', printf '%s'\n", got, want);
+		n = xp_dec_u64(got, u);
+		snprintf(want, sizeof want, "%" PRIu64, u);
+		if ((strcmp(got, want) || n != strlen(want)) && bad++ < 5)
+			fprintf(stderr, "xp_dec_u64: '%s', printf '%s'\n", got, want);
 	}
 	CHECK(bad == 0);
 }
@@ -954,6 +978,7 @@ int main(void)
 	test_dur_exact();
 	test_f64();
 	test_f64_fast_path();
+	test_dec_text();
 	test_utf8();
 	test_csv();
 	test_json();
