@@ -75,6 +75,9 @@ struct xp_combine_in {
 struct xp_analysis {
 	const char *name;           /* the command that shows it alone: "kernel-stats" */
 	enum xp_needs needs;
+	/* Reads the events of device planes alone: when every analysis of a command does, the load decodes no
+	 * other plane's events (their lines stay, with none). */
+	bool device_events_only;
 	const char *const *reads;   /* optional stats (above) it reads, NULL-terminated; NULL: none */
 	/* Its options: a struct xp_<name>_opts of OPTS_SIZE bytes (0: it takes none), one per invocation.
 	 * The command that shows it alone parses its flags into one that starts as OPTS_INIT (NULL:

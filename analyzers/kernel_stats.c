@@ -479,6 +479,7 @@ static const char *const state_tables[] = {XP_KERNEL_STATE_TABLES, NULL};
 const struct xp_analysis xp_analysis_kernel_stats = {
 	.name = "kernel-stats",
 	.needs = XP_NEEDS_CAPTURE,
+	.device_events_only = true,     /* the kernels of the GPU planes */
 	.reads = reads,
 	.opts_size = sizeof(struct xp_kernel_stats_opts),
 	.run = run,

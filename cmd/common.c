@@ -96,6 +96,18 @@ static const char *const *drop_stats(struct xp_ctx *ctx)
 	return ctx->drop.names;
 }
 
+/* Whether every analysis of the command reads device events alone (a command of none reads everything). */
+static bool device_events_only(const struct xp_ctx *ctx)
+{
+	const struct xp_analysis *const *list = ctx->load_for ? ctx->load_for : ctx->cmd ? ctx->cmd->analyses : NULL;
+	if (!list || !*list)
+		return false;
+	for (; *list; list++)
+		if (!(*list)->device_events_only)
+			return false;
+	return true;
+}
+
 /* Progress on stderr: by the inflated size (a small .gz can hold gigabytes), only on a terminal, or always
  * with XPSTAT_PROGRESS=1 (one line per file then, for logs and tests); XPSTAT_PROGRESS=0 or -q: never. */
 struct progress {
@@ -168,7 +180,7 @@ static int load_file(struct xp_ctx *ctx, struct xp_capture *c, const struct xp_i
 	if (xp_buf_open(f->path, ctx->max_input_bytes, &buf, err))
 		return -1;
 	struct xp_read_opts ro = {.threads = ctx->threads, .release_pages = buf.map != NULL,
-				  .drop_stats = drop_stats(ctx)};
+				  .drop_stats = drop_stats(ctx), .device_events_only = device_events_only(ctx)};
 	struct xp_buf kept = buf; /* a stream takes the bytes; the sizes are noted from this copy */
 	int rc = ctx->streams ? open_stream(ctx->streams, c, f->path, &buf, &ro, err)
 			      : xp_read_xspace(c, f->path, buf.data, buf.len, &ro, err);

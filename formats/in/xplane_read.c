@@ -238,13 +238,37 @@ static void free_host_reader(struct host_reader *hr)
 	pthread_mutex_destroy(&hr->r.err_lock);
 }
 
+/* Does the read leave LJ's events out (xp_read_opts.device_events_only)? */
+static bool events_left_out(const struct host_reader *hr, const struct line_job *lj)
+{
+	enum xp_plane_kind k = lj->plane->kind;
+	return hr->opts->device_events_only && k != XP_PLANE_GPU && k != XP_PLANE_TPU && k != XP_PLANE_DEVICE_OTHER;
+}
+
+/* A walked line whose events are left out: none kept, no blocks to decode, its pages given back. */
+static void leave_out_events(struct host_reader *hr, struct line_job *lj)
+{
+	lj->line->n_events = 0;
+	lj->n_block_off = 0;
+	xpr_release_range(hr, lj->beg, lj->end);
+}
+
 /* One thread: each line walked and decoded in one pass, then the times moved to the host base. */
 static int decode_fused(struct host_reader *hr)
 {
 	/* line_base_ps stays 0 while decoding: the event decoder keeps the offsets as they are. */
-	for (size_t i = 0; i < hr->n_lines; i++)
-		if (xpr_walk_decode_line(hr, &hr->lines[i], &hr->thread_odd[0]))
+	for (size_t i = 0; i < hr->n_lines; i++) {
+		struct line_job *lj = &hr->lines[i];
+		if (!events_left_out(hr, lj)) {
+			if (xpr_walk_decode_line(hr, lj, &hr->thread_odd[0]))
+				return -1;
+		} else if (xpr_walk_line(hr, lj)) {
 			return -1;
+		} else {
+			leave_out_events(hr, lj);
+			xpr_name_line(hr, lj);
+		}
+	}
 	set_time_bases(hr);
 	for (size_t i = 0; i < hr->n_lines; i++)
 		xpr_rebase_line(&hr->lines[i]);
@@ -257,6 +281,9 @@ static int decode_parallel(struct host_reader *hr)
 	if (run_parallel(hr, job_walk_line, hr->n_lines))
 		return -1;
 	set_time_bases(hr);
+	for (size_t i = 0; i < hr->n_lines; i++)
+		if (events_left_out(hr, &hr->lines[i]))
+			leave_out_events(hr, &hr->lines[i]);
 	prepare_lines(hr);
 	return run_parallel(hr, job_decode_block, hr->n_blocks);
 }

@@ -17,6 +17,10 @@ struct xp_read_opts {
 	/* xp_xspace_stream_open: note the span of times of each run of events, so that xp_xspace_stream_line_in
 	 * skips the runs outside its window unread (the walk of the headers then reads every event's times). */
 	bool stream_spans;
+	/* Decode the events of device planes (GPU, TPU, other devices) only: every other plane keeps its lines,
+	 * their names and times, with no events. Their framing is still checked; what lies inside their events
+	 * is not read (a command that reads device events alone: kernel-stats). */
+	bool device_events_only;
 };
 
 /* Decode one XSpace held in data[0..len) as a new host of c.

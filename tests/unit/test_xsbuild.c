@@ -300,6 +300,23 @@ static bool view_has(struct xp_stat_view v, uint32_t sid)
 /* xp_read_opts.drop_stats: the named event stats are not kept, on one thread and on two; their
  * metadata stays and is marked; metadata and plane stats and the oddities are as in a full read;
  * reading a dropped stat by name is an internal error (exit 4). */
+/* BYTES read as one host with options O; aborts when reading fails. */
+static struct xp_capture *read_with(const uint8_t *bytes, size_t n, struct xp_read_opts o)
+{
+	struct xp_capture *c = xp_capture_new();
+	struct xp_err err = {0};
+	if (xp_read_xspace(c, "test", bytes, n, &o, &err)) {
+		fprintf(stderr, "xp_read_xspace failed: %s\n", err.msg);
+		abort();
+	}
+	return c;
+}
+
+static struct xp_capture *read_whole(const uint8_t *bytes, size_t n)
+{
+	return read_with(bytes, n, (struct xp_read_opts){.threads = 1});
+}
+
 static void test_drop_stats(void)
 {
 	static const char *const drop[] = {"gone", "gone_ref", NULL};
@@ -318,13 +335,9 @@ static void test_drop_stats(void)
 	xsb_plane_stat_int(b, p, "gone", 5);
 	size_t n;
 	uint8_t *bytes = xsb_pack(b, &n);
-	struct xp_capture *full = xp_capture_new();
-	struct xp_err err = {0};
-	REQUIRE(xp_read_xspace(full, "full", bytes, n, &(struct xp_read_opts){.threads = 1}, &err) == 0);
+	struct xp_capture *full = read_whole(bytes, n);
 	for (int threads = 1; threads <= 2; threads++) {
-		struct xp_capture *c = xp_capture_new();
-		struct xp_read_opts ro = {.threads = threads, .drop_stats = drop};
-		REQUIRE(xp_read_xspace(c, "dropped", bytes, n, &ro, &err) == 0);
+		struct xp_capture *c = read_with(bytes, n, (struct xp_read_opts){.threads = threads, .drop_stats = drop});
 		const struct xp_plane *pl = &c->hosts[0].planes[0];
 		uint32_t gone = smeta_named(c, pl, "gone"), gone_ref = smeta_named(c, pl, "gone_ref");
 		REQUIRE(gone && gone_ref);
@@ -359,6 +372,46 @@ static void test_drop_stats(void)
 		int status = 0;
 		REQUIRE(waitpid(child, &status, 0) == child);
 		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 4);
+		xp_capture_free(c);
+	}
+	xp_capture_free(full);
+	free(bytes);
+	xsb_free(b);
+}
+
+/* A read of device events alone: the host plane keeps its line, name and time base, with no events; the GPU
+ * plane's events are those of a whole read (the host line's earlier timestamp still sets the base). */
+static void test_device_events_only(void)
+{
+	struct xsb *b = xsb_new();
+	int h = xsb_plane(b, "/host:CPU", 0), g = xsb_plane(b, "/device:GPU:0", 1);
+	int hl = xsb_line(b, h, 1, "python3", 0), gl = xsb_line(b, g, 2, "Stream #7(Compute)", 5);
+	for (int k = 0; k < 3; k++) {
+		int e = xsb_event(b, h, hl, "cudaLaunchKernel", k * 100, 10);
+		xsb_stat_int(b, h, e, "correlation_id", k);
+		e = xsb_event(b, g, gl, "volta_sgemm", k * 100 + 20, 50);
+		xsb_stat_int(b, g, e, "correlation_id", k);
+	}
+	size_t n;
+	uint8_t *bytes = xsb_pack(b, &n);
+	struct xp_capture *full = read_whole(bytes, n);
+	for (int threads = 1; threads <= 2; threads++) {
+		struct xp_capture *c = read_with(bytes, n, (struct xp_read_opts){.threads = threads, .device_events_only = true});
+		const struct xp_host *got = &c->hosts[0], *want = &full->hosts[0];
+		REQUIRE(got->n_planes == 2 && want->planes[0].lines[0].n_events == 3);
+		CHECK_INT(got->base_ns, want->base_ns);
+		const struct xp_line *host_line = &got->planes[0].lines[0];
+		CHECK_INT(host_line->n_events, 0);
+		CHECK_STR(xp_str(c, host_line->name), "python3");
+		const struct xp_line *gpu = &got->planes[1].lines[0], *gpu_full = &want->planes[1].lines[0];
+		REQUIRE(gpu->n_events == 3);
+		for (uint64_t i = 0; i < 3; i++) {
+			CHECK_INT(gpu->start_ps[i], gpu_full->start_ps[i]);
+			CHECK_INT(xp_dur(gpu, i), 50);
+			struct xp_value v;
+			REQUIRE(event_stat(c, 1, 0, (uint32_t)i, "correlation_id", &v));
+			CHECK_INT(v.i, (int64_t)i);
+		}
 		xp_capture_free(c);
 	}
 	xp_capture_free(full);
@@ -604,7 +657,7 @@ int main(void)
 	static const struct test tests[] = {
 		TEST(test_structure), TEST(test_metadata_ids), TEST(test_stat_kinds), TEST(test_event_order),
 		TEST(test_keep_order), TEST(test_hosts), TEST(test_pack_stable), TEST(test_varint_lengths),
-		TEST(test_long_length_prefix), TEST(test_drop_stats), TEST(test_shared_keys), TEST(test_stream),
+		TEST(test_long_length_prefix), TEST(test_drop_stats), TEST(test_device_events_only), TEST(test_shared_keys), TEST(test_stream),
 		TEST(test_long_durations), TEST(test_wide_metadata),
 	};
 	return RUN_TESTS("test_xsbuild", tests);
