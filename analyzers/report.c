@@ -7,6 +7,9 @@
 #include "analyzers/prepare/prepare.h"
 #include "formats/core/xalloc.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -111,6 +114,16 @@ static size_t take(struct pool *pl, bool wait, const struct xp_prep **p)
 	return N_TASKS;
 }
 
+/* An analysis frees large temporaries (sorting buffers, op databases it folded into others) in the middle of
+ * the heap, where the next analysis, on another thread's arena, would reuse only part of them: the free pages
+ * go back to the system while the results held for writing stay. */
+static void give_back_heap(void)
+{
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
+
 static void *worker(void *arg)
 {
 	struct pool *pl = arg;
@@ -126,6 +139,7 @@ static void *worker(void *arg)
 			struct xp_run_in in = {.c = pl->c, .p = p, .s = pl->s, .opts = pl->o->opts[i],
 					       .xprof_compat = pl->o->xprof_compat, .state = pl->st[i]};
 			pl->r[i] = sections[i]->run(&in);
+			give_back_heap();
 		}
 	}
 	return NULL;
