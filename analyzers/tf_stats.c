@@ -174,8 +174,8 @@ static void sum_facts(struct tfs *s)
 	}
 }
 
-/* The device side of ALL, every host's device op DB merged in host order. */
-static void device_of(struct tfs *s, struct xp_op_db *all)
+/* The device side of ALL, every host's device op DB merged in host order; TF: its TF level, or NULL to make it. */
+static void device_of(struct tfs *s, struct xp_op_db *all, struct xp_op_db *tf)
 {
 	s->gpus = all->n_planes;
 	s->xla_dropped = all->n_dropped_xla;
@@ -184,12 +184,40 @@ static void device_of(struct tfs *s, struct xp_op_db *all)
 	s->xla_ambiguous = all->n_xla_ambiguous;
 	s->hlo_bad = all->n_hlo_bad;
 	s->hlo_problem = all->hlo_problem ? strdup(all->hlo_problem) : NULL;
-	s->dev.db = xp_op_db_tf_level(all, !s->o->no_idle);
+	s->dev.db = tf ? tf : xp_op_db_tf_level(all, !s->o->no_idle);
 	s->hlo = all;   /* the HLO op rows, for the hlo_ops table */
 	s->dev.total_ps = s->dev.db->total_time_ps;
 	/* Device ops carry is_eager in TF 2.3-2.10 captures; without it, a kernel is eager when its host launch ran
 	 * inside an eager EagerExecute (the launches of xp_eager_launches). */
 	s->dev.eager_known = true;
+}
+
+/* Every host's device op DB, merged in host order: each kept whole for the state (report), else only their TF
+ * level and the rows other than TF ops, without a device row per TF op and kernel. */
+static void device_dbs(struct tfs *s, const struct xp_op_db_opts *oo)
+{
+	if (!s->keep) {
+		struct xp_op_db *all;
+		struct xp_op_db *tf = xp_op_db_tf_device_hosts(s->c, oo, !s->o->no_idle, &all);
+		device_of(s, all, tf);
+		return;
+	}
+	struct xp_op_db *all = xp_op_db_empty();
+	/* Kept for the state, each host's stays whole: merged into ALL as a copy (xp_op_db_absorb would make the
+	 * first host's database the sum). One host's is ALL itself. */
+	bool apart = s->c->n_hosts > 1;
+	for (uint32_t h = 0; h < s->c->n_hosts; h++) {
+		struct xp_op_db *one = xp_op_db_device(s->c, &s->c->hosts[h], &oo[h]);
+		if (apart) {
+			xp_op_db_merge(all, one);
+			s->keep[h] = one;
+		} else {
+			all = xp_op_db_absorb(all, one);
+		}
+	}
+	if (s->c->n_hosts == 1)
+		s->keep[0] = all;
+	device_of(s, all, NULL);
 }
 
 static void build_device(struct tfs *s)
@@ -199,27 +227,16 @@ static void build_device(struct tfs *s)
 		struct xp_kernel_db_opts ko = {.xprof_compat = s->o->xprof_compat};
 		tc_build(s, xp_kernel_ops_build(s->c, &ko));
 	}
-	struct xp_op_db_opts oo = {.xprof_compat = s->o->xprof_compat};
-	struct xp_op_db *all = xp_op_db_empty();
-	/* Kept for the state, each host's stays whole: merged into ALL as a copy (xp_op_db_absorb would make the
-	 * first host's database the sum). One host's is ALL itself. */
-	bool apart = s->keep && s->c->n_hosts > 1;
-	for (uint32_t h = 0; h < s->c->n_hosts; h++) {
-		const struct xp_host *host = &s->c->hosts[h];
-		int64_t *eager = xp_eager_launches(s->c, host, &oo.n_eager_launches);
-		oo.eager_launches = eager;
-		struct xp_op_db *one = xp_op_db_device(s->c, host, &oo);
-		if (apart) {
-			xp_op_db_merge(all, one);
-			s->keep[h] = one;
-		} else {
-			all = xp_op_db_absorb(all, one);
-		}
-		free(eager);
+	uint32_t n = s->c->n_hosts;
+	struct xp_op_db_opts *oo = xcalloc(n ? n : 1, sizeof *oo);
+	for (uint32_t h = 0; h < n; h++) {
+		oo[h].xprof_compat = s->o->xprof_compat;
+		oo[h].eager_launches = xp_eager_launches(s->c, &s->c->hosts[h], &oo[h].n_eager_launches);
 	}
-	if (s->keep && s->c->n_hosts == 1)
-		s->keep[0] = all;
-	device_of(s, all);
+	device_dbs(s, oo);
+	for (uint32_t h = 0; h < n; h++)
+		free((int64_t *)oo[h].eager_launches);
+	free(oo);
 }
 
 /* --- PyTorch captures: the operator database on both sides ----------------------------------------- */
@@ -1118,7 +1135,7 @@ static bool from_state(struct tfs *s, const struct xp_combine_in *in, struct xp_
 		all = xp_op_db_absorb(all, dev);
 		s->host.db = xp_op_db_absorb(s->host.db, host);
 	}
-	device_of(s, all);
+	device_of(s, all, NULL);
 	host_of(s);
 	for (uint32_t h = 0; h < n; h++)
 		s->pt_mode |= s->facts[h].pytorch;

@@ -847,23 +847,27 @@ static void lean_finish(struct tf_lean *lean)
 	}
 }
 
-/* The hosts' device op DBs merged in host order (TF ops in LEAN when given). */
-static struct xp_op_db *devices_db(const struct xp_prep *p, const struct xp_op_db_opts *o, struct tf_lean *lean)
+/* C's hosts' device op DBs merged in host order, host H read with O[H * O_STEP] (TF ops in LEAN when given). */
+static struct xp_op_db *devices_db(const struct xp_capture *c, const struct xp_op_db_opts *o, size_t o_step,
+				   struct tf_lean *lean)
 {
 	struct xp_op_db *all = xp_op_db_empty();
-	for (uint32_t h = 0; h < p->n_hosts; h++)
-		all = xp_op_db_absorb(all, device_db(p->cap, p->hosts[h].host, o, lean));
+	for (uint32_t h = 0; h < c->n_hosts; h++)
+		all = xp_op_db_absorb(all, device_db(c, &c->hosts[h], &o[h * o_step], lean));
 	return all;
 }
 
-struct xp_op_db *xp_op_db_tf_device(const struct xp_prep *p, const struct xp_op_db_opts *o)
+/* The TF level of C's hosts' device rows (IDLE when WITH_IDLE) through the records of LEAN; *ALL_OUT (when
+ * given) gets the device rows it was made from but those of TF ops. */
+static struct xp_op_db *tf_device(const struct xp_capture *c, const struct xp_op_db_opts *o, size_t o_step,
+				  bool with_idle, struct xp_op_db **all_out)
 {
 	struct tf_lean lean = {.tf = db_new()};
-	struct xp_op_db *all = devices_db(p, o, &lean);
+	struct xp_op_db *all = devices_db(c, o, o_step, &lean);
 	if (lean.unsure) {  /* rare: the long way */
 		xp_op_db_free(lean.tf);
 		xp_op_db_free(all);
-		all = devices_db(p, o, NULL);
+		all = devices_db(c, o, o_step, NULL);
 		lean.tf = db_new();
 	} else {
 		lean_finish(&lean);
@@ -872,9 +876,23 @@ struct xp_op_db *xp_op_db_tf_device(const struct xp_prep *p, const struct xp_op_
 	free(lean.recs_ix.slot);
 	/* TF rows never meet XLA or IDLE ones at TF level (the kind keys them), and rows are found by key: adding
 	 * the XLA rows after the TF ones changes nothing but the order, which xp_op_db_sort sets. */
-	tf_level_into(lean.tf, all, false);
-	xp_op_db_free(all);
+	tf_level_into(lean.tf, all, with_idle);
+	if (all_out)
+		*all_out = all;
+	else
+		xp_op_db_free(all);
 	return lean.tf;
+}
+
+struct xp_op_db *xp_op_db_tf_device(const struct xp_prep *p, const struct xp_op_db_opts *o)
+{
+	return tf_device(p->cap, o, 0, false, NULL);
+}
+
+struct xp_op_db *xp_op_db_tf_device_hosts(const struct xp_capture *c, const struct xp_op_db_opts *host_opts,
+					  bool with_idle, struct xp_op_db **all)
+{
+	return tf_device(c, host_opts, 1, with_idle, all);
 }
 
 /* --- ordering ---------------------------------------------------------------------- */

@@ -800,6 +800,40 @@ static void check_same_rows(const struct xp_op_row *g, const struct xp_op_row *w
 	CHECK_INT(g->program_id, w->program_id);
 }
 
+/* Rows of DB that are not TF ops. */
+static size_t rows_but_tf(const struct xp_op_db *db)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < db->n; i++)
+		n += db->rows[i].kind != XP_OPK_TF;
+	return n;
+}
+
+/* xp_op_db_tf_device_hosts (tf-stats' way, options per host, IDLE or not) is xp_op_db_tf_level of ALL, the
+ * hosts' device DBs merged; the rows it hands back besides hold all of ALL's but the TF ops, and its totals. */
+static void check_tf_device_hosts(const struct xp_capture *c, const struct xp_op_db *all)
+{
+	struct xp_op_db_opts *oo = calloc(c->n_hosts, sizeof *oo);
+	for (int idle = 0; idle < 2; idle++) {
+		struct xp_op_db *rest, *got = xp_op_db_tf_device_hosts(c, oo, idle, &rest);
+		struct xp_op_db *want = xp_op_db_tf_level(all, idle);
+		xp_op_db_sort(want);
+		xp_op_db_sort(got);
+		CHECK_INT(got->n, want->n);
+		for (size_t i = 0; i < got->n && i < want->n; i++)
+			check_same_rows(&got->rows[i], &want->rows[i]);
+		CHECK_INT(got->total_time_ps, want->total_time_ps);
+		CHECK_INT(rows_but_tf(rest), rows_but_tf(all));
+		CHECK_INT(rest->total_time_ps, all->total_time_ps);
+		CHECK_INT(rest->total_op_time_ps, all->total_op_time_ps);
+		CHECK_INT(rest->n_planes, all->n_planes);
+		xp_op_db_free(got);
+		xp_op_db_free(want);
+		xp_op_db_free(rest);
+	}
+	free(oo);
+}
+
 /* xp_op_db_tf_device(C's hosts) is xp_op_db_tf_level of their device DBs merged in host order, row for row once
  * sorted; returns its row count. */
 static size_t check_tf_device(const struct xp_capture *c)
@@ -822,6 +856,7 @@ static size_t check_tf_device(const struct xp_capture *c)
 	CHECK_INT(got->total_time_ps, want->total_time_ps);
 	CHECK_INT(got->total_op_time_ps, want->total_op_time_ps);
 	CHECK_INT(got->n_planes, want->n_planes);
+	check_tf_device_hosts(c, all);
 	xp_op_db_free(got);
 	xp_op_db_free(want);
 	xp_op_db_free(all);
