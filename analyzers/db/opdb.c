@@ -847,13 +847,14 @@ static void lean_finish(struct tf_lean *lean)
 	}
 }
 
-/* C's hosts' device op DBs merged in host order, host H read with O[H * O_STEP] (TF ops in LEAN when given). */
+/* C's hosts' device op DBs merged in host order, host H read with O[H * O_STEP] (O may be NULL: the defaults)
+ * (TF ops in LEAN when given). */
 static struct xp_op_db *devices_db(const struct xp_capture *c, const struct xp_op_db_opts *o, size_t o_step,
 				   struct tf_lean *lean)
 {
 	struct xp_op_db *all = xp_op_db_empty();
 	for (uint32_t h = 0; h < c->n_hosts; h++)
-		all = xp_op_db_absorb(all, device_db(c, &c->hosts[h], &o[h * o_step], lean));
+		all = xp_op_db_absorb(all, device_db(c, &c->hosts[h], o ? &o[h * o_step] : NULL, lean));
 	return all;
 }
 
