@@ -10,6 +10,14 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+/* A sanitizer's allocator stands in for glibc's, whose malloc_trim would then walk an arena never set up. */
+#if defined(__SANITIZE_ADDRESS__)
+#define XP_HEAP_OWN_ALLOCATOR 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer) || __has_feature(thread_sanitizer)
+#define XP_HEAP_OWN_ALLOCATOR 1
+#endif
+#endif
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -119,7 +127,7 @@ static size_t take(struct pool *pl, bool wait, const struct xp_prep **p)
  * go back to the system while the results held for writing stay. */
 static void give_back_heap(void)
 {
-#ifdef __GLIBC__
+#if defined(__GLIBC__) && !defined(XP_HEAP_OWN_ALLOCATOR)
 	malloc_trim(0);
 #endif
 }
