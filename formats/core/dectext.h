@@ -22,24 +22,25 @@ static inline char *xp_dec_back(char *end, uint64_t u, int negative)
 	return p;
 }
 
-/* V as decimal text at BUF (XP_DEC_SIZE bytes), NUL-terminated; returns its length. */
-static inline size_t xp_dec_u64(char *buf, uint64_t v)
+/* U (negated when NEGATIVE) as decimal text at BUF (XP_DEC_SIZE bytes), NUL-terminated; returns its length. */
+static inline size_t xp_dec_text(char *buf, uint64_t u, int negative)
 {
-	char tmp[XP_DEC_SIZE], *p = xp_dec_back(tmp + sizeof tmp, v, 0);
+	char tmp[XP_DEC_SIZE], *p = xp_dec_back(tmp + sizeof tmp, u, negative);
 	size_t n = (size_t)(tmp + sizeof tmp - p);
 	memcpy(buf, p, n);
 	buf[n] = 0;
 	return n;
 }
 
+static inline size_t xp_dec_u64(char *buf, uint64_t v)
+{
+	return xp_dec_text(buf, v, 0);
+}
+
 static inline size_t xp_dec_i64(char *buf, int64_t v)
 {
 	/* The magnitude of INT64_MIN does not fit int64_t: negate as unsigned. */
-	char tmp[XP_DEC_SIZE], *p = xp_dec_back(tmp + sizeof tmp, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
-	size_t n = (size_t)(tmp + sizeof tmp - p);
-	memcpy(buf, p, n);
-	buf[n] = 0;
-	return n;
+	return xp_dec_text(buf, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
 }
 
 #endif
