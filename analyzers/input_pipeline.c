@@ -517,8 +517,9 @@ static void step_stats_table(struct xp_result *r, const struct ip *ip)
 	if (!w || !h2d)
 		xp_oom();
 	for (size_t i = 0; i < v->n; i++) {
-		w[i] = v->steps[i].type_ps[XP_ET_HOST_WAIT_INPUT];
-		h2d[i] = v->steps[i].type_ps[XP_ET_HOST_TO_DEVICE] + v->steps[i].type_ps[XP_ET_DEVICE_WAIT_HOST];
+		const struct xp_step *s = &v->steps[i];
+		w[i] = xp_step_type_ps(s, XP_ET_HOST_WAIT_INPUT);
+		h2d[i] = xp_step_type_ps(s, XP_ET_HOST_TO_DEVICE) + xp_step_type_ps(s, XP_ET_DEVICE_WAIT_HOST);
 	}
 	struct xp_dur_stat st;
 	stat_row(t, "step_time", "Step time", &ip->bs.step, tot->step_ps, tot->step_ps);

@@ -836,7 +836,7 @@ static void put_steps(struct walk *k, uint32_t hi)
 		for (int c = 0; c < XP_N_STEP_CATS; c++) {
 			char key[64];
 			int kn = snprintf(key, sizeof key, "%s_ps", xp_step_cat_key((enum xp_step_cat)c));
-			xp_tw_arg_i64(k->w, key, (size_t)kn, xp_step_cat_ps(s->type_ps, (enum xp_step_cat)c));
+			xp_tw_arg_i64(k->w, key, (size_t)kn, xp_step_cat_ps(s, (enum xp_step_cat)c));
 		}
 		xp_tw_close(k->w, true);
 		k->n->steps++;
@@ -852,7 +852,7 @@ static void ep_free(struct endpoints *e)
 static void step_db_free(struct xp_step_db *db)
 {
 	for (size_t s = 0; s < db->n; s++)
-		free(db->steps[s].name);
+		xp_step_release(&db->steps[s]);
 	free(db->steps);
 	free(db->dropped_why);
 	memset(db, 0, sizeof *db);

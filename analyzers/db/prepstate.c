@@ -149,11 +149,11 @@ static void fill_step(void *src, size_t row, struct xp_cell *cells, char *text, 
 	text_i64(&cells[S_BEGIN], &at, s->begin_ps);
 	text_i64(&cells[S_DUR], &at, s->duration_ps);
 	for (int k = 0; k < XP_N_EVENT_TYPES; k++)
-		text_i64(&cells[S_TYPES + k], &at, s->type_ps[k]);
-	for (size_t d = 0; d < 3; d++) {
-		text_u64(&cells[S_TRANSFERS + d * 3], &at, s->transfer_count[d]);
-		text_u64(&cells[S_TRANSFERS + d * 3 + 1], &at, s->transfer_bytes[d]);
-		text_i64(&cells[S_TRANSFERS + d * 3 + 2], &at, s->transfer_ps[d]);
+		text_i64(&cells[S_TYPES + k], &at, xp_step_type_ps(s, (enum xp_event_type)k));
+	for (unsigned d = 0; d < 3; d++) {
+		text_u64(&cells[S_TRANSFERS + d * 3], &at, (uint64_t)xp_step_transfer(s, d, XP_XFER_COUNT));
+		text_u64(&cells[S_TRANSFERS + d * 3 + 1], &at, (uint64_t)xp_step_transfer(s, d, XP_XFER_BYTES));
+		text_i64(&cells[S_TRANSFERS + d * 3 + 2], &at, xp_step_transfer(s, d, XP_XFER_PS));
 	}
 }
 
@@ -323,14 +323,20 @@ static bool read_step(const struct xp_table *t, size_t row, struct xp_step *s)
 {
 	bool ok = xp_state_i64(t, row, S_ID, &s->id) && xp_state_str(t, row, S_NAME) && xp_state_i64(t, row, S_BEGIN, &s->begin_ps) &&
 		  xp_state_i64(t, row, S_DUR, &s->duration_ps);
+	int64_t v[XP_STEP_N_VALUES] = {0};
 	for (size_t k = 0; ok && k < XP_N_EVENT_TYPES; k++)
-		ok = xp_state_i64(t, row, S_TYPES + k, &s->type_ps[k]);
-	for (size_t d = 0; ok && d < 3; d++)
-		ok = xp_state_u64(t, row, S_TRANSFERS + d * 3, &s->transfer_count[d]) &&
-		     xp_state_u64(t, row, S_TRANSFERS + d * 3 + 1, &s->transfer_bytes[d]) &&
-		     xp_state_i64(t, row, S_TRANSFERS + d * 3 + 2, &s->transfer_ps[d]);
+		ok = xp_state_i64(t, row, S_TYPES + k, &v[XP_STEP_TYPE + k]);
+	for (size_t d = 0; ok && d < 3; d++) {
+		int64_t *x = &v[XP_STEP_TRANSFER + 3 * d];
+		uint64_t count = 0, bytes = 0;
+		ok = xp_state_u64(t, row, S_TRANSFERS + d * 3, &count) &&
+		     xp_state_u64(t, row, S_TRANSFERS + d * 3 + 1, &bytes) &&
+		     xp_state_i64(t, row, S_TRANSFERS + d * 3 + 2, &x[XP_XFER_PS]);
+		x[XP_XFER_COUNT] = (int64_t)count;
+		x[XP_XFER_BYTES] = (int64_t)bytes;
+	}
 	if (ok)
-		s->name = dup(xp_state_str(t, row, S_NAME));
+		xp_step_set(s, v, xp_state_str(t, row, S_NAME));
 	return ok;
 }
 

@@ -19,9 +19,9 @@ void xp_step_totals(const struct xp_step_db *db, struct xp_step_totals *t)
 		const struct xp_step *s = &db->steps[i];
 		t->step_ps += s->duration_ps;
 		for (int c = 0; c < XP_N_STEP_CATS; c++)
-			t->cat_ps[c] += xp_step_cat_ps(s->type_ps, (enum xp_step_cat)c);
-		t->wait_input_ps += s->type_ps[XP_ET_HOST_WAIT_INPUT];
-		t->host_to_device_ps += s->type_ps[XP_ET_HOST_TO_DEVICE] + s->type_ps[XP_ET_DEVICE_WAIT_HOST];
+			t->cat_ps[c] += xp_step_cat_ps(s, (enum xp_step_cat)c);
+		t->wait_input_ps += xp_step_type_ps(s, XP_ET_HOST_WAIT_INPUT);
+		t->host_to_device_ps += xp_step_type_ps(s, XP_ET_HOST_TO_DEVICE) + xp_step_type_ps(s, XP_ET_DEVICE_WAIT_HOST);
 	}
 }
 
@@ -74,7 +74,7 @@ void xp_dur_stat(const int64_t *v, size_t n, struct xp_dur_stat *o)
 
 static int64_t step_value(const struct xp_step *s, enum xp_step_cat cat)
 {
-	return cat == XP_N_STEP_CATS ? s->duration_ps : xp_step_cat_ps(s->type_ps, cat);
+	return cat == XP_N_STEP_CATS ? s->duration_ps : xp_step_cat_ps(s, cat);
 }
 
 void xp_step_stat(const struct xp_step_db *db, enum xp_step_cat cat, struct xp_dur_stat *out)
@@ -311,10 +311,10 @@ static void fill_step(void *src, size_t row, struct xp_cell *cells, char *text, 
 	cell_int(&cells[SC_START], XP_T_DUR, s->begin_ps);
 	cell_int(&cells[SC_TIME], XP_T_DUR, s->duration_ps);
 	for (size_t k = 0; k < sc->n_cats; k++)
-		cell_int(&cells[sc->cat[k]], XP_T_DUR, xp_step_cat_ps(s->type_ps, sc->which[k]));
-	cell_int(&cells[sc->wait_input], XP_T_DUR, s->type_ps[XP_ET_HOST_WAIT_INPUT]);
-	cell_int(&cells[sc->h2d], XP_T_DUR, s->type_ps[XP_ET_HOST_TO_DEVICE] + s->type_ps[XP_ET_DEVICE_WAIT_HOST]);
-	int64_t input = xp_step_cat_ps(s->type_ps, XP_SC_INPUT);
+		cell_int(&cells[sc->cat[k]], XP_T_DUR, xp_step_cat_ps(s, sc->which[k]));
+	cell_int(&cells[sc->wait_input], XP_T_DUR, xp_step_type_ps(s, XP_ET_HOST_WAIT_INPUT));
+	cell_int(&cells[sc->h2d], XP_T_DUR, xp_step_type_ps(s, XP_ET_HOST_TO_DEVICE) + xp_step_type_ps(s, XP_ET_DEVICE_WAIT_HOST));
+	int64_t input = xp_step_cat_ps(s, XP_SC_INPUT);
 	cells[sc->input_pct].type = XP_T_PCT;
 	cells[sc->input_pct].v.d = s->duration_ps > 0 ? 100.0 * (double)input / (double)s->duration_ps : 0;
 }

@@ -100,21 +100,55 @@ const char *xp_step_cat_short(enum xp_step_cat c, bool pytorch);
 /* A table's category columns: the capture's categories in its order, then TensorFlow's others, which a
  * PyTorch table keeps in CSV/JSON (one schema) and hides in text (*hidden). Returns how many. */
 size_t xp_step_cat_columns(bool pytorch, enum xp_step_cat out[XP_N_STEP_CATS], bool hidden[XP_N_STEP_CATS]);
-int64_t xp_step_cat_ps(const int64_t type_ps[XP_N_EVENT_TYPES], enum xp_step_cat c);
+struct xp_step;
+int64_t xp_step_cat_ps(const struct xp_step *s, enum xp_step_cat c);
 
 /* --- the step database ---------------------------------------------------- */
 
+/* A step's values, by index: the breakdown by event type (XP_STEP_TYPE + type), then the H2D, D2H and D2D
+ * device copies' count, bytes and time (XP_STEP_TRANSFER + 3 * kind + field). */
+enum {
+	XP_STEP_TYPE = 0,
+	XP_STEP_TRANSFER = XP_N_EVENT_TYPES,
+	XP_STEP_N_VALUES = XP_STEP_TRANSFER + 9
+};
+enum xp_transfer_field { XP_XFER_COUNT = 0, XP_XFER_BYTES = 1, XP_XFER_PS = 2 };
+
+/* A step keeps only its values that are not zero, with its name, in one allocation: a step has a few of
+ * its 29 values, and a capture can have millions of steps. Read them with xp_step_type_ps and
+ * xp_step_transfer; make them with xp_step_set; free them with xp_step_release. */
 struct xp_step {
 	int64_t id;             /* group id (or marker ordinal with --step-marker) */
-	char *name;             /* step name ("train 12", or the id as text) */
 	int64_t begin_ps;       /* step marker start, host time base */
 	int64_t duration_ps;    /* step time */
-	int64_t type_ps[XP_N_EVENT_TYPES];  /* breakdown; sums to duration_ps */
-	/* Host-wait-input part of the step plus HOST_TO_DEVICE plus DEVICE_WAIT_HOST. */
-	uint64_t transfer_count[3];         /* H2D, D2H, D2D device copies in the step */
-	uint64_t transfer_bytes[3];
-	int64_t transfer_ps[3];
+	char *name;             /* step name ("train 12", or the id as text); never NULL once set */
+	int64_t *vals;          /* the values not zero, in index order, then the name */
+	uint32_t has;           /* bit i: value i is not zero */
 };
+_Static_assert(XP_STEP_N_VALUES <= 32, "a step's values fit its mask");
+
+static inline int64_t xp_step_value(const struct xp_step *s, unsigned i)
+{
+	uint32_t bit = (uint32_t)1 << i;
+	return s->has & bit ? s->vals[__builtin_popcount(s->has & (bit - 1))] : 0;
+}
+
+/* Breakdown of type T; the types sum to duration_ps. */
+static inline int64_t xp_step_type_ps(const struct xp_step *s, enum xp_event_type t)
+{
+	return xp_step_value(s, XP_STEP_TYPE + (unsigned)t);
+}
+
+/* Device copies of KIND (0 H2D, 1 D2H, 2 D2D) in the step: their count, bytes or time (F). */
+static inline int64_t xp_step_transfer(const struct xp_step *s, unsigned kind, enum xp_transfer_field f)
+{
+	return xp_step_value(s, XP_STEP_TRANSFER + 3 * kind + (unsigned)f);
+}
+
+/* Give step S the values V and a copy of NAME (NULL: ""); S holds none yet. */
+void xp_step_set(struct xp_step *s, const int64_t v[XP_STEP_N_VALUES], const char *name);
+/* Free what xp_step_set gave S. */
+void xp_step_release(struct xp_step *s);
 
 enum xp_step_source {
 	XP_STEPS_NONE = 0,      /* no step markers */

@@ -94,7 +94,7 @@ void xp_steps_view_unref(struct xp_steps_view *v)
 		return;
 	for (uint32_t h = 0; h < v->n_hosts; h++) {
 		for (size_t s = 0; s < v->hosts[h].n; s++)
-			free(v->hosts[h].steps[s].name);
+			xp_step_release((struct xp_step *)&v->hosts[h].steps[s]);
 		free((void *)v->hosts[h].steps);
 		free(v->hosts[h].name);
 	}
@@ -158,7 +158,7 @@ void xp_prep_free(struct xp_prep *p)
 		free(ph->group_names);
 		if (!viewed) {  /* else the view owns the steps */
 			for (size_t s = 0; s < ph->steps.n; s++)
-				free(ph->steps.steps[s].name);
+				xp_step_release(&ph->steps.steps[s]);
 			free(ph->steps.steps);
 		}
 		free(ph->steps.dropped_why);

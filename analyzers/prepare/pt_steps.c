@@ -476,17 +476,15 @@ static void fill_db(struct ptb *b, size_t n, struct xp_step_db *db)
 		char name[32];
 		s->id = b->st[i].num;
 		snprintf(name, sizeof name, "ProfilerStep#%" PRId64, b->st[i].num);
-		s->name = strdup(name);
-		if (!s->name)
-			xp_oom();
 		s->begin_ps = b->st[i].begin;
 		s->duration_ps = b->st[i].end - b->st[i].begin;
-		int64_t sum = 0;
+		int64_t v[XP_STEP_N_VALUES] = {0}, sum = 0;
 		for (int r = 0; r < R_N; r++) {
-			s->type_ps[role_type[r]] += cost[i][r];
+			v[XP_STEP_TYPE + role_type[r]] += cost[i][r];
 			sum += cost[i][r];
 		}
-		s->type_ps[XP_ET_UNKNOWN] = s->duration_ps - sum;
+		v[XP_STEP_TYPE + XP_ET_UNKNOWN] = s->duration_ps - sum;
+		xp_step_set(s, v, name);
 	}
 	db->n = n;
 	free(cost);

@@ -33,17 +33,20 @@ struct builder {
 	const struct xp_host *h;
 	const struct xp_prep_opts *o;
 	uint32_t n_steps;               /* step slots (group ids or marker ordinals) */
-	/* Typed spans are gathered in one pass over the events, then moved,
+	/* Typed spans are gathered in one pass over the events, packed (gather_span), then moved,
 	 * a part at a time, into one slice per step (step_spans). */
 	size_t *first;                  /* per step + 1: start of its slice */
-	struct typed *ev;               /* gathered, in line order */
+	unsigned char *ev;              /* gathered, in line order, packed */
 	struct typed *part;             /* steps [part_lo, part_hi)'s spans, in slices (step_spans) */
 	uint32_t part_lo, part_hi;
-	size_t n_ev, cap_ev, faulted_ev; /* spans held, room, room faulted in */
+	size_t n_ev;                    /* spans gathered */
+	size_t ev_bytes, cap_ev, faulted_ev; /* bytes held, room, room faulted in */
+	struct typed last_ev;           /* the span gathered last, which the next is packed against */
+	struct span_block *blocks;      /* per SPAN_BLOCK spans gathered: where they start, their steps */
+	size_t n_blocks, cap_blocks;
 	struct span *host_marker, *dev_marker;
 	bool *on_device;
-	uint64_t (*xfer_count)[3], (*xfer_bytes)[3];
-	int64_t (*xfer_ps)[3];
+	int64_t (*xfer)[9];             /* per step: its copies' values (XP_STEP_TRANSFER on); NULL until one */
 	char **names;                   /* borrowed */
 	bool *want;                     /* per step: kept (xp_prep_opts.keep_step); NULL: all */
 	uint8_t **hcls, **dcls;         /* per plane: name classes of its event metadata */
@@ -54,22 +57,123 @@ struct builder {
 enum { HC_MARKER = 1, HC_SKIP = 2, HC_H2D = 4, HC_H2H = 8, HC_PROCESS = 16, HC_GETNEXT = 32 };
 enum { DC_COMPUTE32 = 0, DC_H2D, DC_D2H, DC_D2D, DC_NCCL, DC_COMPUTE16 };
 
+/* --- gathered spans, packed ---------------------------------------------------------------- */
+
+/* A gathered span takes 21 bytes as it is, and a capture of small events has nearly one per event: the
+ * gathering array was the largest allocation of the step database, as large as the decoded events. Packed
+ * against the span before it (same step, begin a little later, a short length), it takes 6 to 8 bytes:
+ * three varints: of the step's difference (zigzag) and the type, of begin's difference (zigzag), of the
+ * length. Differences are taken modulo 2^64, so any pair of int64 times comes back exactly. */
+enum { PACKED_MAX = 30 };       /* three varints of at most 10 bytes */
+
+/* The packed spans come in blocks, each with the steps it holds, so that a part unpacks only the blocks
+ * with spans of its steps: the steps follow time, and each line's spans come in time order. */
+enum { SPAN_BLOCK = 4096 };
+
+struct span_block {
+	size_t at;              /* its first span's offset in the packed array */
+	struct typed before;    /* the span gathered before it, which its first is packed against */
+	uint32_t min_step, max_step;
+};
+
+static inline uint64_t zigzag(uint64_t v)
+{
+	return v << 1 ^ (uint64_t)-(int64_t)(v >> 63);
+}
+
+static inline uint64_t unzigzag(uint64_t v)
+{
+	return v >> 1 ^ (uint64_t)-(int64_t)(v & 1);
+}
+
+static inline unsigned char *put_varint(unsigned char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+static inline const unsigned char *get_varint(const unsigned char *p, uint64_t *v)
+{
+	uint64_t x = 0;
+	for (unsigned shift = 0;; shift += 7) {
+		unsigned char c = *p++;
+		x |= (uint64_t)(c & 0x7f) << shift;
+		if (c < 0x80)
+			break;
+	}
+	*v = x;
+	return p;
+}
+
+/* Room for one more packed span; the room ahead is written through: its pages in one call, not a trap
+ * each, but only a window of them, or the doubled room's unused half would be resident too. */
+static void room_for_span(struct builder *b)
+{
+	if (b->ev_bytes + PACKED_MAX <= b->faulted_ev)
+		return;
+	if (b->ev_bytes + PACKED_MAX > b->cap_ev) {
+		b->cap_ev = b->cap_ev ? b->cap_ev * 2 : (size_t)64 << 10;
+		b->ev = xrealloc(b->ev, b->cap_ev);
+	}
+	size_t window = (size_t)2 << 20;
+	b->faulted_ev = b->cap_ev - b->ev_bytes < window ? b->cap_ev : b->ev_bytes + window;
+	xp_prefault(b->ev + b->ev_bytes, b->faulted_ev - b->ev_bytes);
+}
+
+/* Note span T in the block it belongs to, a new one every SPAN_BLOCK spans. */
+static void block_of_span(struct builder *b, struct typed t)
+{
+	if (b->n_ev % SPAN_BLOCK == 0) {
+		if (b->n_blocks == b->cap_blocks) {
+			b->cap_blocks = b->cap_blocks ? b->cap_blocks * 2 : 64;
+			b->blocks = xrealloc(b->blocks, b->cap_blocks * sizeof *b->blocks);
+		}
+		b->blocks[b->n_blocks++] = (struct span_block){b->ev_bytes, b->last_ev, t.step, t.step};
+	}
+	struct span_block *k = &b->blocks[b->n_blocks - 1];
+	k->min_step = t.step < k->min_step ? t.step : k->min_step;
+	k->max_step = t.step > k->max_step ? t.step : k->max_step;
+}
+
+static void gather_span(struct builder *b, struct typed t)
+{
+	block_of_span(b, t);
+	room_for_span(b);
+	unsigned char *p = b->ev + b->ev_bytes;
+	uint64_t step_diff = zigzag((uint64_t)t.step - (uint64_t)b->last_ev.step);
+	p = put_varint(p, step_diff << 5 | t.type);
+	p = put_varint(p, zigzag((uint64_t)t.begin - (uint64_t)b->last_ev.begin));
+	p = put_varint(p, (uint64_t)t.end - (uint64_t)t.begin);
+	b->ev_bytes = (size_t)(p - b->ev);
+	b->last_ev = t;
+	b->n_ev++;
+}
+
+/* The span packed at P after LAST (updated to it); where the next one starts. */
+static const unsigned char *unpack_span(const unsigned char *p, struct typed *last)
+{
+	uint64_t head, begin, len;
+	p = get_varint(p, &head);
+	p = get_varint(p, &begin);
+	p = get_varint(p, &len);
+	last->step = (uint32_t)((uint64_t)last->step + unzigzag(head >> 5));
+	last->type = (uint8_t)(head & 31);
+	last->begin = (int64_t)((uint64_t)last->begin + unzigzag(begin));
+	last->end = (int64_t)((uint64_t)last->begin + len);
+	return p;
+}
+
+_Static_assert(XP_N_EVENT_TYPES <= 32, "a span's type fits 5 bits of its packed head");
+
 static void push_typed(struct builder *b, uint32_t step, enum xp_event_type t, int64_t begin, int64_t end)
 {
 	if (b->want && !b->want[step])
 		return; /* a step left out: its spans are never swept */
-	if (b->n_ev == b->faulted_ev) {
-		if (b->n_ev == b->cap_ev) {
-			b->cap_ev = b->cap_ev ? b->cap_ev * 2 : 4096;
-			b->ev = xrealloc(b->ev, b->cap_ev * sizeof *b->ev);
-		}
-		/* The room ahead is written through: its pages in one call, not a trap each; but only a window
-		 * of them, or the doubled room's unused half would be resident too. */
-		size_t window = ((size_t)2 << 20) / sizeof *b->ev;
-		b->faulted_ev = b->cap_ev - b->n_ev < window ? b->cap_ev : b->n_ev + window;
-		xp_prefault(b->ev + b->n_ev, (b->faulted_ev - b->n_ev) * sizeof *b->ev);
-	}
-	b->ev[b->n_ev++] = (struct typed){begin, end, step, (uint8_t)t};
+	gather_span(b, (struct typed){begin, end, step, (uint8_t)t});
 	b->first[step + 1]++;
 }
 
@@ -78,20 +182,19 @@ static void push_typed(struct builder *b, uint32_t step, enum xp_event_type t, i
 static void group_by_step(struct builder *b)
 {
 	/* The gathering array is up to twice what it holds: give the rest back. */
-	b->ev = xrealloc(b->ev, b->n_ev * sizeof *b->ev + 1);
-	b->cap_ev = b->faulted_ev = b->n_ev;
+	b->ev = xrealloc(b->ev, b->ev_bytes + 1);
+	b->cap_ev = b->faulted_ev = b->ev_bytes;
 	for (uint32_t s = 0; s < b->n_steps; s++)
 		b->first[s + 1] += b->first[s];
 }
 
 /* The next part's slices, steps LO on: a stable counting sort of its spans out of the gathered ones, each
  * line's in time order, so the writes run through the slices as a few sequential streams. A part holds a
- * quarter of the spans or more: a copy of them all beside the gathered array would double the largest
- * allocation of a many-step capture, and the passes over the gathered array are sequential reads. The last
- * part frees that array. */
+ * quarter of the spans or more: a copy of them all, unpacked, would be three times the packed array, and
+ * the passes over the packed array are sequential reads. The last part frees that array. */
 static void next_part(struct builder *b, uint32_t lo)
 {
-	size_t want = b->n_ev / 4 > ((size_t)1 << 18) ? b->n_ev / 4 : (size_t)1 << 18;
+	size_t want = b->n_ev / 8 > ((size_t)1 << 18) ? b->n_ev / 8 : (size_t)1 << 18;
 	uint32_t hi = lo + 1;
 	while (hi < b->n_steps && b->first[hi + 1] - b->first[lo] <= want)
 		hi++;
@@ -102,10 +205,18 @@ static void next_part(struct builder *b, uint32_t lo)
 	size_t *next = xmalloc((size_t)(hi - lo) * sizeof *next);
 	for (uint32_t s = lo; s < hi; s++)
 		next[s - lo] = b->first[s] - base;
-	for (size_t k = 0; k < b->n_ev; k++) {
-		uint32_t st = b->ev[k].step;
-		if (st >= lo && st < hi)
-			b->part[next[st - lo]++] = b->ev[k];
+	for (size_t k = 0; k < b->n_blocks; k++) {
+		const struct span_block *blk = &b->blocks[k];
+		if (blk->max_step < lo || blk->min_step >= hi)
+			continue;
+		struct typed t = blk->before;
+		size_t in_block = k + 1 < b->n_blocks ? SPAN_BLOCK : b->n_ev - k * SPAN_BLOCK;
+		const unsigned char *p = b->ev + blk->at;
+		for (size_t i = 0; i < in_block; i++) {
+			p = unpack_span(p, &t);
+			if (t.step >= lo && t.step < hi)
+				b->part[next[t.step - lo]++] = t;
+		}
 	}
 	free(next);
 	b->part_lo = lo;
@@ -113,6 +224,8 @@ static void next_part(struct builder *b, uint32_t lo)
 	if (hi == b->n_steps) {
 		free(b->ev);
 		b->ev = NULL;
+		free(b->blocks);
+		b->blocks = NULL;
 	}
 }
 
@@ -208,10 +321,20 @@ static void record_transfer(struct builder *b, uint32_t step, enum xp_op_cat kin
 {
 	int k = kind == XP_OP_MEMCPY_H2D ? 0 : kind == XP_OP_MEMCPY_D2H ? 1 : 2;
 	struct xp_value v;
-	b->xfer_count[step][k]++;
-	b->xfer_ps[step][k] += xp_dur(l, i);
+	if (!b->xfer)   /* many captures copy nothing: no room for every step until one does */
+		b->xfer = xcalloc(b->n_steps, sizeof *b->xfer);
+	int64_t *x = &b->xfer[step][3 * k];
+	x[XP_XFER_COUNT]++;
+	x[XP_XFER_PS] += xp_dur(l, i);
 	if (xp_event_find(b->c, p, l, i, ids->memcpy_details, &v) && (v.kind == XP_STAT_STR || v.kind == XP_STAT_BLOBSTR))
-		b->xfer_bytes[step][k] += xp_memcpy_bytes(v.s, v.len);
+		x[XP_XFER_BYTES] = (int64_t)((uint64_t)x[XP_XFER_BYTES] + xp_memcpy_bytes(v.s, v.len));
+}
+
+/* Step S's copies into its values V. */
+static void step_transfers(const struct builder *b, uint32_t s, int64_t v[XP_STEP_N_VALUES])
+{
+	if (b->xfer)
+		memcpy(v + XP_STEP_TRANSFER, b->xfer[s], sizeof b->xfer[s]);
 }
 
 /* Markers of one GPU plane: its Steps line if the capture has one, else runs
@@ -539,12 +662,6 @@ static const char *step_name_in(const struct builder *b, uint32_t s, char *buf)
 	return buf;
 }
 
-static char *step_name(const struct builder *b, uint32_t s)
-{
-	char buf[32];
-	return strdup(step_name_in(b, s, buf));
-}
-
 /* The steps O keeps, by slot, when it chooses (else every step is made). */
 static void choose_steps(struct builder *b, const struct xp_prep_opts *o)
 {
@@ -575,7 +692,9 @@ static void finish_steps(struct builder *b, struct xp_step_db *db, bool has_devi
 		struct xp_step *out = &db->steps[db->n];
 		memset(out, 0, sizeof *out);
 		bool present[XP_N_EVENT_TYPES] = {0};
-		sweep(step_spans(b, s), e - first, st.begin, st.end, out->type_ps, present, &db->compute16_ps, &db->compute32_ps);
+		int64_t v[XP_STEP_N_VALUES] = {0};
+		int64_t *type_ps = v + XP_STEP_TYPE;
+		sweep(step_spans(b, s), e - first, st.begin, st.end, type_ps, present, &db->compute16_ps, &db->compute32_ps);
 		bool well_formed = has_device ? (present[XP_ET_DEVICE_COMPUTE_16] || present[XP_ET_DEVICE_COMPUTE_32])
 					      : present[XP_ET_HOST_COMPUTE];
 		if ((!well_formed && !keep_all) || st.end < st.begin || (st.end == st.begin && !keep_all)) {
@@ -587,17 +706,16 @@ static void finish_steps(struct builder *b, struct xp_step_db *db, bool has_devi
 		out->duration_ps = st.end - st.begin;
 		int64_t sum = 0;
 		for (int t = 0; t < XP_N_EVENT_TYPES; t++)
-			sum += out->type_ps[t];
+			sum += type_ps[t];
 		if (sum < out->duration_ps)
-			out->type_ps[XP_ET_UNKNOWN] += out->duration_ps - sum;
-		for (int k = 0; k < 3; k++) {
-			out->transfer_count[k] = b->xfer_count[s][k];
-			out->transfer_bytes[k] = b->xfer_bytes[s][k];
-			out->transfer_ps[k] = b->xfer_ps[s][k];
-		}
-		out->name = step_name(b, s);
+			type_ps[XP_ET_UNKNOWN] += out->duration_ps - sum;
+		step_transfers(b, s, v);
+		char buf[32];
+		xp_step_set(out, v, step_name_in(b, s, buf));
 		db->n++;
 	}
+	/* Room was made for every group; many are no step. */
+	db->steps = xrealloc(db->steps, (db->n ? db->n : 1) * sizeof *db->steps);
 }
 
 static void builder_init(struct builder *b, const struct xp_capture *c, const struct xp_host *h,
@@ -626,9 +744,6 @@ static void builder_init(struct builder *b, const struct xp_capture *c, const st
 	b->host_marker = xcalloc(n_steps, sizeof *b->host_marker);
 	b->dev_marker = xcalloc(n_steps, sizeof *b->dev_marker);
 	b->on_device = xcalloc(n_steps, sizeof *b->on_device);
-	b->xfer_count = xcalloc(n_steps, sizeof *b->xfer_count);
-	b->xfer_bytes = xcalloc(n_steps, sizeof *b->xfer_bytes);
-	b->xfer_ps = xcalloc(n_steps, sizeof *b->xfer_ps);
 }
 
 static void builder_free(struct builder *b)
@@ -640,14 +755,13 @@ static void builder_free(struct builder *b)
 	free(b->hcls);
 	free(b->dcls);
 	free(b->ev);
+	free(b->blocks);
 	free(b->part);
 	free(b->first);
 	free(b->host_marker);
 	free(b->dev_marker);
 	free(b->on_device);
-	free(b->xfer_count);
-	free(b->xfer_bytes);
-	free(b->xfer_ps);
+	free(b->xfer);
 	free(b->want);
 }
 

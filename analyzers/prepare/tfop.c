@@ -1,5 +1,6 @@
-/* tfop.c - TF-op name parsing (spec analyzers §0.2), memcpy names and byte counts, category names. */
+/* tfop.c - TF-op name parsing (spec analyzers §0.2), memcpy names and byte counts, category names, step values. */
 #include "prep.h"
+#include "formats/core/xalloc.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -266,22 +267,50 @@ const char *xp_step_cat_label_for(enum xp_step_cat c, bool pytorch)
 	return xp_step_cat_label(c);
 }
 
-int64_t xp_step_cat_ps(const int64_t t[XP_N_EVENT_TYPES], enum xp_step_cat c)
+int64_t xp_step_cat_ps(const struct xp_step *s, enum xp_step_cat c)
 {
+#define T(type) xp_step_type_ps(s, XP_ET_##type)
 	switch (c) {
-	case XP_SC_DEVICE_COMPUTE: return t[XP_ET_DEVICE_COMPUTE_16] + t[XP_ET_DEVICE_COMPUTE_32];
-	case XP_SC_DEVICE_TO_DEVICE: return t[XP_ET_DEVICE_TO_DEVICE] + t[XP_ET_DEVICE_WAIT_DEVICE];
-	case XP_SC_DEVICE_COLLECTIVES: return t[XP_ET_DEVICE_COLLECTIVES];
-	case XP_SC_HOST_COMPUTE: return t[XP_ET_HOST_COMPUTE];
-	case XP_SC_KERNEL_LAUNCH: return t[XP_ET_HOST_PREPARE];
-	case XP_SC_INPUT: return t[XP_ET_HOST_WAIT_INPUT] + t[XP_ET_HOST_TO_DEVICE] + t[XP_ET_DEVICE_WAIT_HOST];
-	case XP_SC_OUTPUT: return t[XP_ET_DEVICE_TO_HOST];
-	case XP_SC_COMPILATION: return t[XP_ET_HOST_COMPILE];
-	case XP_SC_OTHER: return t[XP_ET_UNKNOWN];
-	case XP_SC_MEMCPY: return t[XP_ET_PT_MEMCPY];
-	case XP_SC_MEMSET: return t[XP_ET_PT_MEMSET];
+	case XP_SC_DEVICE_COMPUTE: return T(DEVICE_COMPUTE_16) + T(DEVICE_COMPUTE_32);
+	case XP_SC_DEVICE_TO_DEVICE: return T(DEVICE_TO_DEVICE) + T(DEVICE_WAIT_DEVICE);
+	case XP_SC_DEVICE_COLLECTIVES: return T(DEVICE_COLLECTIVES);
+	case XP_SC_HOST_COMPUTE: return T(HOST_COMPUTE);
+	case XP_SC_KERNEL_LAUNCH: return T(HOST_PREPARE);
+	case XP_SC_INPUT: return T(HOST_WAIT_INPUT) + T(HOST_TO_DEVICE) + T(DEVICE_WAIT_HOST);
+	case XP_SC_OUTPUT: return T(DEVICE_TO_HOST);
+	case XP_SC_COMPILATION: return T(HOST_COMPILE);
+	case XP_SC_OTHER: return T(UNKNOWN);
+	case XP_SC_MEMCPY: return T(PT_MEMCPY);
+	case XP_SC_MEMSET: return T(PT_MEMSET);
 	default: return 0;
 	}
+#undef T
+}
+
+void xp_step_set(struct xp_step *s, const int64_t v[XP_STEP_N_VALUES], const char *name)
+{
+	size_t n = 0, len = name ? strlen(name) : 0;
+	s->has = 0;
+	for (unsigned i = 0; i < XP_STEP_N_VALUES; i++)
+		if (v[i]) {
+			s->has |= (uint32_t)1 << i;
+			n++;
+		}
+	s->vals = xmalloc(n * sizeof *s->vals + len + 1);
+	for (unsigned i = 0, k = 0; i < XP_STEP_N_VALUES; i++)
+		if (v[i])
+			s->vals[k++] = v[i];
+	s->name = (char *)(s->vals + n);
+	memcpy(s->name, name ? name : "", len);
+	s->name[len] = 0;
+}
+
+void xp_step_release(struct xp_step *s)
+{
+	free(s->vals);
+	s->vals = NULL;
+	s->name = NULL;
+	s->has = 0;
 }
 
 /* Sample standard deviation (spec §1.5). The reference's quirks (max

@@ -43,8 +43,8 @@ static inline void prep_dump(const struct xp_step_db *db)
 		fprintf(stderr, "  step %lld \"%s\" begin %lld dur %lld:", (long long)s->id, s->name ? s->name : "(null)",
 			(long long)s->begin_ps, (long long)s->duration_ps);
 		for (int t = 0; t < XP_N_EVENT_TYPES; t++)
-			if (s->type_ps[t])
-				fprintf(stderr, " %s=%lld", xp_event_type_name((enum xp_event_type)t), (long long)s->type_ps[t]);
+			if (xp_step_type_ps(s, t))
+				fprintf(stderr, " %s=%lld", xp_event_type_name((enum xp_event_type)t), (long long)xp_step_type_ps(s, t));
 		fputc('\n', stderr);
 	}
 }
@@ -78,7 +78,7 @@ static inline int64_t step_sum(const struct xp_step *s)
 {
 	int64_t sum = 0;
 	for (int t = 0; t < XP_N_EVENT_TYPES; t++)
-		sum += s->type_ps[t];
+		sum += xp_step_type_ps(s, t);
 	return sum;
 }
 

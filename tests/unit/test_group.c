@@ -146,7 +146,7 @@ static void test_step_names(void)
 	CHECK_INT(r.db->steps[0].id, 0);
 	CHECK_STR(r.db->steps[0].name, "train 5");
 	CHECK_INT(r.db->steps[0].duration_ps, 100);
-	CHECK_INT(r.db->steps[0].type_ps[XP_ET_HOST_COMPUTE], 40);
+	CHECK_INT(xp_step_type_ps(&r.db->steps[0], XP_ET_HOST_COMPUTE), 40);
 	CHECK_INT(r.db->steps[1].id, 1);
 	CHECK_STR(r.db->steps[1].name, "train 7");
 out:
@@ -271,8 +271,8 @@ static void test_ungrouped_device_event_inherits(void)
 	const struct xp_step *st = &r.db->steps[0];
 	CHECK_INT(st->begin_ps, 200);
 	CHECK_INT(st->duration_ps, 150);
-	CHECK_INT(st->type_ps[XP_ET_DEVICE_COMPUTE_32], 100);
-	CHECK_INT(st->type_ps[XP_ET_UNKNOWN], 50);
+	CHECK_INT(xp_step_type_ps(st, XP_ET_DEVICE_COMPUTE_32), 100);
+	CHECK_INT(xp_step_type_ps(st, XP_ET_UNKNOWN), 50);
 out:
 	prep_done(&r);
 }
@@ -306,8 +306,8 @@ static void test_pregrouped_kept(void)
 	CHECK_INT(r.db->steps[0].id, 42);
 	CHECK_STR(r.db->steps[0].name, "TraceContext 1");
 	CHECK_INT(r.db->steps[0].duration_ps, 100);
-	CHECK_INT(r.db->steps[0].type_ps[XP_ET_HOST_COMPUTE], 50);
-	CHECK_INT(r.db->steps[0].type_ps[XP_ET_UNKNOWN], 50);
+	CHECK_INT(xp_step_type_ps(&r.db->steps[0], XP_ET_HOST_COMPUTE), 50);
+	CHECK_INT(xp_step_type_ps(&r.db->steps[0], XP_ET_UNKNOWN), 50);
 out:
 	prep_done(&r);
 }

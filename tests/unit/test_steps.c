@@ -111,9 +111,9 @@ static void test_a11_gpu_step_compat(void)
 	CHECK_STR(s->name, "0");
 	CHECK_INT(s->begin_ps, 50);
 	CHECK_INT(s->duration_ps, 40);
-	CHECK_INT(s->type_ps[XP_ET_DEVICE_COMPUTE_32], 40);
-	CHECK_INT(s->type_ps[XP_ET_UNKNOWN], 0);
-	CHECK_INT(s->type_ps[XP_ET_HOST_PREPARE], 0);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_DEVICE_COMPUTE_32), 40);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_UNKNOWN), 0);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_HOST_PREPARE), 0);
 	CHECK_INT(step_sum(s), s->duration_ps);
 	CHECK_INT(r.db->compute32_ps, 40);
 	CHECK_INT(r.db->compute16_ps, 0);
@@ -146,11 +146,11 @@ static void test_a11_gpu_step_default(void)
 	CHECK_STR(s->name, "TraceContext 123");
 	CHECK_INT(s->begin_ps, 0);
 	CHECK_INT(s->duration_ps, 100);
-	CHECK_INT(s->type_ps[XP_ET_DEVICE_COMPUTE_32], 40);
-	CHECK_INT(s->type_ps[XP_ET_HOST_PREPARE], 20);
-	CHECK_INT(s->type_ps[XP_ET_UNKNOWN], 40);
-	CHECK_INT(s->type_ps[XP_ET_HOST_COMPUTE], 0);
-	CHECK_INT(xp_step_cat_ps(s->type_ps, XP_SC_KERNEL_LAUNCH), 20);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_DEVICE_COMPUTE_32), 40);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_HOST_PREPARE), 20);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_UNKNOWN), 40);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_HOST_COMPUTE), 0);
+	CHECK_INT(xp_step_cat_ps(s, XP_SC_KERNEL_LAUNCH), 20);
 	CHECK_INT(step_sum(s), 100);
 	CHECK_INT(r.db->compute32_ps, 40);
 	CHECK_INT(r.db->compute16_ps, 0);
@@ -174,9 +174,9 @@ static void check_a12(bool compat)
 	CHECK_STR(s->name, "TraceContext 123");
 	CHECK_INT(s->begin_ps, 0);
 	CHECK_INT(s->duration_ps, 100);
-	CHECK_INT(s->type_ps[XP_ET_HOST_COMPUTE], 80);
-	CHECK_INT(s->type_ps[XP_ET_UNKNOWN], 20);
-	CHECK_INT(s->type_ps[XP_ET_HOST_PREPARE], 0);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_HOST_COMPUTE), 80);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_UNKNOWN), 20);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_HOST_PREPARE), 0);
 	CHECK_INT(step_sum(s), 100);
 	CHECK_INT(r.db->compute16_ps + r.db->compute32_ps, 0);
 out:
@@ -203,10 +203,10 @@ static void test_a13_host_steps_filtered_default(void)
 	CHECK_INT(s->id, 0);
 	CHECK_STR(s->name, "TraceContext 123");
 	CHECK_INT(s->duration_ps, 100);
-	CHECK_INT(s->type_ps[XP_ET_HOST_PREPARE], 20);
-	CHECK_INT(s->type_ps[XP_ET_HOST_COMPUTE], 0);
-	CHECK_INT(s->type_ps[XP_ET_DEVICE_COMPUTE_32], 40);
-	CHECK_INT(s->type_ps[XP_ET_UNKNOWN], 40);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_HOST_PREPARE), 20);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_HOST_COMPUTE), 0);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_DEVICE_COMPUTE_32), 40);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_UNKNOWN), 40);
 	CHECK_INT(step_sum(s), 100);
 out:
 	prep_done(&r);
@@ -219,7 +219,7 @@ static void test_a13_host_steps_filtered_compat(void)
 		goto out;
 	CHECK_INT(r.db->steps[0].id, 0);
 	CHECK_INT(r.db->steps[0].duration_ps, 40);
-	CHECK_INT(r.db->steps[0].type_ps[XP_ET_DEVICE_COMPUTE_32], 40);
+	CHECK_INT(xp_step_type_ps(&r.db->steps[0], XP_ET_DEVICE_COMPUTE_32), 40);
 out:
 	prep_done(&r);
 }
@@ -266,8 +266,8 @@ static void test_a16_per_host_steps(void)
 			continue;
 		CHECK_STR(db->steps[0].name, "TraceContext 123");
 		CHECK_INT(db->steps[0].duration_ps, 100);
-		CHECK_INT(db->steps[0].type_ps[XP_ET_HOST_COMPUTE], 80);
-		CHECK_INT(db->steps[0].type_ps[XP_ET_UNKNOWN], 20);
+		CHECK_INT(xp_step_type_ps(&db->steps[0], XP_ET_HOST_COMPUTE), 80);
+		CHECK_INT(xp_step_type_ps(&db->steps[0], XP_ET_UNKNOWN), 20);
 	}
 out:
 	if (p)
@@ -289,13 +289,13 @@ static void test_d1_overlap_resolution(void)
 	const struct xp_step *s = &r.db->steps[0];
 	CHECK_INT(s->duration_ps, 150);
 	CHECK_INT(s->begin_ps, 0);
-	CHECK_INT(s->type_ps[XP_ET_HOST_COMPUTE], 50);
-	CHECK_INT(s->type_ps[XP_ET_DEVICE_COMPUTE_32], 30);
-	CHECK_INT(s->type_ps[XP_ET_HOST_WAIT_INPUT], 40);
-	CHECK_INT(s->type_ps[XP_ET_UNKNOWN], 30);
-	CHECK_INT(s->type_ps[XP_ET_HOST_PREPARE], 0);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_HOST_COMPUTE), 50);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_DEVICE_COMPUTE_32), 30);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_HOST_WAIT_INPUT), 40);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_UNKNOWN), 30);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_HOST_PREPARE), 0);
 	CHECK_INT(step_sum(s), 150);
-	CHECK_INT(xp_step_cat_ps(s->type_ps, XP_SC_INPUT), 40);
+	CHECK_INT(xp_step_cat_ps(s, XP_SC_INPUT), 40);
 	CHECK_INT(r.db->compute32_ps, 30);
 out:
 	prep_done(&r);
@@ -318,8 +318,8 @@ static void test_step_spanning_days(void)
 		goto out;
 	const struct xp_step *s = &r.db->steps[0];
 	CHECK_INT(s->duration_ps, far);
-	CHECK_INT(s->type_ps[XP_ET_HOST_COMPUTE], 150);
-	CHECK_INT(s->type_ps[XP_ET_UNKNOWN], far - 150);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_HOST_COMPUTE), 150);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_UNKNOWN), far - 150);
 	CHECK_INT(step_sum(s), far);
 out:
 	prep_done(&r);
@@ -354,8 +354,8 @@ static void test_steps_in_parts(void)
 	for (int s = 0; s < STEPS; s++) {
 		const struct xp_step *st = &r.db->steps[s];
 		bad += st->begin_ps != (int64_t)s * LEN || st->duration_ps != LEN - 1000 ||
-		       st->type_ps[XP_ET_HOST_COMPUTE] != 10 * (100 + s % 7) ||
-		       st->type_ps[XP_ET_DEVICE_COMPUTE_32] != 10 * (1 + s % 5) || step_sum(st) != LEN - 1000;
+		       xp_step_type_ps(st, XP_ET_HOST_COMPUTE) != 10 * (100 + s % 7) ||
+		       xp_step_type_ps(st, XP_ET_DEVICE_COMPUTE_32) != 10 * (1 + s % 5) || step_sum(st) != LEN - 1000;
 	}
 	CHECK_INT(bad, 0);
 out:
@@ -371,9 +371,9 @@ static void test_d1_compat_device_only(void)
 	const struct xp_step *s = &r.db->steps[0];
 	CHECK_INT(s->begin_ps, 50);
 	CHECK_INT(s->duration_ps, 30);
-	CHECK_INT(s->type_ps[XP_ET_DEVICE_COMPUTE_32], 30);
-	CHECK_INT(s->type_ps[XP_ET_HOST_COMPUTE], 0);
-	CHECK_INT(s->type_ps[XP_ET_HOST_WAIT_INPUT], 0);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_DEVICE_COMPUTE_32), 30);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_HOST_COMPUTE), 0);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_HOST_WAIT_INPUT), 0);
 	CHECK_INT(step_sum(s), 30);
 out:
 	prep_done(&r);
@@ -473,19 +473,19 @@ static void test_device_memcpy_default(void)
 		goto out;
 	const struct xp_step *s = &r.db->steps[0];
 	CHECK_INT(s->duration_ps, 1000);
-	CHECK_INT(s->type_ps[XP_ET_HOST_PREPARE], 30);
-	CHECK_INT(s->type_ps[XP_ET_HOST_TO_DEVICE], 100);
-	CHECK_INT(s->type_ps[XP_ET_DEVICE_COMPUTE_32], 300);
-	CHECK_INT(s->type_ps[XP_ET_DEVICE_TO_HOST], 50);
-	CHECK_INT(s->type_ps[XP_ET_UNKNOWN], 520);
-	CHECK_INT(xp_step_cat_ps(s->type_ps, XP_SC_OUTPUT), 50);
-	CHECK_INT(s->transfer_count[0], 1);
-	CHECK_INT(s->transfer_bytes[0], 4096);
-	CHECK_INT(s->transfer_ps[0], 100);
-	CHECK_INT(s->transfer_count[1], 1);
-	CHECK_INT(s->transfer_bytes[1], 12);
-	CHECK_INT(s->transfer_ps[1], 50);
-	CHECK_INT(s->transfer_count[2], 0);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_HOST_PREPARE), 30);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_HOST_TO_DEVICE), 100);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_DEVICE_COMPUTE_32), 300);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_DEVICE_TO_HOST), 50);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_UNKNOWN), 520);
+	CHECK_INT(xp_step_cat_ps(s, XP_SC_OUTPUT), 50);
+	CHECK_INT(xp_step_transfer(s, 0, XP_XFER_COUNT), 1);
+	CHECK_INT(xp_step_transfer(s, 0, XP_XFER_BYTES), 4096);
+	CHECK_INT(xp_step_transfer(s, 0, XP_XFER_PS), 100);
+	CHECK_INT(xp_step_transfer(s, 1, XP_XFER_COUNT), 1);
+	CHECK_INT(xp_step_transfer(s, 1, XP_XFER_BYTES), 12);
+	CHECK_INT(xp_step_transfer(s, 1, XP_XFER_PS), 50);
+	CHECK_INT(xp_step_transfer(s, 2, XP_XFER_COUNT), 0);
 	CHECK_INT(r.db->compute32_ps, 300);
 out:
 	prep_done(&r);
@@ -501,10 +501,10 @@ static void test_device_memcpy_compat(void)
 	const struct xp_step *s = &r.db->steps[0];
 	CHECK_INT(s->begin_ps, 100);
 	CHECK_INT(s->duration_ps, 450);
-	CHECK_INT(s->type_ps[XP_ET_DEVICE_COMPUTE_32], 450);
-	CHECK_INT(s->type_ps[XP_ET_HOST_TO_DEVICE], 0);
-	CHECK_INT(s->type_ps[XP_ET_DEVICE_TO_HOST], 0);
-	CHECK_INT(s->transfer_count[0] + s->transfer_count[1] + s->transfer_count[2], 0);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_DEVICE_COMPUTE_32), 450);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_HOST_TO_DEVICE), 0);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_DEVICE_TO_HOST), 0);
+	CHECK_INT(xp_step_transfer(s, 0, XP_XFER_COUNT) + xp_step_transfer(s, 1, XP_XFER_COUNT) + xp_step_transfer(s, 2, XP_XFER_COUNT), 0);
 	CHECK_INT(r.db->compute32_ps, 450);
 out:
 	prep_done(&r);
@@ -550,9 +550,9 @@ static void check_precision(bool compat)
 		goto out;
 	const struct xp_step *s = &r.db->steps[0];
 	CHECK_INT(s->duration_ps, 180);
-	CHECK_INT(s->type_ps[XP_ET_DEVICE_COMPUTE_16], 100);
-	CHECK_INT(s->type_ps[XP_ET_DEVICE_COMPUTE_32], 30);
-	CHECK_INT(s->type_ps[XP_ET_UNKNOWN], 50);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_DEVICE_COMPUTE_16), 100);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_DEVICE_COMPUTE_32), 30);
+	CHECK_INT(xp_step_type_ps(s, XP_ET_UNKNOWN), 50);
 out:
 	prep_done(&r);
 }
@@ -632,7 +632,7 @@ static void test_step_marker_regex(void)
 		CHECK_INT(s->id, i);
 		CHECK_INT(s->begin_ps, begin[i]);
 		CHECK_INT(s->duration_ps, dur[i]);
-		CHECK_INT(s->type_ps[XP_ET_HOST_COMPUTE], hc[i]);
+		CHECK_INT(xp_step_type_ps(s, XP_ET_HOST_COMPUTE), hc[i]);
 		CHECK_INT(step_sum(s), dur[i]);
 	}
 out:

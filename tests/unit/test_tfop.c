@@ -158,32 +158,62 @@ static void test_event_type_priorities(void)
 /* Generic categories and their sums (spec §1.1). */
 static void test_step_categories(void)
 {
-	int64_t ps[XP_N_EVENT_TYPES] = {0};
+	int64_t v[XP_STEP_N_VALUES] = {0}, *ps = v + XP_STEP_TYPE;
 	for (int t = 0; t < XP_N_EVENT_TYPES; t++)
 		ps[t] = (int64_t)1 << t;
-	CHECK_INT(xp_step_cat_ps(ps, XP_SC_DEVICE_COMPUTE), ps[XP_ET_DEVICE_COMPUTE_16] + ps[XP_ET_DEVICE_COMPUTE_32]);
-	CHECK_INT(xp_step_cat_ps(ps, XP_SC_DEVICE_TO_DEVICE), ps[XP_ET_DEVICE_TO_DEVICE] + ps[XP_ET_DEVICE_WAIT_DEVICE]);
-	CHECK_INT(xp_step_cat_ps(ps, XP_SC_DEVICE_COLLECTIVES), ps[XP_ET_DEVICE_COLLECTIVES]);
-	CHECK_INT(xp_step_cat_ps(ps, XP_SC_HOST_COMPUTE), ps[XP_ET_HOST_COMPUTE]);
-	CHECK_INT(xp_step_cat_ps(ps, XP_SC_KERNEL_LAUNCH), ps[XP_ET_HOST_PREPARE]);
-	CHECK_INT(xp_step_cat_ps(ps, XP_SC_INPUT),
+	struct xp_step step = {0}, *st = &step;
+	xp_step_set(st, v, "train 1");
+	CHECK_INT(xp_step_cat_ps(st, XP_SC_DEVICE_COMPUTE), ps[XP_ET_DEVICE_COMPUTE_16] + ps[XP_ET_DEVICE_COMPUTE_32]);
+	CHECK_INT(xp_step_cat_ps(st, XP_SC_DEVICE_TO_DEVICE), ps[XP_ET_DEVICE_TO_DEVICE] + ps[XP_ET_DEVICE_WAIT_DEVICE]);
+	CHECK_INT(xp_step_cat_ps(st, XP_SC_DEVICE_COLLECTIVES), ps[XP_ET_DEVICE_COLLECTIVES]);
+	CHECK_INT(xp_step_cat_ps(st, XP_SC_HOST_COMPUTE), ps[XP_ET_HOST_COMPUTE]);
+	CHECK_INT(xp_step_cat_ps(st, XP_SC_KERNEL_LAUNCH), ps[XP_ET_HOST_PREPARE]);
+	CHECK_INT(xp_step_cat_ps(st, XP_SC_INPUT),
 		  ps[XP_ET_HOST_WAIT_INPUT] + ps[XP_ET_HOST_TO_DEVICE] + ps[XP_ET_DEVICE_WAIT_HOST]);
-	CHECK_INT(xp_step_cat_ps(ps, XP_SC_OUTPUT), ps[XP_ET_DEVICE_TO_HOST]);
-	CHECK_INT(xp_step_cat_ps(ps, XP_SC_COMPILATION), ps[XP_ET_HOST_COMPILE]);
-	CHECK_INT(xp_step_cat_ps(ps, XP_SC_OTHER), ps[XP_ET_UNKNOWN]);
+	CHECK_INT(xp_step_cat_ps(st, XP_SC_OUTPUT), ps[XP_ET_DEVICE_TO_HOST]);
+	CHECK_INT(xp_step_cat_ps(st, XP_SC_COMPILATION), ps[XP_ET_HOST_COMPILE]);
+	CHECK_INT(xp_step_cat_ps(st, XP_SC_OTHER), ps[XP_ET_UNKNOWN]);
 	CHECK_STR(xp_step_cat_key(XP_SC_KERNEL_LAUNCH), "kernel_launch");
 	CHECK_STR(xp_step_cat_label(XP_SC_KERNEL_LAUNCH), "Kernel launch");
 	CHECK_STR(xp_step_cat_label(XP_SC_DEVICE_COMPUTE), "Device compute");
 	CHECK_STR(xp_step_cat_label(XP_SC_DEVICE_COLLECTIVES), "Device collective communication");
 	CHECK_STR(xp_step_cat_label(XP_SC_OTHER), "All others");
 	CHECK_STR(xp_step_cat_label(XP_SC_INPUT), "Input");
+	xp_step_release(st);
+}
+
+/* A step keeps its values sparse: each of them reads back, zero or not, extremes too, with its name. */
+static void test_step_values(void)
+{
+	uint64_t seed = 88172645463325252ull;
+	for (int round = 0; round < 2000; round++) {
+		int64_t v[XP_STEP_N_VALUES];
+		for (unsigned i = 0; i < XP_STEP_N_VALUES; i++) {
+			seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+			unsigned pick = (unsigned)(seed % 8);
+			v[i] = pick < 4 ? 0 : pick == 4 ? INT64_MIN : pick == 5 ? INT64_MAX : (int64_t)(seed >> 3) - (1ll << 59);
+		}
+		struct xp_step s = {0};
+		xp_step_set(&s, v, round % 3 ? "train 7" : NULL);
+		bool same = true;
+		for (unsigned i = 0; i < XP_STEP_N_VALUES; i++)
+			same &= xp_step_value(&s, i) == v[i];
+		for (unsigned t = 0; t < XP_N_EVENT_TYPES; t++)
+			same &= xp_step_type_ps(&s, (enum xp_event_type)t) == v[XP_STEP_TYPE + t];
+		for (unsigned k = 0; k < 3; k++)
+			same &= xp_step_transfer(&s, k, XP_XFER_BYTES) == v[XP_STEP_TRANSFER + 3 * k + 1];
+		CHECK(same);
+		CHECK_STR(s.name, round % 3 ? "train 7" : "");
+		xp_step_release(&s);
+		CHECK(s.vals == NULL && s.name == NULL);
+	}
 }
 
 int main(void)
 {
 	static const struct test tests[] = {
 		TEST(test_parse_tf_op_table), TEST(test_parse_tf_op_slice), TEST(test_memcpy_kind),
-		TEST(test_memcpy_bytes), TEST(test_event_type_priorities), TEST(test_step_categories),
+		TEST(test_memcpy_bytes), TEST(test_event_type_priorities), TEST(test_step_categories), TEST(test_step_values),
 	};
 	return RUN_TESTS("test_tfop", tests);
 }
