@@ -1064,9 +1064,11 @@ static char *group_name(struct forest *f, uint32_t root, const struct root_surve
 	int64_t num = rs->flags & RS_NUM ? rs->num : g;
 	const char *prefix = rs->flags & RS_GRAPH ? rs->graph : xp_str(f->c, xp_event_name(pl, l, i));
 	size_t plen = rs->flags & RS_GRAPH ? rs->graph_len : strlen(prefix);
-	char *s = xmalloc(plen + 32);
+	char digits[32];
+	int n = snprintf(digits, sizeof digits, " %" PRId64, num);
+	char *s = xmalloc(plen + (size_t)n + 1);    /* a name per step: no spare room */
 	memcpy(s, prefix, plen);
-	snprintf(s + plen, 32, " %" PRId64, num);
+	memcpy(s + plen, digits, (size_t)n + 1);
 	/* "ProfilerStep#7" already carries its number: no "ProfilerStep#7 7". */
 	const char *hash = memrchr(prefix, '#', plen);
 	if (hash && !strcmp(hash + 1, s + plen + 1))

@@ -201,7 +201,7 @@ struct xp_prep_host {
 	const struct xp_host *host;
 	struct xp_prep_plane *planes;
 	uint32_t n_groups;
-	char **group_names;     /* by group id (NULL entries: implicit roots) */
+	char **group_names;     /* by group id (NULL entries: implicit roots); NULL once the steps are made */
 	struct xp_step_db steps;
 	int32_t *group_ids;     /* storage behind planes[].lines[].group */
 };

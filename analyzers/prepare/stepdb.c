@@ -47,7 +47,7 @@ struct builder {
 	struct span *host_marker, *dev_marker;
 	bool *on_device;
 	int64_t (*xfer)[9];             /* per step: its copies' values (XP_STEP_TRANSFER on); NULL until one */
-	char **names;                   /* borrowed */
+	char **names;                   /* the groups' (NULL: none); each freed once its step has a copy */
 	bool *want;                     /* per step: kept (xp_prep_opts.keep_step); NULL: all */
 	uint8_t **hcls, **dcls;         /* per plane: name classes of its event metadata */
 	bool every_host_step;           /* trace JSON: host steps count without device work */
@@ -712,6 +712,10 @@ static void finish_steps(struct builder *b, struct xp_step_db *db, bool has_devi
 		step_transfers(b, s, v);
 		char buf[32];
 		xp_step_set(out, v, step_name_in(b, s, buf));
+		if (b->names) {         /* not held twice at the peak: a capture can have millions */
+			free(b->names[s]);
+			b->names[s] = NULL;
+		}
 		db->n++;
 	}
 	/* Room was made for every group; many are no step. */
@@ -763,6 +767,15 @@ static void builder_free(struct builder *b)
 	free(b->on_device);
 	free(b->xfer);
 	free(b->want);
+}
+
+/* The steps have their names: the groups' are needed no more. */
+static void drop_group_names(struct xp_prep_host *ph)
+{
+	for (uint32_t g = 0; ph->group_names && g < ph->n_groups; g++)
+		free(ph->group_names[g]);
+	free(ph->group_names);
+	ph->group_names = NULL;
 }
 
 static bool plane_has_events(const struct xp_plane *p)
@@ -818,6 +831,7 @@ void xp_stepdb_from_groups(const struct xp_capture *c, struct xp_prep_host *ph, 
 	 * that ran no device work (a warm-up step, say). */
 	finish_steps(&b, db, db->has_device, ph->host->format == XP_FMT_TRACE_JSON);
 	builder_free(&b);
+	drop_group_names(ph);
 }
 
 /* --- --step-marker: every matching host event is one step ------------------------ */
@@ -970,6 +984,7 @@ int xp_stepdb_from_marker(const struct xp_capture *c, struct xp_prep_host *ph, c
 	group_by_step(&b);
 	finish_steps(&b, db, db->has_device, true);
 	builder_free(&b);
+	drop_group_names(ph);
 	free(m);
 	return 0;
 }
