@@ -437,10 +437,24 @@ static void key_shape(struct xp_kernel_details *d)
 	d->form = XP_KD_NONE;
 }
 
+/* V's entry in M: an interned text (a string table's) comes back at one address, and is found by it. */
+static bool text_get(struct xp_textmap *m, const struct xp_value *v, uint32_t *k)
+{
+	return v->kind == XP_STAT_STR ? xp_textmap_get_interned(m, v->s, v->len, k) : xp_textmap_get(m, v->s, v->len, k);
+}
+
+static void text_put(struct xp_textmap *m, const struct xp_value *v, uint32_t k)
+{
+	if (v->kind == XP_STAT_STR)
+		xp_textmap_put_interned(m, v->s, v->len, k);
+	else
+		xp_textmap_put(m, v->s, v->len, k);
+}
+
 static const struct xp_kernel_details *details_of(struct plane_pass *pp, const struct xp_value *v)
 {
 	uint32_t k;
-	if (!xp_textmap_get(&pp->details, v->s, v->len, &k)) {
+	if (!text_get(&pp->details, v, &k)) {
 		struct xp_kernel_details d;
 		memset(&d, 0, sizeof d);
 		xp_kernel_details_parse(v->s, v->len, &d);
@@ -449,7 +463,7 @@ static const struct xp_kernel_details *details_of(struct plane_pass *pp, const s
 		k = (uint32_t)pp->n_dets++;
 		pp->dets = grow_to(pp->dets, pp->n_dets, sizeof *pp->dets);
 		pp->dets[k] = xp_kernel_db_shape(pp->db, &d);
-		xp_textmap_put(&pp->details, v->s, v->len, k);
+		text_put(&pp->details, v, k);
 	}
 	return pp->dets[k];
 }
@@ -468,7 +482,7 @@ static const struct kop *op_of(struct plane_pass *pp, const struct xp_value *v, 
 {
 	struct xp_textmap *m = xla ? &pp->hlo_ops : &pp->tf_ops;
 	uint32_t k;
-	if (xp_textmap_get(m, v->s, v->len, &k))
+	if (text_get(m, v, &k))
 		return &pp->ops[k];
 	const char *name;
 	size_t len;
@@ -480,7 +494,7 @@ static const struct kop *op_of(struct plane_pass *pp, const struct xp_value *v, 
 		name = t.name, len = t.name_len;
 	}
 	const struct kop *o = new_op(pp, name, len);
-	xp_textmap_put(m, v->s, v->len, (uint32_t)(o - pp->ops));
+	text_put(m, v, (uint32_t)(o - pp->ops));
 	return o;
 }
 
@@ -526,11 +540,11 @@ static const char *module_of(struct plane_pass *pp, const struct kernel_stats *k
 		return xp_pool_str(pp->db->index->pool, "", 0);
 	const struct xp_value *v = &ks->v[S_HLO_MODULE];
 	uint32_t k;
-	if (!xp_textmap_get(&pp->modules, v->s, v->len, &k)) {
+	if (!text_get(&pp->modules, v, &k)) {
 		k = (uint32_t)pp->n_mods++;
 		pp->mods = grow_to(pp->mods, pp->n_mods, sizeof *pp->mods);
 		pp->mods[k] = xp_pool_str(pp->db->index->pool, v->s, v->len);
-		xp_textmap_put(&pp->modules, v->s, v->len, k);
+		text_put(&pp->modules, v, k);
 	}
 	return pp->mods[k];
 }
@@ -541,9 +555,9 @@ static bool einsum_eligible(struct plane_pass *pp, const struct kernel_stats *ks
 		return false;
 	const struct xp_value *v = &ks->v[S_EQUATION];
 	uint32_t k;
-	if (!xp_textmap_get(&pp->equations, v->s, v->len, &k)) {
+	if (!text_get(&pp->equations, v, &k)) {
 		k = xp_einsum_tensor_core_eligible(v->s, v->len);
-		xp_textmap_put(&pp->equations, v->s, v->len, k);
+		text_put(&pp->equations, v, k);
 	}
 	return k;
 }

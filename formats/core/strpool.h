@@ -48,9 +48,16 @@ struct xp_textmap {
 	struct xp_tm_slot *slot;
 	uint64_t *hash;
 	struct xp_tm_slot fast[256];
+	struct xp_tm_slot *at;  /* interned texts by address (xp_textmap_get_interned) */
+	size_t at_cap, at_n;
 };
 
 bool xp_textmap_get(struct xp_textmap *m, const char *s, uint32_t len, uint32_t *val);
+/* As xp_textmap_get, for a text that is interned (one text at one address while the map lives): after its
+ * first lookup it is found by its address alone, however many distinct texts miss the front. */
+bool xp_textmap_get_interned(struct xp_textmap *m, const char *s, uint32_t len, uint32_t *val);
+/* As xp_textmap_put, for an interned text: found by its address from the next lookup on. */
+void xp_textmap_put_interned(struct xp_textmap *m, const char *s, uint32_t len, uint32_t val);
 void xp_textmap_put(struct xp_textmap *m, const char *s, uint32_t len, uint32_t val);
 void xp_textmap_free(struct xp_textmap *m);
 
