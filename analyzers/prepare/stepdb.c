@@ -567,6 +567,7 @@ XP_DEFINE_SORT(sort_boundaries, struct boundary, bd_less)
 /* What a sweep adds up for one step: the counts of open spans by type, and the sums it gives back. */
 struct sweep_sums {
 	int32_t count[XP_N_EVENT_TYPES];
+	uint32_t open;          /* bit t: count[t] > 0 */
 	int64_t sb, se;
 	int64_t *type_ps, *c16, *c32;
 	bool *present;
@@ -578,9 +579,9 @@ struct sweep_sums {
 static void sweep_segment(struct sweep_sums *z, unsigned type, bool is_start, int64_t a, int64_t b)
 {
 	z->count[type] += is_start ? 1 : -1;
-	int cur = XP_N_EVENT_TYPES - 1;
-	while (cur > 0 && z->count[cur] <= 0)
-		cur--;
+	uint32_t bit = (uint32_t)1 << type;
+	z->open = z->count[type] > 0 ? z->open | bit : z->open & ~bit;
+	int cur = z->open ? 31 - __builtin_clz(z->open) : 0;   /* the open type of the highest priority */
 	z->present[cur] = true;
 	if (cur == XP_ET_DEVICE_COMPUTE_16)
 		*z->c16 += b - a;
