@@ -189,9 +189,9 @@ static void group_by_step(struct builder *b)
 }
 
 /* The next part's slices, steps LO on: a stable counting sort of its spans out of the gathered ones, each
- * line's in time order, so the writes run through the slices as a few sequential streams. A part holds a
- * quarter of the spans or more: a copy of them all, unpacked, would be three times the packed array, and
- * the passes over the packed array are sequential reads. The last part frees that array. */
+ * line's in time order, so the writes run through the slices as a few sequential streams. A part holds an
+ * eighth of the spans or more: a copy of them all, unpacked, would be three times the packed array; and a
+ * part unpacks only the blocks that hold its steps. The last part frees that array. */
 static void next_part(struct builder *b, uint32_t lo)
 {
 	size_t want = b->n_ev / 8 > ((size_t)1 << 18) ? b->n_ev / 8 : (size_t)1 << 18;
