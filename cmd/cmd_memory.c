@@ -64,8 +64,9 @@ static int memory_run(struct xp_ctx *ctx)
 		return rc;
 	struct xp_err e = {0};
 	/* Memory steps are group ids (spec §5.1); --step-marker steps have none, so it does not apply, and
-	 * the step database is not needed. */
-	struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat, .groups_only = true};
+	 * the step database is not needed; nor the groups, when the capture has no memory event. */
+	struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat, .groups_only = true,
+				  .no_groups = !xp_memory_needs_groups(c)};
 	struct xp_prep *p = xp_prepare(c, &po, &e);
 	if (!p) {
 		xp_capture_free(c);

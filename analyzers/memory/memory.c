@@ -549,6 +549,24 @@ struct xp_result *xp_analyze_memory(const struct xp_prep *p, const struct xp_mem
 }
 
 /* In a report the breakdown too, text showing its first rows. Reads group ids only (XP_NEEDS_GROUPS). */
+bool xp_memory_needs_groups(const struct xp_capture *c)
+{
+	for (uint32_t h = 0; h < c->n_hosts; h++) {
+		const struct xp_host *host = &c->hosts[h];
+		if (xp_host_is_pytorch(host))
+			return true;
+		for (uint32_t p = 0; p < host->n_planes; p++) {
+			const struct xp_plane *pl = &host->planes[p];
+			for (uint32_t m = 1; pl->kind == XP_PLANE_HOST_CPU && m < pl->n_emeta; m++) {
+				const char *n = xp_str(c, pl->emeta[m].name);
+				if (!strcmp(n, "MemoryAllocation") || !strcmp(n, "MemoryDeallocation"))
+					return true;
+			}
+		}
+	}
+	return false;
+}
+
 static struct xp_result *run(const struct xp_run_in *in)
 {
 	/* Saved, the report keeps the timeline the HTML page draws in its state. */

@@ -178,6 +178,8 @@ struct xp_prep_opts {
 	bool xprof_compat;      /* --compat=xprof: no host events on GPU, xprof's memcpy names */
 	const char *step_marker; /* --step-marker REGEX (NULL = use groups) */
 	bool groups_only;       /* group ids per event, but no step database (memory needs no more) */
+	bool no_groups;         /* with groups_only: no grouping either, every group id -1 (memory of a capture
+				 * without memory events, which reads no group id) */
 	/* Called once every host's group ids are in place (xp_prep_line.group), before the step
 	 * databases are built: report starts memory there. Not called with step_marker. */
 	void (*groups_ready)(const struct xp_prep *p, void *arg);

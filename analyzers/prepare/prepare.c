@@ -115,7 +115,7 @@ struct xp_prep *xp_prepare(const struct xp_capture *c, const struct xp_prep_opts
 	struct xp_group_out *g = xcalloc(c->n_hosts + 1, sizeof *g);
 	for (uint32_t h = 0; h < c->n_hosts; h++) {
 		p->hosts[h].host = &c->hosts[h];
-		xp_group_host(c, &p->hosts[h], p->opts.step_marker != NULL, &g[h]);
+		xp_group_host(c, &p->hosts[h], p->opts.step_marker != NULL || p->opts.no_groups, &g[h]);
 		attach_groups(&p->hosts[h], &g[h]);
 	}
 	if (p->opts.groups_ready && !p->opts.step_marker)
