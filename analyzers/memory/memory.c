@@ -557,11 +557,9 @@ bool xp_memory_needs_groups(const struct xp_capture *c)
 			return true;
 		for (uint32_t p = 0; p < host->n_planes; p++) {
 			const struct xp_plane *pl = &host->planes[p];
-			for (uint32_t m = 1; pl->kind == XP_PLANE_HOST_CPU && m < pl->n_emeta; m++) {
-				const char *n = xp_str(c, pl->emeta[m].name);
-				if (!strcmp(n, "MemoryAllocation") || !strcmp(n, "MemoryDeallocation"))
+			for (uint32_t m = 1; pl->kind == XP_PLANE_HOST_CPU && m < pl->n_emeta; m++)
+				if (xp_mem_action(xp_str(c, pl->emeta[m].name)) != MEM_ACT_NONE)
 					return true;
-			}
 		}
 	}
 	return false;

@@ -368,9 +368,7 @@ static void classify_planes(struct mem_host *mh)
 		mh->role[p] = xcalloc(pl->n_smeta, 1);
 		mh->scan_role[p] = xcalloc(pl->n_smeta, 1);
 		for (uint32_t m = 1; m < pl->n_emeta; m++) {
-			const char *n = xp_str(mh->c, pl->emeta[m].name);
-			mh->act[p][m] = !strcmp(n, "MemoryAllocation") ? MEM_ACT_ALLOC
-				      : !strcmp(n, "MemoryDeallocation") ? MEM_ACT_DEALLOC : MEM_ACT_NONE;
+			mh->act[p][m] = xp_mem_action(xp_str(mh->c, pl->emeta[m].name));
 		}
 		for (uint32_t s = 1; s < pl->n_smeta; s++) {
 			if ((mh->role[p][s] = stat_role(xp_str(mh->c, pl->smeta[s].name))))

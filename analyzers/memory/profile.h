@@ -4,6 +4,8 @@
 
 #include "analyzers/prepare/prepare.h"
 #include "pt_memory.h"
+#include <stdint.h>
+#include <string.h>
 
 struct xp_memory_opts {
 	const char *allocator;  /* only the allocator whose memory id or allocator_name this is (NULL = all) */
@@ -21,6 +23,13 @@ void xp_memory_window(uint64_t n, uint64_t points, uint64_t w, uint64_t *first, 
 const char *xp_memory_dtype_name(int64_t v, char *buf, size_t n);
 
 enum { MEM_ACT_NONE = 0, MEM_ACT_ALLOC = 1, MEM_ACT_DEALLOC = 2 };
+
+/* What an event named NAME does to memory: MEM_ACT_ALLOC, MEM_ACT_DEALLOC, or MEM_ACT_NONE (no memory event). */
+static inline uint8_t xp_mem_action(const char *name)
+{
+	return !strcmp(name, "MemoryAllocation") ? MEM_ACT_ALLOC
+	       : !strcmp(name, "MemoryDeallocation") ? MEM_ACT_DEALLOC : MEM_ACT_NONE;
+}
 
 /* Stats present on an event (struct mem_ev.have). */
 enum {

@@ -32,6 +32,8 @@ void xp_stepdb_from_groups(const struct xp_capture *c, struct xp_prep_host *ph, 
 			   const struct xp_group_out *g);
 int xp_stepdb_from_marker(const struct xp_capture *c, struct xp_prep_host *ph, const struct xp_prep_opts *o,
 			  const struct xp_group_out *g, struct xp_err *e);
+/* Free the host's group names (the steps have their own copies); stepdb.c. */
+void xp_drop_group_names(struct xp_prep_host *ph);
 /* PyTorch (Kineto) traces: the step database by the PyTorch profiler's rules (pt_steps.c). */
 void xp_stepdb_pytorch(const struct xp_capture *c, struct xp_prep_host *ph);
 void xp_group_out_free(struct xp_group_out *g);

@@ -153,9 +153,7 @@ void xp_prep_free(struct xp_prep *p)
 			for (uint32_t k = 0; k < ph->host->n_planes; k++)
 				free(ph->planes[k].lines);
 		free(ph->planes);
-		for (uint32_t g = 0; ph->group_names && g < ph->n_groups; g++)
-			free(ph->group_names[g]);
-		free(ph->group_names);
+		xp_drop_group_names(ph);
 		if (!viewed) {  /* else the view owns the steps */
 			for (size_t s = 0; s < ph->steps.n; s++)
 				xp_step_release(&ph->steps.steps[s]);

@@ -770,8 +770,7 @@ static void builder_free(struct builder *b)
 	free(b->want);
 }
 
-/* The steps have their names: the groups' are needed no more. */
-static void drop_group_names(struct xp_prep_host *ph)
+void xp_drop_group_names(struct xp_prep_host *ph)
 {
 	for (uint32_t g = 0; ph->group_names && g < ph->n_groups; g++)
 		free(ph->group_names[g]);
@@ -832,7 +831,7 @@ void xp_stepdb_from_groups(const struct xp_capture *c, struct xp_prep_host *ph, 
 	 * that ran no device work (a warm-up step, say). */
 	finish_steps(&b, db, db->has_device, ph->host->format == XP_FMT_TRACE_JSON);
 	builder_free(&b);
-	drop_group_names(ph);
+	xp_drop_group_names(ph);  /* the steps have their names */
 }
 
 /* --- --step-marker: every matching host event is one step ------------------------ */
@@ -985,7 +984,7 @@ int xp_stepdb_from_marker(const struct xp_capture *c, struct xp_prep_host *ph, c
 	group_by_step(&b);
 	finish_steps(&b, db, db->has_device, true);
 	builder_free(&b);
-	drop_group_names(ph);
+	xp_drop_group_names(ph);  /* the steps have their names */
 	free(m);
 	return 0;
 }
