@@ -689,15 +689,17 @@ struct xp_result *xp_analyze_input_pipeline(const struct xp_prep *p, const struc
 static void save_state(const struct xp_run_in *in)
 {
 	const struct xp_capture *c = in->c;
+	struct xp_op_rows_saver *saver = xp_op_rows_saver_new();
 	for (uint32_t h = 0; h < c->n_hosts; h++) {
 		/* One host: the report's shared database is that host's (sorted: combine sorts the sum again). */
 		struct xp_op_db *own = c->n_hosts > 1 || !in->s ? xp_op_db_host(c, &c->hosts[h], NULL) : NULL;
 		/* Sorted as the one host's shared database is, so that the state of a run is its hosts' states one after another. */
 		if (own)
 			xp_op_db_sort(own);
-		xp_op_db_state(in->state, "input_host", c->hosts[h].name, own ? own : xp_shared_input_host_db(in->s));
+		xp_op_db_state(in->state, saver, "input_host", c->hosts[h].name, own ? own : xp_shared_input_host_db(in->s));
 		xp_op_db_free(own);
 	}
+	xp_op_rows_state(in->state, saver);
 	xp_run_env_state(c, in->state);
 }
 

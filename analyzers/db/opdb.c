@@ -142,6 +142,13 @@ static size_t db_get(struct xp_op_db *db, enum xp_op_kind kind, const char *modu
 	return row;
 }
 
+struct xp_pool *xp_op_db_take_texts(struct xp_op_db *db)
+{
+	struct xp_pool *texts = db->texts;
+	db->texts = NULL;
+	return texts;
+}
+
 void xp_op_db_free(struct xp_op_db *db)
 {
 	if (!db)

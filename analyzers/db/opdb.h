@@ -88,6 +88,8 @@ const struct xp_op_row *xp_op_db_find(const struct xp_op_db *db, enum xp_op_kind
 /* Index of the row (kind, module, name), created empty when new (*created says so). */
 size_t xp_op_db_row(struct xp_op_db *db, enum xp_op_kind kind, const char *module, const char *name, bool *created);
 void xp_op_db_free(struct xp_op_db *db);
+/* The pool of DB's row texts, which the caller now owns (xp_pool_free): they outlive xp_op_db_free(DB). */
+struct xp_pool *xp_op_db_take_texts(struct xp_op_db *db);
 /* The database's copy of LEN bytes at S, for a row's text; NULL for NULL. */
 const char *xp_op_db_text(struct xp_op_db *db, const char *s, size_t len);
 const char *xp_op_db_text0(struct xp_op_db *db, const char *s);

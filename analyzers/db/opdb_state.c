@@ -1,5 +1,7 @@
 /* opdb_state.c - op databases and run environments saved in a report's state, and read back (combine). */
 #include "opdb_state.h"
+#include "formats/core/dectext.h"
+#include "formats/core/strpool.h"
 #include "formats/core/xalloc.h"
 
 #include <inttypes.h>
@@ -111,38 +113,124 @@ static void db_row(struct xp_table *t, const char *which, const char *host, cons
 	set_opt(t, row, D_HAS_PROBLEM, db->hlo_problem);
 }
 
-static void op_row(struct xp_table *t, const char *which, const char *host, const struct xp_op_row *r)
+/* The op rows of the databases saved so far, copied with their texts, made into cells when written: a cell
+ * per column and row would cost a kilobyte a row, and a host op DB has a row per op (300,000 on a capture of
+ * that many ops). A row's texts are the saver's pooled copies; SEG[k] says whose rows start at FIRST[k]. */
+struct xp_op_rows_saver {
+	struct xp_pool *texts;
+	struct xp_op_row *rows;
+	size_t n, cap;
+	struct saved_seg {
+		const char *which, *host;
+		size_t first;
+	} *seg;
+	size_t n_seg;
+};
+
+struct xp_op_rows_saver *xp_op_rows_saver_new(void)
 {
-	size_t row = xp_table_row(t);
-	xp_set_str_pooled(t, row, R_DB, which);
-	xp_set_str_pooled(t, row, R_HOST, host);
-	xp_set_str_pooled(t, row, R_KIND, kind_names[r->kind]);
-	xp_set_str(t, row, R_NAME, r->name);
-	set_opt(t, row, R_HAS_MODULE, r->module);
-	set_opt(t, row, R_HAS_CAT, r->category);
-	set_opt(t, row, R_HAS_PROV, r->provenance);
-	xp_state_set_u64(t, row, R_OCC, r->occurrences);
-	xp_state_set_i64(t, row, R_TIME, r->time_ps);
-	xp_state_set_i64(t, row, R_SELF, r->self_ps);
-	xp_state_set_u64(t, row, R_FLOPS, r->flops);
-	xp_state_set_u64(t, row, R_BYTES, r->bytes_accessed);
-	xp_set_bool(t, row, R_EAGER, r->is_eager);
-	xp_state_set_u64(t, row, R_CORES, r->num_cores);
-	xp_state_set_i64(t, row, R_PROGRAM, r->program_id);
-	xp_state_set_u64(t, row, R_EXEC, r->executions);
-	xp_set_bool(t, row, R_COST, r->cost_known);
-	xp_set_bool(t, row, R_GAP, r->flops_gap);
-	xp_state_set_i64(t, row, R_ELEM, r->elem_type);
-	xp_state_set_u64(t, row, R_HLO_FLOPS, r->hlo_flops);
-	xp_state_set_u64(t, row, R_HLO_BYTES, r->hlo_bytes);
+	struct xp_op_rows_saver *s = xcalloc(1, sizeof *s);
+	s->texts = xp_pool_new();
+	return s;
 }
 
-void xp_op_db_state(struct xp_result *state, const char *which, const char *host, const struct xp_op_db *db)
+static const char *saved_text(struct xp_op_rows_saver *s, const char *t)
+{
+	return t ? xp_pool_str(s->texts, t, strlen(t)) : NULL;
+}
+
+static void save_rows(struct xp_op_rows_saver *s, const char *which, const char *host, const struct xp_op_db *db)
+{
+	s->seg = xrealloc(s->seg, (s->n_seg + 1) * sizeof *s->seg);
+	s->seg[s->n_seg++] = (struct saved_seg){saved_text(s, which), saved_text(s, host), s->n};
+	if (s->n + db->n > s->cap) {
+		s->cap = s->n + db->n;
+		s->rows = xrealloc(s->rows, (s->cap ? s->cap : 1) * sizeof *s->rows);
+	}
+	for (size_t i = 0; i < db->n; i++) {
+		struct xp_op_row *r = &s->rows[s->n++];
+		*r = db->rows[i];
+		r->name = saved_text(s, r->name);
+		r->module = saved_text(s, r->module);
+		r->category = saved_text(s, r->category);
+		r->provenance = saved_text(s, r->provenance);
+	}
+}
+
+static void bool_cell(struct xp_cell *c, bool v)
+{
+	c->type = XP_T_BOOL;
+	c->v.b = v;
+}
+
+/* An optional text: its flag and its text ("" for NULL). */
+static void opt_cells(struct xp_cell *cells, size_t col_has, const char *s)
+{
+	bool_cell(&cells[col_has], s != NULL);
+	xp_cell_text(&cells[col_has + 1], s ? s : "");
+}
+
+/* A decimal integer cell whose text is written at *TEXT, advanced past it. */
+static void number_cell(struct xp_cell *c, char **text, uint64_t v, bool is_signed)
+{
+	size_t n = is_signed ? xp_dec_i64(*text, (int64_t)v) : xp_dec_u64(*text, v);
+	xp_cell_text(c, *text);
+	*text += n + 1;
+}
+
+/* Row ROW as op_row cells (decimal texts in TEXT: at most 12 numbers of XP_DEC_SIZE bytes). */
+static void fill_saved(void *src, size_t row, struct xp_cell *cells, char *text, size_t size)
+{
+	(void)size;
+	const struct xp_op_rows_saver *s = src;
+	size_t k = 0;
+	while (k + 1 < s->n_seg && row >= s->seg[k + 1].first)
+		k++;
+	const struct xp_op_row *r = &s->rows[row];
+	xp_cell_text(&cells[R_DB], s->seg[k].which);
+	xp_cell_text(&cells[R_HOST], s->seg[k].host);
+	xp_cell_text(&cells[R_KIND], kind_names[r->kind]);
+	xp_cell_text(&cells[R_NAME], r->name);
+	opt_cells(cells, R_HAS_MODULE, r->module);
+	opt_cells(cells, R_HAS_CAT, r->category);
+	opt_cells(cells, R_HAS_PROV, r->provenance);
+	number_cell(&cells[R_OCC], &text, r->occurrences, false);
+	number_cell(&cells[R_TIME], &text, (uint64_t)r->time_ps, true);
+	number_cell(&cells[R_SELF], &text, (uint64_t)r->self_ps, true);
+	number_cell(&cells[R_FLOPS], &text, r->flops, false);
+	number_cell(&cells[R_BYTES], &text, r->bytes_accessed, false);
+	bool_cell(&cells[R_EAGER], r->is_eager);
+	number_cell(&cells[R_CORES], &text, r->num_cores, false);
+	number_cell(&cells[R_PROGRAM], &text, (uint64_t)r->program_id, true);
+	number_cell(&cells[R_EXEC], &text, r->executions, false);
+	bool_cell(&cells[R_COST], r->cost_known);
+	bool_cell(&cells[R_GAP], r->flops_gap);
+	number_cell(&cells[R_ELEM], &text, (uint64_t)(int64_t)r->elem_type, true);
+	number_cell(&cells[R_HLO_FLOPS], &text, r->hlo_flops, false);
+	number_cell(&cells[R_HLO_BYTES], &text, r->hlo_bytes, false);
+}
+
+static void release_saved(void *src)
+{
+	struct xp_op_rows_saver *s = src;
+	xp_pool_free(s->texts);
+	free(s->rows);
+	free(s->seg);
+	free(s);
+}
+
+void xp_op_db_state(struct xp_result *state, struct xp_op_rows_saver *s, const char *which, const char *host,
+		    const struct xp_op_db *db)
 {
 	db_row(xp_state_table_of(state, "op_dbs", db_columns), which, host, db);
-	struct xp_table *rows = xp_state_table_of(state, "op_rows", row_columns);
-	for (size_t i = 0; i < db->n; i++)
-		op_row(rows, which, host, &db->rows[i]);
+	save_rows(s, which, host, db);
+}
+
+void xp_op_rows_state(struct xp_result *state, struct xp_op_rows_saver *s)
+{
+	struct xp_table *rows = xp_result_add_table(state, "op_rows", "op_rows");
+	row_columns(rows);
+	xp_table_rows_from(rows, s->n, fill_saved, s, release_saved);
 }
 
 /*

@@ -9,9 +9,15 @@
 /* The state tables they are: op_dbs (each database's totals), op_rows (its rows), run_env (one row per host). */
 #define XP_OPDB_STATE_TABLES "op_dbs", "op_rows", "run_env"
 
-/* DB, host HOST's database of kind WHICH ("input_host": xp_op_db_host), as rows of STATE's op tables (made on
- * first use), in its row order. */
-void xp_op_db_state(struct xp_result *state, const char *which, const char *host, const struct xp_op_db *db);
+/* DB, host HOST's database of kind WHICH ("input_host": xp_op_db_host): its totals as a row of STATE's op_dbs
+ * (made on first use) now, its rows copied into SAVER (DB is not kept). xp_op_rows_state then adds the rows of
+ * every database so saved, in the order saved, as STATE's op_rows, made into cells only when written. */
+struct xp_op_rows_saver;
+struct xp_op_rows_saver *xp_op_rows_saver_new(void);
+void xp_op_db_state(struct xp_result *state, struct xp_op_rows_saver *saver, const char *which, const char *host,
+		    const struct xp_op_db *db);
+/* SAVER's rows as STATE's table op_rows; STATE's table frees SAVER. */
+void xp_op_rows_state(struct xp_result *state, struct xp_op_rows_saver *saver);
 /* Host SH's database WHICH as it was saved (rows in the saved order); NULL when the state does not read back. */
 struct xp_op_db *xp_op_db_from_state(const struct xp_state_host *sh, const char *which);
 
