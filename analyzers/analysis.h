@@ -85,6 +85,9 @@ struct xp_analysis {
 	size_t opts_size;
 	const void *opts_init;
 	struct xp_result *(*run)(const struct xp_run_in *in);
+	/* Builds inputs of run that need only the capture (shared.h's) into S: a command that runs the analysis
+	 * alone calls it on a second thread while the preparation is made, and run finds them there. NULL: none. */
+	void (*warm)(struct xp_shared *s, bool xprof_compat);
 	/* The analysis of several hosts from saved reports' state, as run makes it from their captures (NULL:
 	 * combine cannot rebuild it); it takes the options run takes by default. */
 	struct xp_result *(*combine)(const struct xp_combine_in *in);

@@ -726,6 +726,7 @@ const struct xp_analysis xp_analysis_input_pipeline = {
 	.reads = NULL,
 	.opts_size = sizeof(struct xp_input_opts),
 	.run = run,
+	.warm = xp_shared_warm_inputs,
 	.combine = combine,
 	.state_tables = state_tables,
 };

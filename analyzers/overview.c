@@ -279,8 +279,11 @@ static struct xp_op_db *device_tf_db(const struct overview *ov)
 		xp_op_db_sort(pt);
 		return pt;
 	}
+	struct xp_op_db *tf = ov->p->shared ? xp_shared_take_device_tf(ov->p->shared) : NULL;
+	if (tf)     /* built beside the preparation (warm) */
+		return tf;
 	struct xp_op_db_opts oo = {.xprof_compat = ov->p->opts.xprof_compat};
-	struct xp_op_db *tf = xp_op_db_tf_device(ov->p, &oo);
+	tf = xp_op_db_tf_device(ov->p->cap, &oo);
 	xp_op_db_sort(tf);
 	return tf;
 }
@@ -946,12 +949,25 @@ static struct xp_result *combine(const struct xp_combine_in *in)
 static const char *const state_tables[] = {"ov_hosts", "ov_messages", XP_TFS_STATE_TABLES, XP_OPDB_STATE_TABLES,
 					   XP_TFDATA_STATE_TABLES, NULL};
 
+/* Run alone: what it reads of the capture alone, beside the preparation (the device op DB of a PyTorch capture
+ * is its operators', made from the preparation). */
+static void warm(struct xp_shared *s, bool xprof_compat)
+{
+	xp_shared_warm_inputs(s, xprof_compat);
+	const struct xp_capture *c = xp_shared_capture(s);
+	for (uint32_t h = 0; h < c->n_hosts; h++)
+		if (xp_host_is_pytorch(&c->hosts[h]))
+			return;
+	xp_shared_warm_device_tf(s, xprof_compat);
+}
+
 const struct xp_analysis xp_analysis_overview = {
 	.name = "overview",
 	.needs = XP_NEEDS_PREP,
 	.reads = NULL,
 	.opts_size = sizeof(struct xp_overview_opts),
 	.run = run,
+	.warm = warm,
 	.combine = combine,
 	.state_tables = state_tables,
 };

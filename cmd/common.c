@@ -1,5 +1,6 @@
 /* common.c - what every command shares: loading captures, writing results, parsing option values. */
 #include "cmd.h"
+#include "analyzers/db/shared.h"
 #include "analyzers/prepare/prepare.h"
 #include "formats/in/input.h"
 #include "formats/out/out.h"
@@ -11,6 +12,7 @@
 #include "gate.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <langinfo.h>
 #include <regex.h>
 #include <stdarg.h>
@@ -449,6 +451,38 @@ int xp_emit_read(struct xp_ctx *ctx, const struct xp_capture *c, const struct xp
 	return rc;
 }
 
+struct warm_job {
+	const struct xp_analysis *a;
+	struct xp_shared *s;
+	bool xprof_compat;
+};
+
+static void *warm_thread(void *arg)
+{
+	struct warm_job *w = arg;
+	w->a->warm(w->s, w->xprof_compat);
+	return NULL;
+}
+
+/* C's preparation for A; the inputs A reads of the capture alone are built meanwhile on a second thread (the
+ * preparation runs on one), into the preparation's shared inputs. NULL with E set when it fails. */
+static struct xp_prep *prepare_warm(const struct xp_ctx *ctx, const struct xp_capture *c, const struct xp_analysis *a,
+				    struct xp_err *e)
+{
+	struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat, .step_marker = ctx->step_marker};
+	struct warm_job w = {a, a->warm && ctx->threads > 1 ? xp_shared_new(c) : NULL, ctx->xprof_compat};
+	pthread_t tid;
+	bool warming = w.s && !pthread_create(&tid, NULL, warm_thread, &w);
+	struct xp_prep *p = xp_prepare(c, &po, e);
+	if (warming)
+		pthread_join(tid, NULL);
+	if (p)
+		p->shared = w.s;
+	else
+		xp_shared_free(w.s);
+	return p;
+}
+
 int xp_run_analysis(struct xp_ctx *ctx, const struct xp_analysis *a, const void *opts)
 {
 	struct xp_capture *c;
@@ -458,8 +492,7 @@ int xp_run_analysis(struct xp_ctx *ctx, const struct xp_analysis *a, const void 
 	struct xp_err e = {0};
 	struct xp_prep *p = NULL;
 	if (a->needs != XP_NEEDS_CAPTURE) {
-		struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat, .step_marker = ctx->step_marker};
-		p = xp_prepare(c, &po, &e);
+		p = prepare_warm(ctx, c, a, &e);
 		if (!p) {
 			xp_capture_free(c);
 			return xp_usage_error(ctx, "%s", e.msg);
@@ -471,7 +504,9 @@ int xp_run_analysis(struct xp_ctx *ctx, const struct xp_analysis *a, const void 
 		xp_result_set_semantics(r, xp_capture_semantics(c));
 	rc = xp_emit_read(ctx, c, r);
 	xp_result_free(r);
+	struct xp_shared *shared = p ? p->shared : NULL;
 	xp_prep_free(p);
+	xp_shared_free(shared);
 	xp_capture_free(c);
 	return rc;
 }

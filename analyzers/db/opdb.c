@@ -892,9 +892,9 @@ static struct xp_op_db *tf_device(const struct xp_capture *c, const struct xp_op
 	return lean.tf;
 }
 
-struct xp_op_db *xp_op_db_tf_device(const struct xp_prep *p, const struct xp_op_db_opts *o)
+struct xp_op_db *xp_op_db_tf_device(const struct xp_capture *c, const struct xp_op_db_opts *o)
 {
-	return tf_device(p->cap, o, 0, false, NULL);
+	return tf_device(c, o, 0, false, NULL);
 }
 
 struct xp_op_db *xp_op_db_tf_device_hosts(const struct xp_capture *c, const struct xp_op_db_opts *host_opts,

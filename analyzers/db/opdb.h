@@ -68,7 +68,7 @@ struct xp_op_db *xp_op_db_device(const struct xp_capture *c, const struct xp_hos
 struct xp_op_db *xp_op_db_tf_level(const struct xp_op_db *dev, bool with_idle);
 /* xp_op_db_tf_level(the device op DBs of P's hosts merged in host order, no IDLE), the same rows but in another
  * order (xp_op_db_sort gives the same), without a device row per TF op and kernel. */
-struct xp_op_db *xp_op_db_tf_device(const struct xp_prep *p, const struct xp_op_db_opts *o);
+struct xp_op_db *xp_op_db_tf_device(const struct xp_capture *c, const struct xp_op_db_opts *o);
 /* xp_op_db_tf_level(C's hosts' device op DBs merged in host order, host H's read with HOST_OPTS[H], WITH_IDLE),
  * the same rows but in another order, without a device row per TF op and kernel; *ALL gets the merged device
  * rows it was made from (their totals and counts whole) but those of TF ops: the XLA and IDLE ones. */

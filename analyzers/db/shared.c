@@ -22,8 +22,9 @@
 
 struct xp_shared {
 	const struct xp_capture *c;     /* NULL: read back from saved state (combine), nothing built */
-	pthread_mutex_t host_db_lock, tfdata_lock;
+	pthread_mutex_t host_db_lock, tfdata_lock, device_tf_lock;
 	struct xp_op_db *host_db;
+	struct xp_op_db *device_tf;     /* xp_shared_warm_device_tf's, until taken */
 	struct xp_tfdata *tfdata;
 	struct xp_run_env *env;         /* combine: each host's, saved */
 	uint32_t n_env;
@@ -35,6 +36,7 @@ struct xp_shared *xp_shared_new(const struct xp_capture *c)
 	s->c = c;
 	pthread_mutex_init(&s->host_db_lock, NULL);
 	pthread_mutex_init(&s->tfdata_lock, NULL);
+	pthread_mutex_init(&s->device_tf_lock, NULL);
 	return s;
 }
 
@@ -43,10 +45,12 @@ void xp_shared_free(struct xp_shared *s)
 	if (!s)
 		return;
 	xp_op_db_free(s->host_db);
+	xp_op_db_free(s->device_tf);
 	xp_tfdata_free(s->tfdata);
 	free(s->env);
 	pthread_mutex_destroy(&s->host_db_lock);
 	pthread_mutex_destroy(&s->tfdata_lock);
+	pthread_mutex_destroy(&s->device_tf_lock);
 	free(s);
 }
 
@@ -70,6 +74,38 @@ const struct xp_tfdata *xp_shared_tfdata(struct xp_shared *s)
 		s->tfdata = xp_tfdata_build(s->c);
 	pthread_mutex_unlock(&s->tfdata_lock);
 	return s->tfdata;
+}
+
+void xp_shared_warm_inputs(struct xp_shared *s, bool xprof_compat)
+{
+	(void)xprof_compat;     /* neither depends on it */
+	xp_shared_input_host_db(s);
+	xp_shared_tfdata(s);
+}
+
+const struct xp_capture *xp_shared_capture(const struct xp_shared *s)
+{
+	return s->c;
+}
+
+void xp_shared_warm_device_tf(struct xp_shared *s, bool xprof_compat)
+{
+	struct xp_op_db_opts o = {.xprof_compat = xprof_compat};
+	struct xp_op_db *db = xp_op_db_tf_device(s->c, &o);
+	xp_op_db_sort(db);
+	pthread_mutex_lock(&s->device_tf_lock);
+	xp_op_db_free(s->device_tf);
+	s->device_tf = db;
+	pthread_mutex_unlock(&s->device_tf_lock);
+}
+
+struct xp_op_db *xp_shared_take_device_tf(struct xp_shared *s)
+{
+	pthread_mutex_lock(&s->device_tf_lock);
+	struct xp_op_db *db = s->device_tf;
+	s->device_tf = NULL;
+	pthread_mutex_unlock(&s->device_tf_lock);
+	return db;
 }
 
 const struct xp_op_db *xp_use_input_host_db(const struct xp_prep *p, struct xp_op_db **own)

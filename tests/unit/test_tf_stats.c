@@ -846,7 +846,7 @@ static size_t check_tf_device(const struct xp_capture *c)
 	struct xp_op_db *all = xp_op_db_empty();
 	for (uint32_t h = 0; h < p->n_hosts; h++)
 		all = xp_op_db_absorb(all, xp_op_db_device(c, p->hosts[h].host, NULL));
-	struct xp_op_db *want = xp_op_db_tf_level(all, false), *got = xp_op_db_tf_device(p, NULL);
+	struct xp_op_db *want = xp_op_db_tf_level(all, false), *got = xp_op_db_tf_device(c, NULL);
 	xp_op_db_sort(want);
 	xp_op_db_sort(got);
 	size_t n = got->n;
