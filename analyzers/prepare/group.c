@@ -166,6 +166,7 @@ struct forest {
 	uint32_t n;
 	int32_t *gid;
 	int32_t *nest_parent;           /* -1: none (at the top of a line, or async) */
+	uint8_t *nested;                /* bit per node: it has a nesting parent (kept after nest_parent) */
 	uint8_t *async;                 /* bit per node: async (never nested); the spreads' nesting test */
 	uint32_t **rank;                /* per line: each event's place in start order (unsorted lines only) */
 	struct range_ends {             /* the ranges the spreads walked (spread_range) */
@@ -958,7 +959,9 @@ static void spread_range(struct forest *f, uint32_t v, int32_t g, struct u32vec 
 		if (bit(f->has_child, u))
 			u32_push(queue, u | RANGE_DONE);
 	}
-	if (p > (uint64_t)p0 + 2)
+	/* Only a walk over an ancestor on the line jumps past this range: one at the top of its line (a step
+	 * root, most often) has none, and a capture of a million steps would index a million ranges for nothing. */
+	if (p > (uint64_t)p0 + 2 && bit(f->nested, v))
 		range_put(&f->ends, v, (uint32_t)p);
 }
 
@@ -1127,6 +1130,10 @@ static struct root_survey *survey_roots(struct forest *f)
 	struct root_survey *rs = xcalloc(f->n_roots + 1, sizeof *rs);
 	for (size_t r = 0; r < f->n_roots; r++)
 		rs[r] = survey_root(f, &f->roots[r]);
+	f->nested = xcalloc(((size_t)f->n + 7) / 8, 1);
+	for (uint32_t v = 0; v < f->n; v++)
+		if (f->nest_parent[v] >= 0)
+			f->nested[v >> 3] |= (uint8_t)(1u << (v & 7));
 	free(f->nest_parent);
 	f->nest_parent = NULL;
 	free(f->parent_keys);
@@ -1367,6 +1374,7 @@ void xp_time_merge_free(struct xp_time_merge *m)
 static void free_forest(struct forest *f)
 {
 	free(f->nest_parent);
+	free(f->nested);
 	free(f->async);
 	free(f->ex_from.v);
 	free(f->ex_to.v);
