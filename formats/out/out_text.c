@@ -598,8 +598,22 @@ struct grid {
 	size_t *vis;        /* table column of each shown column */
 	size_t *width;      /* widest text per shown column */
 	char **head;        /* n_vis headers */
-	char **cell;        /* n_rows * n_vis texts */
+	/* The n_rows * n_vis texts, row after row, each ended by its NUL: one buffer and no pointer or allocation
+	 * per cell (a steps table of a million rows has 17 million), read back in the same order when printed. */
+	char *texts;
+	size_t used, cap;
 };
+
+static void grid_keep(struct grid *g, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	if (g->cap - g->used < n) {
+		g->cap = (g->cap + n) * 2;
+		g->texts = xrealloc(g->texts, g->cap);
+	}
+	memcpy(g->texts + g->used, s, n);
+	g->used += n;
+}
 
 static void grid_fill(struct grid *g, const struct xp_table *t, size_t rows)
 {
@@ -612,9 +626,6 @@ static void grid_fill(struct grid *g, const struct xp_table *t, size_t rows)
 	g->n_rows = rows;
 	g->width = xcalloc(g->n_vis, sizeof(*g->width));
 	g->head = xcalloc(g->n_vis, sizeof(*g->head));
-	if (rows > SIZE_MAX / sizeof(*g->cell) / (g->n_vis ? g->n_vis : 1))
-		xp_oom();
-	g->cell = xcalloc(rows * g->n_vis, sizeof(*g->cell));
 	for (j = 0; j < g->n_vis; j++) {
 		g->head[j] = escaped(t->cols[g->vis[j]].header);
 		g->width[j] = text_width(g->head[j]);
@@ -624,7 +635,8 @@ static void grid_fill(struct grid *g, const struct xp_table *t, size_t rows)
 			char *s = xp_text_value(t->cols[g->vis[j]].key, xp_table_cell(t, row, g->vis[j]));
 			size_t w = text_width(s);
 
-			g->cell[row * g->n_vis + j] = s;
+			grid_keep(g, s);
+			free(s);
 			if (w > g->width[j])
 				g->width[j] = w;
 		}
@@ -696,7 +708,7 @@ static size_t column_to_drop(const struct grid *g, const struct xp_table *t)
  * and JSON hold them). */
 static void grid_fit(struct grid *g, const struct xp_table *t, size_t width)
 {
-	size_t j, row, total;
+	size_t j, total;
 
 	if (!width || grid_line_width(g, false, t) <= width)
 		return;
@@ -719,21 +731,12 @@ static void grid_fit(struct grid *g, const struct xp_table *t, size_t width)
 			break;
 		g->width[best]--;
 	}
+	/* The cells wider than their column are shortened as they are printed (grid_row). */
 	for (j = 0; j < g->n_vis; j++) {
 		char *h = ellipsize(g->head[j], g->width[j]);
 
 		free(g->head[j]);
 		g->head[j] = h;
-		for (row = 0; row < g->n_rows; row++) {
-			char **c = &g->cell[row * g->n_vis + j];
-
-			if (text_width(*c) > g->width[j]) {
-				char *e = ellipsize(*c, g->width[j]);
-
-				free(*c);
-				*c = e;
-			}
-		}
 	}
 }
 
@@ -741,11 +744,9 @@ static void grid_free(struct grid *g)
 {
 	size_t i;
 
-	for (i = 0; i < g->n_rows * g->n_vis; i++)
-		free(g->cell[i]);
 	for (i = 0; i < g->n_vis; i++)
 		free(g->head[i]);
-	free(g->cell);
+	free(g->texts);
 	free(g->head);
 	free(g->width);
 	free(g->vis);
@@ -777,6 +778,24 @@ static void grid_line(FILE *f, const struct grid *g, const struct xp_table *t, c
 		}
 	}
 	fputc('\n', f);
+}
+
+/* The row whose texts start at AT, each shortened to its column's width (TEXTS: n_vis slots); returns where the
+ * next row's start. */
+static const char *grid_row(FILE *f, const struct grid *g, const struct xp_table *t, const char *at, char **texts)
+{
+	const char *first = at;
+	for (size_t j = 0; j < g->n_vis; j++) {
+		texts[j] = text_width(at) > g->width[j] ? ellipsize(at, g->width[j]) : (char *)at;
+		at += strlen(at) + 1;
+	}
+	grid_line(f, g, t, texts);
+	for (size_t j = 0; j < g->n_vis; j++) {
+		if (texts[j] != first)
+			free(texts[j]);
+		first += strlen(first) + 1;
+	}
+	return at;
 }
 
 /* Rows shown: --top or the table's own limit, else a screenful when fitting a width. */
@@ -813,9 +832,13 @@ static void write_table(FILE *f, const struct xp_table *t, const struct xp_out_o
 	if (!t->n_rows || !g.n_vis) {
 		fputs(INDENT "(no rows)\n", f);
 	} else {
+		char **texts = xcalloc(g.n_vis, sizeof *texts);
+		const char *at = g.texts;
+
 		grid_line(f, &g, t, g.head);
 		for (row = 0; row < shown; row++)
-			grid_line(f, &g, t, &g.cell[row * g.n_vis]);
+			at = grid_row(f, &g, t, at, texts);
+		free(texts);
 	}
 	if (shown < t->n_rows) {
 		size_t more = t->n_rows - shown;
