@@ -621,21 +621,11 @@ static struct table_rows *take_rows(struct tfs *s)
 
 /* Text hides the columns that are empty in every row (the host pair on a device-only table, FLOP rates
  * where no op has FLOP counts, ...); CSV and JSON always carry every column. */
+/* A column no row fills is left out of text (decided only when text asks: xp_table_settle_hidden). */
 static void hide_empty_columns(struct xp_table *t)
 {
-	/* Row by row, each row made once (a column that stays empty would otherwise make every row again). */
-	bool *any = xcalloc(t->n_cols ? t->n_cols : 1, sizeof *any);
-	size_t left = t->n_cols;
-	for (size_t r = 0; r < t->n_rows && left; r++)
-		for (size_t c = 0; c < t->n_cols; c++)
-			if (!any[c] && xp_table_cell(t, r, c)->type != XP_T_NULL) {
-				any[c] = true;
-				left--;
-			}
 	for (size_t c = 0; c < t->n_cols; c++)
-		if (!any[c])
-			t->cols[c].flags |= XP_COL_TEXT_HIDDEN;
-	free(any);
+		t->cols[c].flags |= XP_COL_TEXT_HIDE_EMPTY;
 }
 
 static void table_note(struct xp_table *t, const struct tfs *s)

@@ -345,6 +345,24 @@ void xp_col_hide(struct xp_table *t, size_t col, bool hidden)
 		t->cols[col].flags &= ~(unsigned)XP_COL_TEXT_HIDDEN;
 }
 
+void xp_table_settle_hidden(const struct xp_table *ct)
+{
+	struct xp_table *t = (struct xp_table *)ct;     /* flags only: see result.h */
+	size_t left = 0;
+	for (size_t c = 0; c < t->n_cols; c++)
+		left += (t->cols[c].flags & XP_COL_TEXT_HIDE_EMPTY) != 0;
+	/* Row by row, each row made once (a column that stays empty would otherwise make every row again). */
+	for (size_t r = 0; r < t->n_rows && left; r++)
+		for (size_t c = 0; c < t->n_cols; c++)
+			if ((t->cols[c].flags & XP_COL_TEXT_HIDE_EMPTY) && xp_table_cell(t, r, c)->type != XP_T_NULL) {
+				t->cols[c].flags &= ~(unsigned)XP_COL_TEXT_HIDE_EMPTY;
+				left--;
+			}
+	for (size_t c = 0; c < t->n_cols; c++)
+		if (t->cols[c].flags & XP_COL_TEXT_HIDE_EMPTY)
+			t->cols[c].flags = (t->cols[c].flags & ~(unsigned)XP_COL_TEXT_HIDE_EMPTY) | XP_COL_TEXT_HIDDEN;
+}
+
 void xp_col_header(struct xp_table *t, size_t col, const char *header)
 {
 	if (col >= t->n_cols)

@@ -48,7 +48,10 @@ enum xp_unit {
 
 enum xp_col_flags {
 	XP_COL_TEXT_HIDDEN = 1,  /* not shown in the text table */
-	XP_COL_TEXT_RIGHT = 2    /* force right alignment (numbers are right-aligned anyway) */
+	XP_COL_TEXT_RIGHT = 2,   /* force right alignment (numbers are right-aligned anyway) */
+	/* hidden in the text table when no row has a value; decided when a writer that hides columns first asks
+	 * (xp_table_settle_hidden), so that JSON and CSV, which show every column, never make the rows for it */
+	XP_COL_TEXT_HIDE_EMPTY = 4
 };
 
 struct xp_col {
@@ -158,6 +161,10 @@ size_t xp_table_cols(struct xp_table *t, const struct xp_col_def *defs, size_t n
 #define XP_COLS(defs) (defs), (sizeof(defs) / sizeof((defs)[0]))
 /* What of a declared column depends on the capture: hidden from text (or shown), another text header. */
 void xp_col_hide(struct xp_table *t, size_t col, bool hidden);
+/* Each XP_COL_TEXT_HIDE_EMPTY column of T becomes XP_COL_TEXT_HIDDEN when no row has a value in it, and the
+ * flag is cleared: text, Markdown and HTML call it before they read the flags. It makes the rows (once each) only
+ * while such a column is undecided; the flags are a decision about T's own rows, hence const T. */
+void xp_table_settle_hidden(const struct xp_table *t);
 void xp_col_header(struct xp_table *t, size_t col, const char *header);
 /* Append a row of NULL cells and return its index. */
 size_t xp_table_row(struct xp_table *t);

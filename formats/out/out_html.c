@@ -760,6 +760,7 @@ static void html_table(FILE *f, const struct xp_table *t)
 	xp_html_put(f, t->title);
 	fputs("</h3>\n", f);
 	fprintf(f, "<table class=\"sortable\" data-table=\"%s\">\n<thead><tr>", t->name);
+	xp_table_settle_hidden(t);
 	for (size_t j = 0; j < t->n_cols; j++) {
 		if (t->cols[j].flags & XP_COL_TEXT_HIDDEN)
 			continue;

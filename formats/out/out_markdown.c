@@ -65,6 +65,7 @@ static void md_table(FILE *f, const struct xp_table *t)
 	fputs("### ", f);
 	md_put(f, t->title);
 	fputs("\n\n", f);
+	xp_table_settle_hidden(t);
 	for (size_t j = 0; j < t->n_cols; j++)
 		vis += !(t->cols[j].flags & XP_COL_TEXT_HIDDEN);
 	if (!t->n_rows || !vis) {

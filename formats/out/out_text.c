@@ -620,6 +620,7 @@ static void grid_fill(struct grid *g, const struct xp_table *t, size_t rows)
 	size_t c, j, row;
 
 	g->vis = xcalloc(t->n_cols, sizeof(*g->vis));
+	xp_table_settle_hidden(t);
 	for (c = 0; c < t->n_cols; c++)
 		if (!(t->cols[c].flags & XP_COL_TEXT_HIDDEN))
 			g->vis[g->n_vis++] = c;
