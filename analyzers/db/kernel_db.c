@@ -80,9 +80,12 @@ struct shape_store {
 struct xp_kernel_index {
 	struct xp_pool *pool;
 	size_t cap;             /* power of two; 0 after a sort, rebuilt when needed */
-	uint32_t *slot;         /* row + 1; 0 = empty */
-	uint16_t *tag;          /* by slot, 16 bits of its row's key hash: most rows that differ are told apart
-				 * without reading the row, which is elsewhere in memory (a cache miss each) */
+	/* A cell: row + 1 (0 = empty) and the low half of its key's hash, in one read: most rows that differ are
+	 * told apart without reading the row, which is elsewhere in memory (a cache miss each), and the index
+	 * grows without reading them either. */
+	struct index_cell {
+		uint32_t row, hash;
+	} *cell;
 	struct shape_store shapes;
 	struct op_acc *acc;     /* xp_kernel_ops_build's pass: per-op facts instead of rows; else NULL */
 };
@@ -192,46 +195,59 @@ static bool same_key(const struct xp_kernel_report *a, const struct xp_kernel_re
 			  !memcmp(x->block, y->block, sizeof x->block));
 }
 
-/* The bits of a key's hash kept beside its slot: the high ones, the low ones choose the slot. */
-static inline uint16_t hash_tag(uint64_t h)
-{
-	return (uint16_t)(h >> 48);
-}
-
-/* The slot of R's key: the slot that holds it, or the empty one where it goes. H: key_hash of its key. */
+/* The cell of R's key: the cell that holds it, or the empty one where it goes. H: key_hash of its key (its low
+ * half chooses the cell: the index never reaches 2^32 cells). */
 static size_t index_pos(const struct xp_kernel_db *db, const struct xp_kernel_report *r, uint64_t h)
 {
 	const struct xp_kernel_index *ix = db->index;
-	size_t mask = ix->cap - 1, i = (size_t)h & mask;
-	uint16_t tag = hash_tag(h);
-	for (; ix->slot[i]; i = (i + 1) & mask)
-		if (ix->tag[i] == tag && same_key(&db->rows[ix->slot[i] - 1], r))
+	size_t mask = ix->cap - 1, i = (size_t)(uint32_t)h & mask;
+	for (; ix->cell[i].row; i = (i + 1) & mask)
+		if (ix->cell[i].hash == (uint32_t)h && same_key(&db->rows[ix->cell[i].row - 1], r))
 			break;
 	return i;
 }
 
-/* Row ROW + 1 into slot I of the index, found for hash H. */
+/* Row ROW into cell I of the index, found for hash H. */
 static void index_put(struct xp_kernel_index *ix, size_t i, size_t row, uint64_t h)
 {
-	ix->slot[i] = (uint32_t)row + 1;
-	ix->tag[i] = hash_tag(h);
+	ix->cell[i] = (struct index_cell){(uint32_t)row + 1, (uint32_t)h};
 }
 
+static void index_free(struct xp_kernel_index *ix)
+{
+	free(ix->cell);
+	ix->cell = NULL;
+	ix->cap = 0;
+}
+
+/* Room for twice the rows: the cells move by their hashes when the index grows, else (after a sort, which
+ * dropped it) each row's key is hashed again. */
 static void index_rebuild(struct xp_kernel_db *db)
 {
+	struct xp_kernel_index *ix = db->index, old = *ix;
 	size_t cap = 64;
 	while (cap < db->n * 2 + 2)
 		cap *= 2;
-	free(db->index->slot);
-	free(db->index->tag);
-	db->index->cap = cap;
-	db->index->slot = xcalloc(cap, sizeof *db->index->slot);
-	db->index->tag = xmalloc(cap * sizeof *db->index->tag);
+	ix->cap = cap;
+	ix->cell = xcalloc(cap, sizeof *ix->cell);
+	size_t mask = cap - 1;
+	if (old.cell) {
+		for (size_t k = 0; k < old.cap; k++) {
+			if (!old.cell[k].row)
+				continue;
+			size_t i = old.cell[k].hash & mask;
+			while (ix->cell[i].row)
+				i = (i + 1) & mask;
+			ix->cell[i] = old.cell[k];
+		}
+		free(old.cell);
+		return;
+	}
 	struct rkey k;
 	for (size_t i = 0; i < db->n; i++) {
 		key_of(&db->rows[i], &k);
 		uint64_t h = key_hash(&k);
-		index_put(db->index, index_pos(db, &db->rows[i], h), i, h);
+		index_put(ix, index_pos(db, &db->rows[i], h), i, h);
 	}
 }
 
@@ -289,8 +305,7 @@ void xp_kernel_db_free(struct xp_kernel_db *db)
 	free(db->hosts);
 	free(db->rows);
 	free(db->hlo_problem);
-	free(db->index->slot);
-	free(db->index->tag);
+	index_free(db->index);
 	xp_pool_free(db->index->pool);
 	shapes_free(&db->index->shapes);
 	free(db->index);
@@ -304,8 +319,8 @@ static size_t db_insert(struct xp_kernel_db *db, const struct rkey *k, const str
 		index_rebuild(db);
 	uint64_t h = key_hash(k);
 	size_t i = index_pos(db, r, h);
-	if (db->index->slot[i])
-		return db->index->slot[i] - 1;
+	if (db->index->cell[i].row)
+		return db->index->cell[i].row - 1;
 	if (db->n == db->cap) {
 		if (db->n >= XP_KERNEL_ROWS_MAX)
 			xp_die("too many kernel rows in one database (more than 2^29)");
@@ -437,16 +452,17 @@ static void key_shape(struct xp_kernel_details *d)
 	d->form = XP_KD_NONE;
 }
 
-/* V's entry in M: an interned text (a string table's) comes back at one address, and is found by it. */
-static bool text_get(struct xp_textmap *m, const struct xp_value *v, uint32_t *k)
+/* V's entry in M: an interned text (the capture's strings) is found by its id. */
+static bool text_get(const struct plane_pass *pp, struct xp_textmap *m, const struct xp_value *v, uint32_t *k)
 {
-	return v->kind == XP_STAT_STR ? xp_textmap_get_interned(m, v->s, v->len, k) : xp_textmap_get(m, v->s, v->len, k);
+	return v->kind == XP_STAT_STR ? xp_textmap_get_interned(m, v->id, pp->c->strings.n, v->s, v->len, k)
+				      : xp_textmap_get(m, v->s, v->len, k);
 }
 
-static void text_put(struct xp_textmap *m, const struct xp_value *v, uint32_t k)
+static void text_put(const struct plane_pass *pp, struct xp_textmap *m, const struct xp_value *v, uint32_t k)
 {
 	if (v->kind == XP_STAT_STR)
-		xp_textmap_put_interned(m, v->s, v->len, k);
+		xp_textmap_put_interned(m, v->id, pp->c->strings.n, v->s, v->len, k);
 	else
 		xp_textmap_put(m, v->s, v->len, k);
 }
@@ -454,7 +470,7 @@ static void text_put(struct xp_textmap *m, const struct xp_value *v, uint32_t k)
 static const struct xp_kernel_details *details_of(struct plane_pass *pp, const struct xp_value *v)
 {
 	uint32_t k;
-	if (!text_get(&pp->details, v, &k)) {
+	if (!text_get(pp, &pp->details, v, &k)) {
 		struct xp_kernel_details d;
 		memset(&d, 0, sizeof d);
 		xp_kernel_details_parse(v->s, v->len, &d);
@@ -463,7 +479,7 @@ static const struct xp_kernel_details *details_of(struct plane_pass *pp, const s
 		k = (uint32_t)pp->n_dets++;
 		pp->dets = grow_to(pp->dets, pp->n_dets, sizeof *pp->dets);
 		pp->dets[k] = xp_kernel_db_shape(pp->db, &d);
-		text_put(&pp->details, v, k);
+		text_put(pp, &pp->details, v, k);
 	}
 	return pp->dets[k];
 }
@@ -482,7 +498,7 @@ static const struct kop *op_of(struct plane_pass *pp, const struct xp_value *v, 
 {
 	struct xp_textmap *m = xla ? &pp->hlo_ops : &pp->tf_ops;
 	uint32_t k;
-	if (text_get(m, v, &k))
+	if (text_get(pp, m, v, &k))
 		return &pp->ops[k];
 	const char *name;
 	size_t len;
@@ -494,7 +510,7 @@ static const struct kop *op_of(struct plane_pass *pp, const struct xp_value *v, 
 		name = t.name, len = t.name_len;
 	}
 	const struct kop *o = new_op(pp, name, len);
-	text_put(m, v, (uint32_t)(o - pp->ops));
+	text_put(pp, m, v, (uint32_t)(o - pp->ops));
 	return o;
 }
 
@@ -540,11 +556,11 @@ static const char *module_of(struct plane_pass *pp, const struct kernel_stats *k
 		return xp_pool_str(pp->db->index->pool, "", 0);
 	const struct xp_value *v = &ks->v[S_HLO_MODULE];
 	uint32_t k;
-	if (!text_get(&pp->modules, v, &k)) {
+	if (!text_get(pp, &pp->modules, v, &k)) {
 		k = (uint32_t)pp->n_mods++;
 		pp->mods = grow_to(pp->mods, pp->n_mods, sizeof *pp->mods);
 		pp->mods[k] = xp_pool_str(pp->db->index->pool, v->s, v->len);
-		text_put(&pp->modules, v, k);
+		text_put(pp, &pp->modules, v, k);
 	}
 	return pp->mods[k];
 }
@@ -555,9 +571,9 @@ static bool einsum_eligible(struct plane_pass *pp, const struct kernel_stats *ks
 		return false;
 	const struct xp_value *v = &ks->v[S_EQUATION];
 	uint32_t k;
-	if (!text_get(&pp->equations, v, &k)) {
+	if (!text_get(pp, &pp->equations, v, &k)) {
 		k = xp_einsum_tensor_core_eligible(v->s, v->len);
-		text_put(&pp->equations, v, k);
+		text_put(pp, &pp->equations, v, k);
 	}
 	return k;
 }
@@ -1184,11 +1200,7 @@ static void permute(struct xp_kernel_report *rows, struct skey *k, size_t n)
 /* The index is rebuilt only if a report is added to a database that was sorted or ordered. */
 static void drop_index(struct xp_kernel_db *db)
 {
-	free(db->index->slot);
-	free(db->index->tag);
-	db->index->slot = NULL;
-	db->index->tag = NULL;
-	db->index->cap = 0;
+	index_free(db->index);
 }
 
 void xp_kernel_db_sort(struct xp_kernel_db *db, enum xp_kernel_sort key)

@@ -170,51 +170,30 @@ bool xp_textmap_get(struct xp_textmap *m, const char *s, uint32_t len, uint32_t 
 	return true;
 }
 
-/* Where address S is in the interned table, or the empty slot for it. */
-static size_t at_pos(const struct xp_textmap *m, const char *s)
+/* The id array of M for N_IDS ids (made on first use; NULL when ID is not one of them). */
+static uint32_t *ids_for(struct xp_textmap *m, uint32_t id, uint32_t n_ids)
 {
-	uint64_t h = (uint64_t)(uintptr_t)s * 0x9e3779b97f4a7c15ull;
-	size_t i = (size_t)(h >> 32) & (m->at_cap - 1);
-	while (m->at[i].s && m->at[i].s != s)
-		i = (i + 1) & (m->at_cap - 1);
-	return i;
-}
-
-static void at_put(struct xp_textmap *m, struct xp_tm_slot t)
-{
-	if ((m->at_n + 1) * 2 > m->at_cap) {
-		struct xp_tm_slot *old = m->at;
-		size_t old_cap = m->at_cap;
-		m->at_cap = old_cap ? old_cap * 2 : 256;
-		m->at = xcalloc(m->at_cap, sizeof *m->at);
-		for (size_t i = 0; i < old_cap; i++)
-			if (old[i].s)
-				m->at[at_pos(m, old[i].s)] = old[i];
-		free(old);
+	if (id >= n_ids || (m->by_id && n_ids != m->n_ids))
+		return NULL;
+	if (!m->by_id) {
+		m->by_id = xcalloc(n_ids, sizeof *m->by_id);
+		m->n_ids = n_ids;
 	}
-	m->at[at_pos(m, t.s)] = t;
-	m->at_n++;
+	return m->by_id;
 }
 
-bool xp_textmap_get_interned(struct xp_textmap *m, const char *s, uint32_t len, uint32_t *val)
+bool xp_textmap_get_interned(struct xp_textmap *m, uint32_t id, uint32_t n_ids, const char *s, uint32_t len,
+			     uint32_t *val)
 {
-	struct xp_tm_slot *f = &m->fast[fast_pos(s, len)];
-	if (f->s == s && f->len == len && s) {
-		*val = f->val;
+	uint32_t *ids = m->by_id && id < m->n_ids && n_ids == m->n_ids ? m->by_id : NULL;
+	if (ids && ids[id]) {
+		*val = ids[id] - 1;
 		return true;
-	}
-	if (m->at_cap && s) {
-		const struct xp_tm_slot *t = &m->at[at_pos(m, s)];
-		if (t->s) {
-			*val = t->val;
-			*f = *t;
-			return true;
-		}
 	}
 	if (!xp_textmap_get(m, s, len, val))
 		return false;
-	if (s)
-		at_put(m, (struct xp_tm_slot){s, len, *val});
+	if ((ids = ids_for(m, id, n_ids)))
+		ids[id] = *val + 1;
 	return true;
 }
 
@@ -248,16 +227,19 @@ void xp_textmap_put(struct xp_textmap *m, const char *s, uint32_t len, uint32_t 
 	m->fast[fast_pos(s, len)] = m->slot[i];
 }
 
-void xp_textmap_put_interned(struct xp_textmap *m, const char *s, uint32_t len, uint32_t val)
+void xp_textmap_put_interned(struct xp_textmap *m, uint32_t id, uint32_t n_ids, const char *s, uint32_t len,
+			     uint32_t val)
 {
 	xp_textmap_put(m, s, len, val);
-	at_put(m, (struct xp_tm_slot){s, len, val});
+	uint32_t *ids = ids_for(m, id, n_ids);
+	if (ids)
+		ids[id] = val + 1;
 }
 
 void xp_textmap_free(struct xp_textmap *m)
 {
 	free(m->slot);
 	free(m->hash);
-	free(m->at);
+	free(m->by_id);
 	memset(m, 0, sizeof *m);
 }

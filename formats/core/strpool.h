@@ -48,16 +48,19 @@ struct xp_textmap {
 	struct xp_tm_slot *slot;
 	uint64_t *hash;
 	struct xp_tm_slot fast[256];
-	struct xp_tm_slot *at;  /* interned texts by address (xp_textmap_get_interned) */
-	size_t at_cap, at_n;
+	uint32_t *by_id;        /* interned texts by their id (xp_textmap_get_interned): value + 1, 0 = not yet */
+	uint32_t n_ids;
 };
 
 bool xp_textmap_get(struct xp_textmap *m, const char *s, uint32_t len, uint32_t *val);
-/* As xp_textmap_get, for a text that is interned (one text at one address while the map lives): after its
- * first lookup it is found by its address alone, however many distinct texts miss the front. */
-bool xp_textmap_get_interned(struct xp_textmap *m, const char *s, uint32_t len, uint32_t *val);
-/* As xp_textmap_put, for an interned text: found by its address from the next lookup on. */
-void xp_textmap_put_interned(struct xp_textmap *m, const char *s, uint32_t len, uint32_t val);
+/* As xp_textmap_get, for text S that is interned as ID, one of N_IDS (a capture's string id: one text, one id,
+ * while the map lives): after its first lookup it is found by its id alone, in an array of N_IDS values made on
+ * first use, however many distinct texts miss the front. An id past N_IDS is looked up by its bytes. */
+bool xp_textmap_get_interned(struct xp_textmap *m, uint32_t id, uint32_t n_ids, const char *s, uint32_t len,
+			     uint32_t *val);
+/* As xp_textmap_put, for text S interned as ID: found by its id from the next lookup on. */
+void xp_textmap_put_interned(struct xp_textmap *m, uint32_t id, uint32_t n_ids, const char *s, uint32_t len,
+			     uint32_t val);
 void xp_textmap_put(struct xp_textmap *m, const char *s, uint32_t len, uint32_t val);
 void xp_textmap_free(struct xp_textmap *m);
 

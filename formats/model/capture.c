@@ -521,6 +521,7 @@ void xp_view_value(const struct xp_capture *c, const struct xp_stat_view *v, uin
 	case XP_STAT_STR:
 		out->s = xp_str(c, (uint32_t)raw);
 		out->len = xp_strlen(c, (uint32_t)raw);
+		out->id = (uint32_t)raw;
 		break;
 	case XP_STAT_BLOBSTR:
 	case XP_STAT_BYTES:

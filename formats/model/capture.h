@@ -376,6 +376,7 @@ struct xp_value {
 	double d;
 	const char *s;          /* STR/BLOBSTR/BYTES payload (not NUL-terminated for BYTES) */
 	uint32_t len;
+	uint32_t id;            /* STR: its id in the capture's strings (one text, one id; of strings.n) */
 };
 /* Find the last stat with dense metadata index `sid` in the view (last wins). */
 bool xp_view_find(const struct xp_capture *c, struct xp_stat_view v, uint32_t sid, struct xp_value *out);

@@ -1,4 +1,4 @@
-/* test_textmap.c - the text map (formats/core/strpool.h): texts found by their bytes, and interned texts by their address. */
+/* test_textmap.c - the text map (formats/core/strpool.h): texts found by their bytes, and interned texts by their id. */
 #include "formats/core/strpool.h"
 #include "check.h"
 
@@ -18,22 +18,23 @@ static void make_texts(void)
 	}
 }
 
-/* Every interned text, put and looked up again (twice, the second time by address), gives its own value; a
- * copy at another address is found by its bytes; a text never put is absent. */
+/* Every interned text (text i is id i), put and looked up again (twice, the second time by its id), gives its
+ * own value; a copy is found by its bytes; an id past the count is looked up by its bytes; a text never put is
+ * absent. */
 static void test_interned(void)
 {
 	make_texts();
 	struct xp_textmap m = {0};
 	for (int i = 0; i < N; i++)
 		if (i % 2)
-			xp_textmap_put_interned(&m, texts[i], (uint32_t)strlen(texts[i]), (uint32_t)i);
+			xp_textmap_put_interned(&m, (uint32_t)i, N, texts[i], (uint32_t)strlen(texts[i]), (uint32_t)i);
 		else
 			xp_textmap_put(&m, texts[i], (uint32_t)strlen(texts[i]), (uint32_t)i);
 	int wrong = 0;
 	for (int round = 0; round < 2; round++)
 		for (int i = 0; i < N; i++) {
 			uint32_t v = UINT32_MAX;
-			bool found = xp_textmap_get_interned(&m, texts[i], (uint32_t)strlen(texts[i]), &v);
+			bool found = xp_textmap_get_interned(&m, (uint32_t)i, N, texts[i], (uint32_t)strlen(texts[i]), &v);
 			wrong += !found || v != (uint32_t)i;
 		}
 	CHECK_INT(wrong, 0);
@@ -43,8 +44,9 @@ static void test_interned(void)
 		wrong += !found || v != (uint32_t)i;
 	}
 	CHECK_INT(wrong, 0);
-	uint32_t v;
-	CHECK(!xp_textmap_get_interned(&m, "op_x", 4, &v));
+	uint32_t v = UINT32_MAX;
+	CHECK(xp_textmap_get_interned(&m, N + 7, N, texts[3], (uint32_t)strlen(texts[3]), &v) && v == 3);
+	CHECK(!xp_textmap_get_interned(&m, N, N, "op_x", 4, &v));
 	CHECK(!xp_textmap_get(&m, "op_5000", 7, &v));
 	xp_textmap_free(&m);
 }
