@@ -464,12 +464,14 @@ static void *warm_thread(void *arg)
 	return NULL;
 }
 
-/* C's preparation for A; the inputs A reads of the capture alone are built meanwhile on a second thread (the
- * preparation runs on one), into the preparation's shared inputs. NULL with E set when it fails. */
+/* C's preparation for A, on --threads threads where it can use them; the inputs A reads of the capture alone are
+ * built meanwhile on a second thread (most of the preparation runs on one), into the preparation's shared
+ * inputs. NULL with E set when it fails. */
 static struct xp_prep *prepare_warm(const struct xp_ctx *ctx, const struct xp_capture *c, const struct xp_analysis *a,
 				    struct xp_err *e)
 {
-	struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat, .step_marker = ctx->step_marker};
+	struct xp_prep_opts po = {.xprof_compat = ctx->xprof_compat, .step_marker = ctx->step_marker,
+				  .threads = ctx->threads};
 	struct warm_job w = {a, a->warm && ctx->threads > 1 ? xp_shared_new(c) : NULL, ctx->xprof_compat};
 	pthread_t tid;
 	bool warming = w.s && !pthread_create(&tid, NULL, warm_thread, &w);

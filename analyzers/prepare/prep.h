@@ -189,6 +189,8 @@ struct xp_prep_opts {
 	 * database's totals (compute16_ps, n_dropped...) then cover the kept steps only. */
 	bool (*keep_step)(uint32_t id, const char *name, void *arg);
 	void *keep_arg;
+	/* Threads the step breakdown may use (0 or 1: the calling one): a command run alone gives its --threads. */
+	int threads;
 };
 
 struct xp_prep_line {

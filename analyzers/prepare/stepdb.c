@@ -4,6 +4,7 @@
 #include "formats/core/radix.h"
 #include "formats/core/sort.h"
 
+#include <pthread.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,8 +38,6 @@ struct builder {
 	 * a part at a time, into one slice per step (step_spans). */
 	size_t *first;                  /* per step + 1: start of its slice */
 	unsigned char *ev;              /* gathered, in line order, packed */
-	struct typed *part;             /* steps [part_lo, part_hi)'s spans, in slices (step_spans) */
-	uint32_t part_lo, part_hi;
 	size_t n_ev;                    /* spans gathered */
 	size_t ev_bytes, cap_ev, faulted_ev; /* bytes held, room, room faulted in */
 	struct typed last_ev;           /* the span gathered last, which the next is packed against */
@@ -188,20 +187,35 @@ static void group_by_step(struct builder *b)
 		b->first[s + 1] += b->first[s];
 }
 
+/* One thread's share of the sweep (finish_steps): steps [lo, hi), a part of their spans at a time, and what it
+ * adds to the database. */
+struct finisher {
+	struct builder *b;
+	uint32_t lo, hi;
+	size_t part_spans;              /* a part holds this many spans or more */
+	struct typed *part;             /* steps [part_lo, part_hi)'s spans, in slices (step_spans) */
+	uint32_t part_lo, part_hi;
+	bool has_device, keep_all;
+	struct xp_step *steps;          /* the steps made, in order */
+	uint32_t n;
+	uint64_t dropped;
+	int64_t compute16_ps, compute32_ps;
+};
+
 /* The next part's slices, steps LO on: a stable counting sort of its spans out of the gathered ones, each
- * line's in time order, so the writes run through the slices as a few sequential streams. A part holds an
- * eighth of the spans or more: a copy of them all, unpacked, would be three times the packed array; and a
- * part unpacks only the blocks that hold its steps. The last part frees that array. */
-static void next_part(struct builder *b, uint32_t lo)
+ * line's in time order, so the writes run through the slices as a few sequential streams. Parts in flight hold
+ * an eighth of the spans or more together: a copy of them all, unpacked, would be three times the packed array;
+ * and a part unpacks only the blocks that hold its steps. */
+static void next_part(struct finisher *f, uint32_t lo)
 {
-	size_t want = b->n_ev / 8 > ((size_t)1 << 18) ? b->n_ev / 8 : (size_t)1 << 18;
+	const struct builder *b = f->b;
 	uint32_t hi = lo + 1;
-	while (hi < b->n_steps && b->first[hi + 1] - b->first[lo] <= want)
+	while (hi < f->hi && b->first[hi + 1] - b->first[lo] <= f->part_spans)
 		hi++;
-	free(b->part);
+	free(f->part);
 	size_t base = b->first[lo], n = b->first[hi] - base;
-	b->part = xmalloc(n * sizeof *b->part + 1);
-	xp_prefault(b->part, n * sizeof *b->part);  /* written whole: its pages in one call, not a trap each */
+	f->part = xmalloc(n * sizeof *f->part + 1);
+	xp_prefault(f->part, n * sizeof *f->part);  /* written whole: its pages in one call, not a trap each */
 	size_t *next = xmalloc((size_t)(hi - lo) * sizeof *next);
 	for (uint32_t s = lo; s < hi; s++)
 		next[s - lo] = b->first[s] - base;
@@ -215,26 +229,20 @@ static void next_part(struct builder *b, uint32_t lo)
 		for (size_t i = 0; i < in_block; i++) {
 			p = unpack_span(p, &t);
 			if (t.step >= lo && t.step < hi)
-				b->part[next[t.step - lo]++] = t;
+				f->part[next[t.step - lo]++] = t;
 		}
 	}
 	free(next);
-	b->part_lo = lo;
-	b->part_hi = hi;
-	if (hi == b->n_steps) {
-		free(b->ev);
-		b->ev = NULL;
-		free(b->blocks);
-		b->blocks = NULL;
-	}
+	f->part_lo = lo;
+	f->part_hi = hi;
 }
 
-/* Step S's spans, contiguous; steps are asked for in ascending order. */
-static const struct typed *step_spans(struct builder *b, uint32_t s)
+/* Step S's spans, contiguous; a finisher asks for its steps in ascending order. */
+static const struct typed *step_spans(struct finisher *f, uint32_t s)
 {
-	if (!b->part || s >= b->part_hi)
-		next_part(b, s);
-	return b->part + (b->first[s] - b->first[b->part_lo]);
+	if (!f->part || s >= f->part_hi)
+		next_part(f, s);
+	return f->part + (f->b->first[s] - f->b->first[f->part_lo]);
 }
 
 static void longest(struct span *s, int64_t begin, int64_t end)
@@ -675,52 +683,111 @@ static void choose_steps(struct builder *b, const struct xp_prep_opts *o)
 	}
 }
 
-/* keep_all: --step-marker steps are steps by definition (DESIGN §8), with
- * or without compute inside. */
+/* Step S into F's steps, unless it is none (no marker, or not well formed without KEEP_ALL). */
+static void finish_step(struct finisher *f, uint32_t s)
+{
+	struct builder *b = f->b;
+	size_t first = b->first[s], e = b->first[s + 1];
+	if (b->want && !b->want[s])
+		return;
+	const struct span *hm = &b->host_marker[s], *dm = &b->dev_marker[s];
+	struct span st = *dm;
+	if (!dm->set || (hm->set && hm->begin <= dm->begin && dm->end <= hm->end))
+		st = *hm;
+	if (!st.set)
+		return;
+	struct xp_step *out = &f->steps[f->n];
+	memset(out, 0, sizeof *out);
+	bool present[XP_N_EVENT_TYPES] = {0};
+	int64_t v[XP_STEP_N_VALUES] = {0};
+	int64_t *type_ps = v + XP_STEP_TYPE;
+	sweep(step_spans(f, s), e - first, st.begin, st.end, type_ps, present, &f->compute16_ps, &f->compute32_ps);
+	bool well_formed = f->has_device ? (present[XP_ET_DEVICE_COMPUTE_16] || present[XP_ET_DEVICE_COMPUTE_32])
+					 : present[XP_ET_HOST_COMPUTE];
+	if ((!well_formed && !f->keep_all) || st.end < st.begin || (st.end == st.begin && !f->keep_all)) {
+		f->dropped++;
+		return;
+	}
+	out->id = s;
+	out->begin_ps = st.begin;
+	out->duration_ps = st.end - st.begin;
+	int64_t sum = 0;
+	for (int t = 0; t < XP_N_EVENT_TYPES; t++)
+		sum += type_ps[t];
+	if (sum < out->duration_ps)
+		type_ps[XP_ET_UNKNOWN] += out->duration_ps - sum;
+	step_transfers(b, s, v);
+	char buf[32];
+	xp_step_set(out, v, step_name_in(b, s, buf));
+	if (b->names) {         /* not held twice at the peak: a capture can have millions */
+		free(b->names[s]);
+		b->names[s] = NULL;
+	}
+	f->n++;
+}
+
+static void *finish_range(void *arg)
+{
+	struct finisher *f = arg;
+	f->steps = xcalloc((size_t)(f->hi - f->lo) + 1, sizeof *f->steps);
+	for (uint32_t s = f->lo; s < f->hi; s++)
+		finish_step(f, s);
+	free(f->part);
+	f->part = NULL;
+	return NULL;
+}
+
+/* A part's least spans (of both threads' parts in flight together); below that, one thread sweeps every step. */
+#define PART_MIN_SPANS ((size_t)1 << 18)
+
+/* The steps swept, on two threads when the options allow and the spans are many: each sweeps the steps of
+ * half the spans, a part at a time (parts half the size, so that both in flight hold what one did), and the
+ * first's steps come first. Sums are of integers: the same whatever the split.
+ * keep_all: --step-marker steps are steps by definition (DESIGN §8), with or without compute inside. */
 static void finish_steps(struct builder *b, struct xp_step_db *db, bool has_device, bool keep_all)
 {
-	db->steps = xcalloc(b->n_steps, sizeof *db->steps);
-	for (uint32_t s = 0; s < b->n_steps; s++) {
-		size_t first = b->first[s], e = b->first[s + 1];
-		if (b->want && !b->want[s])
-			continue;
-		const struct span *hm = &b->host_marker[s], *dm = &b->dev_marker[s];
-		struct span st = *dm;
-		if (!dm->set || (hm->set && hm->begin <= dm->begin && dm->end <= hm->end))
-			st = *hm;
-		if (!st.set)
-			continue;
-		struct xp_step *out = &db->steps[db->n];
-		memset(out, 0, sizeof *out);
-		bool present[XP_N_EVENT_TYPES] = {0};
-		int64_t v[XP_STEP_N_VALUES] = {0};
-		int64_t *type_ps = v + XP_STEP_TYPE;
-		sweep(step_spans(b, s), e - first, st.begin, st.end, type_ps, present, &db->compute16_ps, &db->compute32_ps);
-		bool well_formed = has_device ? (present[XP_ET_DEVICE_COMPUTE_16] || present[XP_ET_DEVICE_COMPUTE_32])
-					      : present[XP_ET_HOST_COMPUTE];
-		if ((!well_formed && !keep_all) || st.end < st.begin || (st.end == st.begin && !keep_all)) {
-			db->n_dropped++;
-			continue;
+	int n = b->o && b->o->threads > 1 && b->n_ev >= PART_MIN_SPANS && b->n_steps > 1 ? 2 : 1;
+	size_t part = b->n_ev / 8 > PART_MIN_SPANS ? b->n_ev / 8 / (size_t)n : PART_MIN_SPANS / (size_t)n;
+	struct finisher f[2];
+	uint32_t mid = b->n_steps;
+	if (n == 2) {   /* the first step whose spans start past half of them */
+		uint32_t lo = 1, hi = b->n_steps - 1;
+		while (lo < hi) {
+			uint32_t m = lo + (hi - lo) / 2;
+			if (b->first[m] < b->n_ev / 2)
+				lo = m + 1;
+			else
+				hi = m;
 		}
-		out->id = s;
-		out->begin_ps = st.begin;
-		out->duration_ps = st.end - st.begin;
-		int64_t sum = 0;
-		for (int t = 0; t < XP_N_EVENT_TYPES; t++)
-			sum += type_ps[t];
-		if (sum < out->duration_ps)
-			type_ps[XP_ET_UNKNOWN] += out->duration_ps - sum;
-		step_transfers(b, s, v);
-		char buf[32];
-		xp_step_set(out, v, step_name_in(b, s, buf));
-		if (b->names) {         /* not held twice at the peak: a capture can have millions */
-			free(b->names[s]);
-			b->names[s] = NULL;
-		}
-		db->n++;
+		mid = lo;
 	}
-	/* Room was made for every group; many are no step. */
-	db->steps = xrealloc(db->steps, (db->n ? db->n : 1) * sizeof *db->steps);
+	for (int k = 0; k < n; k++)
+		f[k] = (struct finisher){.b = b, .lo = k ? mid : 0, .hi = k + 1 < n ? mid : b->n_steps, .part_spans = part,
+					 .has_device = has_device, .keep_all = keep_all};
+	pthread_t tid;
+	bool helper = n == 2 && !pthread_create(&tid, NULL, finish_range, &f[1]);
+	finish_range(&f[0]);
+	if (n == 2 && helper)
+		pthread_join(tid, NULL);
+	else if (n == 2)
+		finish_range(&f[1]);
+	free(b->ev);
+	b->ev = NULL;
+	free(b->blocks);
+	b->blocks = NULL;
+	/* The first's array, cut down to both (room was made for every group; many are no step). */
+	size_t total = (size_t)f[0].n + (n == 2 ? f[1].n : 0);
+	db->steps = xrealloc(f[0].steps, (total ? total : 1) * sizeof *db->steps);
+	if (n == 2)
+		memcpy(db->steps + f[0].n, f[1].steps, f[1].n * sizeof *db->steps);
+	db->n = total;
+	for (int k = 0; k < n; k++) {
+		db->n_dropped += f[k].dropped;
+		db->compute16_ps += f[k].compute16_ps;
+		db->compute32_ps += f[k].compute32_ps;
+	}
+	if (n == 2)
+		free(f[1].steps);
 }
 
 static void builder_init(struct builder *b, const struct xp_capture *c, const struct xp_host *h,
@@ -761,7 +828,6 @@ static void builder_free(struct builder *b)
 	free(b->dcls);
 	free(b->ev);
 	free(b->blocks);
-	free(b->part);
 	free(b->first);
 	free(b->host_marker);
 	free(b->dev_marker);

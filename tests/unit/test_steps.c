@@ -325,10 +325,20 @@ out:
 	prep_done(&r);
 }
 
+/* Step S of test_steps_in_parts as DB has it: 0 when right, else 1. */
+static int wrong_step(const struct xp_step_db *db, int s, int64_t len)
+{
+	const struct xp_step *st = &db->steps[s];
+	return st->begin_ps != (int64_t)s * len || st->duration_ps != len - 1000 ||
+	       xp_step_type_ps(st, XP_ET_HOST_COMPUTE) != 10 * (100 + s % 7) ||
+	       xp_step_type_ps(st, XP_ET_DEVICE_COMPUTE_32) != 10 * (1 + s % 5) || step_sum(st) != len - 1000;
+}
+
 /* More spans than one part of the step sweep holds (2^18): the spans reach their steps a part at a time, and
- * every step still gets exactly its own. The device spans are gathered before the host ones, so the gathered
- * order is not the steps' order. Step S: 100 + S % 7 host ops of 10 ps, then a launch of a kernel of
- * 10 * (1 + S % 5) ps. */
+ * every step still gets exactly its own, on one thread and on two (each sweeps the steps of half the spans, and
+ * the database has them in step order with the same totals). The device spans are gathered before the host
+ * ones, so the gathered order is not the steps' order. Step S: 100 + S % 7 host ops of 10 ps, then a launch of
+ * a kernel of 10 * (1 + S % 5) ps. */
 static void test_steps_in_parts(void)
 {
 	enum { STEPS = 3000, LEN = 5000 };
@@ -336,6 +346,7 @@ static void test_steps_in_parts(void)
 	int h = xsb_plane(b, "/host:CPU", 0);
 	int l = xsb_line(b, h, 0, "main", 0);
 	size_t spans = 0;
+	int64_t device = 0;
 	for (int s = 0; s < STEPS; s++) {
 		int64_t at = (int64_t)s * LEN;
 		int e = xsb_event(b, h, l, "TraceContext", at, LEN - 1000);
@@ -345,21 +356,30 @@ static void test_steps_in_parts(void)
 		e = xsb_event(b, h, l, "cudaLaunchKernel", at + 3000, 5);
 		xsb_stat_int(b, h, e, "correlation_id", s + 1);
 		gpu_kernel(b, "volta_sgemm", at + 3500, 10 * (1 + s % 5), s + 1);
+		device += 10 * (1 + s % 5);
 	}
 	CHECK(spans > (size_t)1 << 18);
-	struct prepared r = prep_run(b, DEFAULT, NULL);
-	if (!CHECK(r.db) || !CHECK_INT(r.db->n, STEPS))
-		goto out;
-	int bad = 0;
-	for (int s = 0; s < STEPS; s++) {
-		const struct xp_step *st = &r.db->steps[s];
-		bad += st->begin_ps != (int64_t)s * LEN || st->duration_ps != LEN - 1000 ||
-		       xp_step_type_ps(st, XP_ET_HOST_COMPUTE) != 10 * (100 + s % 7) ||
-		       xp_step_type_ps(st, XP_ET_DEVICE_COMPUTE_32) != 10 * (1 + s % 5) || step_sum(st) != LEN - 1000;
+	struct xp_capture *c = xsb_read(b);
+	for (int threads = 1; threads <= 2; threads++) {
+		struct xp_prep_opts o = {.threads = threads};
+		struct xp_err err = {0};
+		struct xp_prep *p = xp_prepare(c, &o, &err);
+		if (!CHECK(p) || !CHECK_INT(p->hosts[0].steps.n, STEPS)) {
+			if (p)
+				xp_prep_free(p);
+			continue;
+		}
+		const struct xp_step_db *db = &p->hosts[0].steps;
+		int bad = 0;
+		for (int s = 0; s < STEPS; s++)
+			bad += wrong_step(db, s, LEN);
+		CHECK_INT(bad, 0);
+		CHECK_INT(db->compute32_ps, device);
+		CHECK_INT(db->n_dropped, 0);
+		xp_prep_free(p);
 	}
-	CHECK_INT(bad, 0);
-out:
-	prep_done(&r);
+	xp_capture_free(c);
+	xsb_free(b);
 }
 
 /* The same capture with xprof's semantics: only the device marker [50,80]. */
