@@ -168,8 +168,7 @@ struct plane_ids {
 	uint32_t correlation_id, program_id;
 };
 
-/* Cache of (interned string, second key, third key) -> row: (tf_op, event metadata, 0) for TF ops, (hlo_op,
- * hlo_module, program) for XLA ops. */
+/* Cache of (interned string, second key, third key) -> row for XLA ops: (hlo_op, hlo_module, program). */
 struct row_cache {
 	size_t cap, n;
 	struct cache_slot {
@@ -215,6 +214,48 @@ static void cache_set(struct row_cache *k, struct cache_slot *s, uintptr_t a, ui
 	k->n++;
 }
 
+/* Cache of (a word, a 32-bit key) -> 32-bit row, 16 bytes a slot: (tf_op, event metadata) for TF ops' rows, (TF
+ * row + 1, kernel name) for their records. A capture of 300,000 ops has a slot per op and kernel, read per event. */
+struct pair_cache {
+	size_t cap, n;
+	struct pair_slot {
+		uintptr_t a;        /* 0 = empty */
+		uint32_t b, row;
+	} *slot;
+};
+
+static size_t pair_pos(const struct pair_cache *k, uintptr_t a, uint32_t b)
+{
+	uint64_t h = xp_hash_mix(xp_hash_u64(xp_hash_u64(XP_HASH_SEED, a), b));
+	size_t i = (size_t)h & (k->cap - 1);
+	while (k->slot[i].a && !(k->slot[i].a == a && k->slot[i].b == b))
+		i = (i + 1) & (k->cap - 1);
+	return i;
+}
+
+/* The slot of (a, b), empty (a == 0) when it is new; up to three quarters full. */
+static struct pair_slot *pair_get(struct pair_cache *k, uintptr_t a, uint32_t b)
+{
+	if (k->n * 4 >= k->cap * 3) {
+		struct pair_cache old = *k;
+		k->cap = old.cap ? old.cap * 2 : 256;
+		k->slot = xcalloc(k->cap, sizeof *k->slot);
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.slot[i].a)
+				k->slot[pair_pos(k, old.slot[i].a, old.slot[i].b)] = old.slot[i];
+		free(old.slot);
+	}
+	return &k->slot[pair_pos(k, a, b)];
+}
+
+static void pair_set(struct pair_cache *k, struct pair_slot *s, uintptr_t a, uint32_t b, size_t row)
+{
+	if (row > UINT32_MAX)
+		xp_die("too many op rows in one database (more than 2^32)");
+	*s = (struct pair_slot){a, b, (uint32_t)row};
+	k->n++;
+}
+
 /*
  * What the TF level of TF-annotated kernels needs, without their device rows (xp_op_db_tf_device): per TF op its
  * TF-level row, and per (TF op, kernel name) pair - a device row's identity - a record of the few facts the TF
@@ -222,7 +263,7 @@ static void cache_set(struct row_cache *k, struct cache_slot *s, uintptr_t a, ui
  */
 struct tf_lean {
 	struct xp_op_db *tf;        /* the TF-level rows; XLA ones are added at the end */
-	struct row_cache recs_ix;   /* (TF row + 1, kernel name id) -> record */
+	struct pair_cache recs_ix;  /* (TF row + 1, kernel name id) -> record */
 	struct tf_rec {
 		uint64_t occurrences;
 		uint32_t tf_row, seen, cores;   /* seen: the last plane (lean numbering) it ran on */
@@ -240,7 +281,8 @@ struct plane_pass {
 	struct plane_ids ids;
 	struct xp_op_db *db;                /* the host's database: every plane adds to it directly */
 	/* Host-wide: the keys are interned strings, whatever the plane, so a row is looked up by name once. */
-	struct row_cache tf_cache, xla_cache;
+	struct pair_cache tf_cache;
+	struct row_cache xla_cache;
 	uint32_t plane;                     /* 1 + index of the GPU plane being read */
 	uint32_t *seen;                     /* per row: the plane that last touched it (0 = none yet) */
 	size_t seen_cap;
@@ -503,7 +545,7 @@ static size_t lean_rec(struct plane_pass *pp, const struct xp_line *l, uint64_t 
 	struct tf_lean *lean = pp->lean;
 	uint32_t kernel = xp_event_name(pp->p, l, i);
 	uint32_t row = lean_tf_row(lean, tf, xp_str(pp->c, kernel));
-	struct cache_slot *s = cache_get(&lean->recs_ix, (uintptr_t)row + 1, kernel, 0);
+	struct pair_slot *s = pair_get(&lean->recs_ix, (uintptr_t)row + 1, kernel);
 	if (s->a)
 		return s->row;
 	if (lean->n == lean->cap) {
@@ -511,7 +553,7 @@ static size_t lean_rec(struct plane_pass *pp, const struct xp_line *l, uint64_t 
 		lean->recs = xrealloc(lean->recs, lean->cap * sizeof *lean->recs);
 	}
 	lean->recs[lean->n] = (struct tf_rec){.tf_row = row};
-	cache_set(&lean->recs_ix, s, (uintptr_t)row + 1, kernel, 0, lean->n);
+	pair_set(&lean->recs_ix, s, (uintptr_t)row + 1, kernel, lean->n);
 	return lean->n++;
 }
 
@@ -524,10 +566,10 @@ static size_t tf_cached(struct plane_pass *pp, const struct xp_line *l, uint64_t
 			struct xp_op_db *texts, tf_make_fn *make)
 {
 	uintptr_t a = tf->kind == XP_STAT_STR ? (uintptr_t)tf->s : (uintptr_t)xp_op_db_text(texts, tf->s, tf->len);
-	uintptr_t b = xp_event_name(pp->p, l, i);
-	struct cache_slot *s = cache_get(&pp->tf_cache, a, b, 0);
+	uint32_t b = xp_event_name(pp->p, l, i);
+	struct pair_slot *s = pair_get(&pp->tf_cache, a, b);
 	if (!s->a)
-		cache_set(&pp->tf_cache, s, a, b, 0, make(pp, l, i, tf));
+		pair_set(&pp->tf_cache, s, a, b, make(pp, l, i, tf));
 	return s->row;
 }
 
