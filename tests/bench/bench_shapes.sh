@@ -28,6 +28,10 @@ run() { # label command...
 	[ "$st" = 0 ] || { echo "bench: $label failed (status $st)"; fail=1; }
 	echo "$(echo "$r" | field wall_s) $(awk -v u="$(echo "$r" | field user_s)" -v s="$(echo "$r" | field sys_s)" \
 		'BEGIN{printf "%.3f", u+s}') $(echo "$r" | field maxrss_kb) $(stat -c %s "$dir/out")" >>"$dir/$label.runs"
+	# A report's output is gigabytes: written back while the next command runs, it would slow that one (info,
+	# the floor, follows report) by a second or more. Gone and synced before the next run, outside any timing.
+	rm -f "$dir/out"
+	sync
 }
 col() { awk -v c="$2" '{print $c}' "$dir/$1.runs" | median; }
 COMMANDS="overview steps pod input-pipeline tf-data tf-stats memory kernel-stats"
