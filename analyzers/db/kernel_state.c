@@ -76,32 +76,6 @@ static void host_row(struct xp_table *t, const char *name, const struct xp_kerne
 	xp_state_set_i64(t, row, KH_PT_TC, hs->pt_tc_bottom_ps);
 }
 
-/* A decimal integer cell whose text is the row's (TEXT, advanced past it); digits by hand, not snprintf:
- * a report saves every kernel row, and combine's row counts read them once more. */
-static void number_cell(struct xp_cell *c, char **text, size_t *left, int64_t v, bool is_unsigned)
-{
-	char digits[24], *end = digits + sizeof digits, *p = end;
-	bool negative = !is_unsigned && v < 0;
-	uint64_t mag = negative ? 0 - (uint64_t)v : (uint64_t)v;
-	do
-		*--p = (char)('0' + mag % 10);
-	while (mag /= 10);
-	if (negative)
-		*--p = '-';
-	size_t n = (size_t)(end - p);
-	memcpy(*text, p, n);
-	(*text)[n] = '\0';
-	xp_cell_text(c, *text);
-	*text += n + 1;
-	*left -= n + 1;
-}
-
-static void bool_cell(struct xp_cell *c, bool v)
-{
-	c->type = XP_T_BOOL;
-	c->v.b = v;
-}
-
 /* The saved reports, made on demand from the database in the order it had when saved: SEQ numbers them. */
 struct saved_rows {
 	struct xp_kernel_db *db;
@@ -122,35 +96,36 @@ static const struct xp_kernel_report *saved_row(struct saved_rows *s, size_t row
 }
 
 /* Sizes: 5 numbers of up to 20 digits and 3 of up to 10, two launch shapes of 32, an occupancy of 24. */
-static void fill_report(void *src, size_t row, struct xp_cell *cells, char *text, size_t left)
+static void fill_report(void *src, size_t row, struct xp_cell *cells, char *text, size_t size)
 {
+	(void)size;
 	struct saved_rows *s = src;
 	const struct xp_kernel_report *r = saved_row(s, row);
 	xp_cell_text(&cells[KR_HOST], xp_kernel_db_host_name(s->db, r->host));
 	xp_cell_text(&cells[KR_NAME], r->name);
 	xp_cell_text(&cells[KR_OP], r->op_name);
-	bool_cell(&cells[KR_HAS_MODULE], r->module != NULL);
+	xp_cell_bool(&cells[KR_HAS_MODULE], r->module != NULL);
 	xp_cell_text(&cells[KR_MODULE], r->module ? r->module : "");
-	number_cell(&cells[KR_FIELDS], &text, &left, r->details->fields, true);
-	number_cell(&cells[KR_REGS], &text, &left, r->details->regs, true);
-	number_cell(&cells[KR_SSHM], &text, &left, r->details->static_shmem, true);
-	number_cell(&cells[KR_DSHM], &text, &left, r->details->dynamic_shmem, true);
+	xp_state_number_cell(&cells[KR_FIELDS], &text, r->details->fields, true);
+	xp_state_number_cell(&cells[KR_REGS], &text, r->details->regs, true);
+	xp_state_number_cell(&cells[KR_SSHM], &text, r->details->static_shmem, true);
+	xp_state_number_cell(&cells[KR_DSHM], &text, r->details->dynamic_shmem, true);
 	xp_kd_dims_text(r->details->grid, text);
 	xp_cell_text(&cells[KR_GRID], text);
-	text += 40, left -= 40;
+	text += 40;
 	xp_kd_dims_text(r->details->block, text);
 	xp_cell_text(&cells[KR_BLOCK], text);
-	text += 40, left -= 40;
-	bool_cell(&cells[KR_TC], r->uses_tc);
-	bool_cell(&cells[KR_ELIG], r->tc_eligible);
-	bool_cell(&cells[KR_HAS_OCC], r->has_occupancy);
+	text += 40;
+	xp_cell_bool(&cells[KR_TC], r->uses_tc);
+	xp_cell_bool(&cells[KR_ELIG], r->tc_eligible);
+	xp_cell_bool(&cells[KR_HAS_OCC], r->has_occupancy);
 	int n = snprintf(text, 40, "%a", r->occupancy_pct);
 	xp_cell_text(&cells[KR_OCC], text);
-	text += n + 1, left -= (size_t)n + 1;
-	number_cell(&cells[KR_COUNT], &text, &left, (int64_t)r->v.occurrences, true);
-	number_cell(&cells[KR_TOTAL], &text, &left, r->v.total_ps, false);
-	number_cell(&cells[KR_MIN], &text, &left, r->v.min_ps, false);
-	number_cell(&cells[KR_MAX], &text, &left, r->v.max_ps, false);
+	text += n + 1;
+	xp_state_number_cell(&cells[KR_COUNT], &text, (int64_t)r->v.occurrences, true);
+	xp_state_number_cell(&cells[KR_TOTAL], &text, r->v.total_ps, false);
+	xp_state_number_cell(&cells[KR_MIN], &text, r->v.min_ps, false);
+	xp_state_number_cell(&cells[KR_MAX], &text, r->v.max_ps, false);
 }
 
 static void release_saved(void *src)

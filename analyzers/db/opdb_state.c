@@ -1,6 +1,5 @@
 /* opdb_state.c - op databases and run environments saved in a report's state, and read back (combine). */
 #include "opdb_state.h"
-#include "formats/core/dectext.h"
 #include "formats/core/strpool.h"
 #include "formats/core/xalloc.h"
 
@@ -157,25 +156,11 @@ static void save_rows(struct xp_op_rows_saver *s, const char *which, const char 
 	}
 }
 
-static void bool_cell(struct xp_cell *c, bool v)
-{
-	c->type = XP_T_BOOL;
-	c->v.b = v;
-}
-
 /* An optional text: its flag and its text ("" for NULL). */
 static void opt_cells(struct xp_cell *cells, size_t col_has, const char *s)
 {
-	bool_cell(&cells[col_has], s != NULL);
+	xp_cell_bool(&cells[col_has], s != NULL);
 	xp_cell_text(&cells[col_has + 1], s ? s : "");
-}
-
-/* A decimal integer cell whose text is written at *TEXT, advanced past it. */
-static void number_cell(struct xp_cell *c, char **text, uint64_t v, bool is_signed)
-{
-	size_t n = is_signed ? xp_dec_i64(*text, (int64_t)v) : xp_dec_u64(*text, v);
-	xp_cell_text(c, *text);
-	*text += n + 1;
 }
 
 /* Row ROW as op_row cells (decimal texts in TEXT: at most 12 numbers of XP_DEC_SIZE bytes). */
@@ -194,20 +179,20 @@ static void fill_saved(void *src, size_t row, struct xp_cell *cells, char *text,
 	opt_cells(cells, R_HAS_MODULE, r->module);
 	opt_cells(cells, R_HAS_CAT, r->category);
 	opt_cells(cells, R_HAS_PROV, r->provenance);
-	number_cell(&cells[R_OCC], &text, r->occurrences, false);
-	number_cell(&cells[R_TIME], &text, (uint64_t)r->time_ps, true);
-	number_cell(&cells[R_SELF], &text, (uint64_t)r->self_ps, true);
-	number_cell(&cells[R_FLOPS], &text, r->flops, false);
-	number_cell(&cells[R_BYTES], &text, r->bytes_accessed, false);
-	bool_cell(&cells[R_EAGER], r->is_eager);
-	number_cell(&cells[R_CORES], &text, r->num_cores, false);
-	number_cell(&cells[R_PROGRAM], &text, (uint64_t)r->program_id, true);
-	number_cell(&cells[R_EXEC], &text, r->executions, false);
-	bool_cell(&cells[R_COST], r->cost_known);
-	bool_cell(&cells[R_GAP], r->flops_gap);
-	number_cell(&cells[R_ELEM], &text, (uint64_t)(int64_t)r->elem_type, true);
-	number_cell(&cells[R_HLO_FLOPS], &text, r->hlo_flops, false);
-	number_cell(&cells[R_HLO_BYTES], &text, r->hlo_bytes, false);
+	xp_state_number_cell(&cells[R_OCC], &text, (int64_t)r->occurrences, true);
+	xp_state_number_cell(&cells[R_TIME], &text, r->time_ps, false);
+	xp_state_number_cell(&cells[R_SELF], &text, r->self_ps, false);
+	xp_state_number_cell(&cells[R_FLOPS], &text, (int64_t)r->flops, true);
+	xp_state_number_cell(&cells[R_BYTES], &text, (int64_t)r->bytes_accessed, true);
+	xp_cell_bool(&cells[R_EAGER], r->is_eager);
+	xp_state_number_cell(&cells[R_CORES], &text, (int64_t)r->num_cores, true);
+	xp_state_number_cell(&cells[R_PROGRAM], &text, r->program_id, false);
+	xp_state_number_cell(&cells[R_EXEC], &text, (int64_t)r->executions, true);
+	xp_cell_bool(&cells[R_COST], r->cost_known);
+	xp_cell_bool(&cells[R_GAP], r->flops_gap);
+	xp_state_number_cell(&cells[R_ELEM], &text, (int64_t)r->elem_type, false);
+	xp_state_number_cell(&cells[R_HLO_FLOPS], &text, (int64_t)r->hlo_flops, true);
+	xp_state_number_cell(&cells[R_HLO_BYTES], &text, (int64_t)r->hlo_bytes, true);
 }
 
 static void release_saved(void *src)

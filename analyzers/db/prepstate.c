@@ -82,6 +82,13 @@ void xp_state_set_u64(struct xp_table *t, size_t row, size_t col, uint64_t v)
 	xp_set_str(t, row, col, buf);
 }
 
+void xp_state_number_cell(struct xp_cell *c, char **text, int64_t v, bool is_unsigned)
+{
+	size_t n = is_unsigned ? xp_dec_u64(*text, (uint64_t)v) : xp_dec_i64(*text, v);
+	xp_cell_text(c, *text);
+	*text += n + 1;
+}
+
 static void host_row(struct xp_table *t, const struct xp_prep_host *ph)
 {
 	const struct xp_step_db *db = &ph->steps;

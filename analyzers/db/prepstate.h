@@ -28,6 +28,9 @@ struct xp_result *xp_prep_state(const struct xp_prep *p);
 /* An analysis' own state tables (kernel-stats') are written and read with these: integers as decimal strings. */
 void xp_state_set_i64(struct xp_table *t, size_t row, size_t col, int64_t v);
 void xp_state_set_u64(struct xp_table *t, size_t row, size_t col, uint64_t v);
+/* The same for a row made on demand (xp_table_rows_from): cell C's decimal text is written at *TEXT (XP_DEC_SIZE
+ * bytes at most), which is advanced past it; V's bits are read as unsigned when IS_UNSIGNED. */
+void xp_state_number_cell(struct xp_cell *c, char **text, int64_t v, bool is_unsigned);
 /* Cell (ROW, COL) read back; false when it is not what these write. */
 const char *xp_state_str(const struct xp_table *t, size_t row, size_t col);
 bool xp_state_i64(const struct xp_table *t, size_t row, size_t col, int64_t *v);

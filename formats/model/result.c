@@ -431,6 +431,13 @@ void xp_table_rows_from(struct xp_table *t, size_t n_rows, xp_row_fill *fill, vo
 	t->n_rows = n_rows;
 }
 
+void xp_cell_bool(struct xp_cell *c, bool v)
+{
+	c->type = XP_T_BOOL;
+	c->pooled = false;
+	c->v.b = v;
+}
+
 void xp_cell_text(struct xp_cell *c, const char *text)
 {
 	c->type = text ? XP_T_STR : XP_T_NULL;

@@ -183,6 +183,8 @@ typedef void xp_row_fill(void *src, size_t row, struct xp_cell *cells, char *tex
 void xp_table_rows_from(struct xp_table *t, size_t n_rows, xp_row_fill *fill, void *src, void (*release)(void *src));
 /* A text cell that FILL points at TEXT it does not own (the source's or the row's text). */
 void xp_cell_text(struct xp_cell *c, const char *text);
+/* A boolean cell that FILL makes. */
+void xp_cell_bool(struct xp_cell *c, bool v);
 void xp_set_str(struct xp_table *t, size_t row, size_t col, const char *s);
 void xp_set_strn(struct xp_table *t, size_t row, size_t col, const char *s, size_t len);
 /* As xp_set_str, for a text many rows repeat (a kernel or op name, a launch shape): the table keeps it once,

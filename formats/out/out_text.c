@@ -781,21 +781,21 @@ static void grid_line(FILE *f, const struct grid *g, const struct xp_table *t, c
 	fputc('\n', f);
 }
 
-/* The row whose texts start at AT, each shortened to its column's width (TEXTS: n_vis slots); returns where the
- * next row's start. */
-static const char *grid_row(FILE *f, const struct grid *g, const struct xp_table *t, const char *at, char **texts)
+/* The row whose texts start at AT, each shortened to its column's width (TEXTS and CUT: n_vis slots each; CUT
+ * says which text was shortened, to free); returns where the next row's start. */
+static const char *grid_row(FILE *f, const struct grid *g, const struct xp_table *t, const char *at, char **texts,
+			    bool *cut)
 {
-	const char *first = at;
 	for (size_t j = 0; j < g->n_vis; j++) {
-		texts[j] = text_width(at) > g->width[j] ? ellipsize(at, g->width[j]) : (char *)at;
-		at += strlen(at) + 1;
+		size_t n = strlen(at);
+		cut[j] = text_width(at) > g->width[j];
+		texts[j] = cut[j] ? ellipsize(at, g->width[j]) : (char *)at;
+		at += n + 1;
 	}
 	grid_line(f, g, t, texts);
-	for (size_t j = 0; j < g->n_vis; j++) {
-		if (texts[j] != first)
+	for (size_t j = 0; j < g->n_vis; j++)
+		if (cut[j])
 			free(texts[j]);
-		first += strlen(first) + 1;
-	}
 	return at;
 }
 
@@ -834,12 +834,14 @@ static void write_table(FILE *f, const struct xp_table *t, const struct xp_out_o
 		fputs(INDENT "(no rows)\n", f);
 	} else {
 		char **texts = xcalloc(g.n_vis, sizeof *texts);
+		bool *cut = xcalloc(g.n_vis, sizeof *cut);
 		const char *at = g.texts;
 
 		grid_line(f, &g, t, g.head);
 		for (row = 0; row < shown; row++)
-			at = grid_row(f, &g, t, at, texts);
+			at = grid_row(f, &g, t, at, texts, cut);
 		free(texts);
+		free(cut);
 	}
 	if (shown < t->n_rows) {
 		size_t more = t->n_rows - shown;
