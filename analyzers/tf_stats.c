@@ -17,6 +17,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,13 +221,44 @@ static void device_dbs(struct tfs *s, const struct xp_op_db_opts *oo)
 	device_of(s, all, NULL);
 }
 
+/* The kernels' per-op facts of every host, made apart from the op databases (on a second thread where allowed). */
+struct kernel_job {
+	const struct xp_capture *c;
+	struct xp_kernel_db_opts ko;
+	struct xp_kernel_ops *ops;
+	pthread_t tid;
+	bool apart;
+};
+
+static void *kernel_ops_thread(void *arg)
+{
+	struct kernel_job *j = arg;
+	j->ops = xp_kernel_ops_build(j->c, &j->ko);
+	return NULL;
+}
+
+/* Alone, the kernels' facts are made first, so that their database and the op database are never held
+ * together; with a second thread both are made at once, which costs the peak their sum. */
+static void start_kernel_ops(struct tfs *s, struct kernel_job *j)
+{
+	*j = (struct kernel_job){.c = s->c, .ko = {.xprof_compat = s->o->xprof_compat}};
+	if (!any_gpu(s))
+		return;
+	j->apart = s->o->threads > 1 && !pthread_create(&j->tid, NULL, kernel_ops_thread, j);
+	if (!j->apart)
+		kernel_ops_thread(j);
+}
+
+static void finish_kernel_ops(struct tfs *s, struct kernel_job *j)
+{
+	if (j->apart)
+		pthread_join(j->tid, NULL);
+	if (j->ops)
+		tc_build(s, j->ops);
+}
+
 static void build_device(struct tfs *s)
 {
-	/* The kernels' per-op facts first, so that their database and the op database are never held together. */
-	if (any_gpu(s)) {
-		struct xp_kernel_db_opts ko = {.xprof_compat = s->o->xprof_compat};
-		tc_build(s, xp_kernel_ops_build(s->c, &ko));
-	}
 	uint32_t n = s->c->n_hosts;
 	struct xp_op_db_opts *oo = xcalloc(n ? n : 1, sizeof *oo);
 	for (uint32_t h = 0; h < n; h++) {
@@ -1064,8 +1096,11 @@ static struct xp_result *of_capture(const struct xp_capture *c, const struct xp_
 	sum_facts(&s);
 	if (state)
 		s.keep = xcalloc(c->n_hosts ? c->n_hosts : 1, sizeof *s.keep);
+	struct kernel_job kernels;
+	start_kernel_ops(&s, &kernels);
 	build_device(&s);
 	build_host(&s);
+	finish_kernel_ops(&s, &kernels);
 	s.pt_mode = xp_capture_semantics(c) != NULL;
 	struct xp_result *r = finish(&s, xp_capture_semantics(c));
 	if (state)

@@ -25,6 +25,7 @@ struct xp_tf_stats_opts {
 	const char *op_regex;       /* op name filter (POSIX extended), NULL = all */
 	const char *type_regex;     /* op type filter */
 	bool xprof_compat;          /* --compat xprof: XLA ops dropped as xprof does without HLO protos */
+	int threads;                /* above 1: the kernels' per-op facts built on a second thread */
 };
 
 /* TensorFlow Stats: one table "tf_stats", device rows then host rows.

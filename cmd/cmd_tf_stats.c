@@ -74,6 +74,7 @@ static int tf_stats_run(struct xp_ctx *ctx)
 		return rc;
 	struct xp_err e = {0};
 	o->xprof_compat = ctx->xprof_compat;
+	o->threads = ctx->threads;
 	struct xp_result *r = xp_analyze_tf_stats(c, o, &e);
 	if (!r) {
 		xp_capture_free(c);

@@ -4,8 +4,8 @@
 Usage: check_threads.py XPSTAT XPGEN
 One thread reads an XSpace in one pass (walk and decode together); several walk the lines, then
 decode blocks of 65,536 events side by side; info surveys events in chunks on every thread, report
-runs its analyses side by side, and overview and input-pipeline build what they read of the capture alone
-beside the preparation. The captures have lines longer than a block, so every one of those
+runs its analyses side by side, overview and input-pipeline build what they read of the capture alone
+beside the preparation, and tf-stats builds the kernels' per-op facts beside its op databases. The captures have lines longer than a block, so every one of those
 splits happens; odd content (unsorted lines, times that overflow) takes the slower paths.
 A file with two faults, an event's in an early line and a line's own in a later one, must give the
 same error whatever --threads is (the walk of every line comes before any event on several threads).
@@ -32,6 +32,8 @@ COMMANDS = [
     ["kernel-stats", "--format", "csv"],
     # Run alone with several threads, overview builds its device op DB and shared inputs beside the preparation.
     ["overview", "--format", "json"],
+    # Run alone with several threads, tf-stats builds the kernels' per-op facts beside the op databases.
+    ["tf-stats", "--format", "json"],
 ]
 
 
