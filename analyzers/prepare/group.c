@@ -1,5 +1,7 @@
 /* group.c - event grouping into steps (the EventForest of spec xplane-format §4), or reading the ids of pre-grouped captures. */
 #include "group.h"
+#include "formats/core/bits.h"
+#include "formats/core/dectext.h"
 #include "formats/core/hash.h"
 #include "formats/core/prefetch.h"
 #include "formats/core/xalloc.h"
@@ -174,6 +176,7 @@ struct forest {
 		size_t cap, n;
 	} ends;
 	uint64_t spread_steps;          /* events the spreads passed over (XP_WORK_SPREAD) */
+	struct u32vec queue;            /* a spread's nodes to visit: one array for every root's spread */
 	struct u32vec ex_from, ex_to;   /* extra (non-nesting) edges */
 	/* Children over extra edges, as (from << 32 | to), sorted; has_child: a bit per node with any. */
 	uint64_t *child_keys;
@@ -502,11 +505,81 @@ static bool event_corr(const struct forest *f, uint32_t plane, const struct xp_l
 	return found;
 }
 
+/* Correlation ids in a direct table: CUPTI numbers them densely from one counter, others from one counter per
+ * thread or stream in the low 32 bits under its number in the high ones. Each distinct high word is a cluster,
+ * its ids from the least to the greatest a run of the table; a capture whose clusters are too many or too
+ * sparse for that uses the hash map instead. */
+enum { CORR_CLUSTERS = 64, CLUSTER_SLOTS = 128 };
+
+struct corr_direct {
+	uint32_t *table;                /* launch node + 1 per id of each cluster's run; 0: none */
+	uint32_t n;                     /* clusters */
+	uint32_t high[CORR_CLUSTERS];   /* each's ids >> 32 */
+	uint64_t lo[CORR_CLUSTERS], hi[CORR_CLUSTERS];
+	size_t at[CORR_CLUSTERS];       /* its run's start in table */
+	uint8_t slot[CLUSTER_SLOTS];    /* by the high word's hash: cluster + 1; 0: empty */
+};
+
+static size_t cluster_slot(const struct corr_direct *d, uint32_t high)
+{
+	size_t i = (size_t)(mix(high) & (CLUSTER_SLOTS - 1));
+	while (d->slot[i] && d->high[d->slot[i] - 1] != high)
+		i = (i + 1) & (CLUSTER_SLOTS - 1);
+	return i;
+}
+
+/* ID's cluster, made when new; false when there would be too many. */
+static bool note_cluster(struct corr_direct *d, uint64_t id)
+{
+	size_t i = cluster_slot(d, (uint32_t)(id >> 32));
+	if (!d->slot[i]) {
+		if (d->n == CORR_CLUSTERS)
+			return false;
+		d->high[d->n] = (uint32_t)(id >> 32);
+		d->lo[d->n] = d->hi[d->n] = id;
+		d->slot[i] = (uint8_t)++d->n;
+	}
+	uint32_t k = d->slot[i] - 1u;
+	d->lo[k] = id < d->lo[k] ? id : d->lo[k];
+	d->hi[k] = id > d->hi[k] ? id : d->hi[k];
+	return true;
+}
+
+/* Where the direct table keeps correlation C, or NULL when no launch has it. */
+static uint32_t *direct_entry(const struct corr_direct *d, uint64_t c)
+{
+	uint8_t k = d->slot[cluster_slot(d, (uint32_t)(c >> 32))];
+	if (!k || c < d->lo[k - 1] || c > d->hi[k - 1])
+		return NULL;
+	return &d->table[d->at[k - 1] + (size_t)(c - d->lo[k - 1])];
+}
+
+/* The direct table of the N launches, the last launch of an id winning; false (nothing made) when their ids
+ * come in more clusters than it holds, or its runs would take more than about four entries a launch. */
+static bool direct_init(struct corr_direct *d, const struct forest *f, size_t n)
+{
+	memset(d, 0, sizeof *d);
+	for (size_t k = 0; k < n; k++)
+		if (!note_cluster(d, f->launch_corr[k]))
+			return false;
+	uint64_t total = 0;
+	for (uint32_t k = 0; k < d->n; k++) {
+		d->at[k] = (size_t)total;
+		total += d->hi[k] - d->lo[k] + 1;
+		if (d->hi[k] - d->lo[k] >= 4 * (uint64_t)n + 1024 || total >= 4 * (uint64_t)n + 1024)
+			return false;
+	}
+	d->table = xcalloc((size_t)total, sizeof *d->table);
+	for (size_t k = 0; k < n; k++)
+		*direct_entry(d, f->launch_corr[k]) = f->launch_nodes.v[k] + 1;
+	return true;
+}
+
 /* Where the table or map keeps correlation C: the cache line a lookup of C reads first. */
-static const void *corr_slot(const struct forest *f, const uint32_t *direct, uint64_t lo, uint64_t hi, uint64_t c)
+static const void *corr_slot(const struct forest *f, const struct corr_direct *direct, uint64_t c)
 {
 	if (direct)
-		return c >= lo && c <= hi ? &direct[c - lo] : NULL;
+		return direct_entry(direct, c);
 	return &f->launches.slots[mix(c) & (f->launches.cap - 1)];
 }
 
@@ -518,40 +591,41 @@ static const void *corr_slot(const struct forest *f, const uint32_t *direct, uin
 enum { LINK_CHUNK = 64 };
 
 static void link_exec_chunk(struct forest *f, const struct fline *fl, const struct xp_line *l, uint64_t k0,
-			    uint64_t k1, const uint32_t *direct, uint64_t lo, uint64_t hi)
+			    uint64_t k1, const struct corr_direct *direct)
 {
 	uint32_t idx[LINK_CHUNK];
 	uint64_t corr[LINK_CHUNK];
+	const uint32_t *entry[LINK_CHUNK];
 	size_t n = 0;
 	for (uint64_t k = k0; k < k1; k++) {
 		uint32_t i = fl->order ? fl->order[k] : (uint32_t)k;
 		if (!event_corr(f, fl->plane, l, i, &corr[n]))
 			continue;
-		const void *slot = corr_slot(f, direct, lo, hi, corr[n]);
+		const void *slot = corr_slot(f, direct, corr[n]);
 		if (slot)
 			xp_prefetch(slot);
+		entry[n] = slot;
 		idx[n++] = i;
 	}
 	for (size_t j = 0; j < n && !direct; j++) {
-		uint32_t at = *(const uint32_t *)corr_slot(f, direct, lo, hi, corr[j]);
+		uint32_t at = *entry[j];
 		if (at)
 			xp_prefetch(&f->launches.ids[at - 1]);
 	}
 	for (size_t j = 0; j < n; j++) {
-		uint64_t c = corr[j];
 		uint32_t launch;
 		if (direct) {
-			if (c >= lo && c <= hi && direct[c - lo])
-				add_edge(f, direct[c - lo] - 1, fl->base + idx[j]);
-		} else if (corr_get(&f->launches, c, &launch)) {
+			if (entry[j] && *entry[j])
+				add_edge(f, *entry[j] - 1, fl->base + idx[j]);
+		} else if (corr_get(&f->launches, corr[j], &launch)) {
 			add_edge(f, f->launch_nodes.v[launch], fl->base + idx[j]);
 		}
 	}
 }
 
 /* Each device event with a correlation_id (in the scan's order: line, then start) to its launch, if any:
- * from the direct table [lo, hi] when DIRECT, else from the hash map. */
-static void link_execs(struct forest *f, const uint32_t *direct, uint64_t lo, uint64_t hi)
+ * from the direct table when DIRECT, else from the hash map. */
+static void link_execs(struct forest *f, const struct corr_direct *direct)
 {
 	for (uint32_t li = 0; li < f->n_lines; li++) {
 		if (!f->exec_lines[li])
@@ -559,44 +633,35 @@ static void link_execs(struct forest *f, const uint32_t *direct, uint64_t lo, ui
 		const struct fline *fl = &f->lines[li];
 		const struct xp_line *l = &f->h->planes[fl->plane].lines[fl->line];
 		for (uint64_t k = 0; k < l->n_events; k += LINK_CHUNK)
-			link_exec_chunk(f, fl, l, k, k + LINK_CHUNK < l->n_events ? k + LINK_CHUNK : l->n_events, direct,
-					lo, hi);
+			link_exec_chunk(f, fl, l, k, k + LINK_CHUNK < l->n_events ? k + LINK_CHUNK : l->n_events, direct);
 	}
 }
 
-/* Host launch -> device kernel on equal correlation_id; the last launch wins.
- * CUPTI numbers correlations densely, so a direct table usually does (the
- * launches are dropped once it is filled); the hash map, sized once, covers the rest. */
+/* Host launch -> device kernel on equal correlation_id; the last launch wins. The direct table usually
+ * holds them (the launches are dropped once it is filled); the hash map, sized once, covers the rest. */
 static void link_correlations(struct forest *f)
 {
 	size_t n = f->launch_nodes.n;
 	if (!n || !f->n_exec)
 		return;
-	uint64_t lo = f->launch_corr[0], hi = lo;
-	for (size_t k = 1; k < n; k++) {
-		if (f->launch_corr[k] < lo)
-			lo = f->launch_corr[k];
-		if (f->launch_corr[k] > hi)
-			hi = f->launch_corr[k];
-	}
-	if (hi - lo < 4 * (uint64_t)n + 1024) {
-		uint32_t *direct = xcalloc(hi - lo + 1, sizeof *direct);
-		for (size_t k = 0; k < n; k++)
-			direct[f->launch_corr[k] - lo] = f->launch_nodes.v[k] + 1;
+	struct corr_direct *direct = xmalloc(sizeof *direct);
+	if (direct_init(direct, f, n)) {
 		drop_correlations(f);
-		link_execs(f, direct, lo, hi);
+		link_execs(f, direct);
+		free(direct->table);
 		free(direct);
 		return;
 	}
+	free(direct);
 	corr_init(&f->launches, f->launch_corr, n);
 	for (size_t k = 0; k < n; k += LINK_CHUNK) {    /* each insert's slot asked for a chunk ahead */
 		size_t end = k + LINK_CHUNK < n ? k + LINK_CHUNK : n;
 		for (size_t a = k; a < end; a++)
-			xp_prefetch(corr_slot(f, NULL, 0, 0, f->launch_corr[a]));
+			xp_prefetch(corr_slot(f, NULL, f->launch_corr[a]));
 		for (size_t a = k; a < end; a++)
 			corr_put(&f->launches, (uint32_t)a);
 	}
-	link_execs(f, NULL, 0, 0);
+	link_execs(f, NULL);
 }
 
 static bool same_key(const struct keyed *x, const struct keyed *y)
@@ -668,16 +733,25 @@ static void sort_keys(const struct forest *f, uint64_t *keys, size_t m)
 	free(tmp);
 }
 
+/* The has_child bits of nodes [64 B, 64 B + 64), node 64 B + i at bit i (has_child is whole words long). */
+static inline uint64_t child_word(const struct forest *f, size_t b)
+{
+	const uint8_t *p = f->has_child + b * 8;
+	uint64_t w = 0;
+	for (unsigned i = 0; i < 8; i++)
+		w |= (uint64_t)p[i] << (8 * i);
+	return w;
+}
+
 /* child_rank and child_first for the sorted child_keys. */
 static void rank_children(struct forest *f)
 {
-	size_t blocks = ((size_t)f->n + 63) / 64, bytes = ((size_t)f->n + 7) / 8;
+	size_t blocks = ((size_t)f->n + 63) / 64;
 	f->child_rank = xmalloc((blocks + 1) * sizeof *f->child_rank);
 	uint32_t r = 0;
 	for (size_t b = 0; b < blocks; b++) {
 		f->child_rank[b] = r;
-		for (size_t i = b * 8; i < b * 8 + 8 && i < bytes; i++)
-			r += (uint32_t)__builtin_popcount(f->has_child[i]);
+		r += xp_popcount64(child_word(f, b));
 	}
 	f->child_first = xmalloc(((size_t)r + 1) * sizeof *f->child_first);
 	uint32_t k = 0;
@@ -690,12 +764,8 @@ static void rank_children(struct forest *f)
 /* The first of V's entries in child_keys; V has one (has_child). */
 static size_t first_child(const struct forest *f, uint32_t v)
 {
-	const uint8_t *bytes = f->has_child + (size_t)(v >> 6) * 8;
-	uint32_t r = f->child_rank[v >> 6], whole = (v & 63) >> 3;
-	for (uint32_t i = 0; i < whole; i++)
-		r += (uint32_t)__builtin_popcount(bytes[i]);
-	r += (uint32_t)__builtin_popcount(bytes[whole] & ((1u << (v & 7)) - 1));
-	return f->child_first[r];
+	uint64_t below = child_word(f, v >> 6) & (((uint64_t)1 << (v & 63)) - 1);
+	return f->child_first[f->child_rank[v >> 6] + xp_popcount64(below)];
 }
 
 /* The children of the extra edges, sorted by parent, from parent_keys (duplicates are harmless: a spread
@@ -704,7 +774,7 @@ static void index_children(struct forest *f)
 {
 	size_t m = f->n_parent_keys;
 	f->child_keys = xmalloc(m * sizeof *f->child_keys + 1);
-	f->has_child = xcalloc(((size_t)f->n + 7) / 8, 1);
+	f->has_child = xcalloc(((size_t)f->n + 63) / 64 * 8 + 8, 1);
 	for (size_t e = 0; e < m; e++) {
 		uint32_t from = (uint32_t)f->parent_keys[e], to = (uint32_t)(f->parent_keys[e] >> 32);
 		f->child_keys[e] = (uint64_t)from << 32 | to;
@@ -968,13 +1038,14 @@ static void spread_range(struct forest *f, uint32_t v, int32_t g, struct u32vec 
 /* Group G for every node below ROOT (nesting and extra edges) that has none, not below one that has. */
 static void spread(struct forest *f, uint32_t root, int32_t g)
 {
-	struct u32vec queue = {0};
+	struct u32vec *queue = &f->queue;
+	queue->n = 0;
 	f->gid[root] = g;
-	u32_push(&queue, root);
-	for (size_t qi = 0; qi < queue.n; qi++) {
-		uint32_t v = queue.v[qi] & ~RANGE_DONE;
-		if (!(queue.v[qi] & RANGE_DONE) && !bit(f->async, v))
-			spread_range(f, v, g, &queue);
+	u32_push(queue, root);
+	for (size_t qi = 0; qi < queue->n; qi++) {
+		uint32_t v = queue->v[qi] & ~RANGE_DONE;
+		if (!(queue->v[qi] & RANGE_DONE) && !bit(f->async, v))
+			spread_range(f, v, g, queue);
 		if (!bit(f->has_child, v))
 			continue;
 		for (size_t k = first_child(f, v);
@@ -983,10 +1054,9 @@ static void spread(struct forest *f, uint32_t root, int32_t g)
 			if (f->gid[c] >= 0)
 				continue; /* already in a group: do not descend */
 			f->gid[c] = g;
-			u32_push(&queue, c);
+			u32_push(queue, c);
 		}
 	}
-	free(queue.v);
 }
 
 struct name_arg {
@@ -1067,11 +1137,11 @@ static char *group_name(struct forest *f, uint32_t root, const struct root_surve
 	int64_t num = rs->flags & RS_NUM ? rs->num : g;
 	const char *prefix = rs->flags & RS_GRAPH ? rs->graph : xp_str(f->c, xp_event_name(pl, l, i));
 	size_t plen = rs->flags & RS_GRAPH ? rs->graph_len : strlen(prefix);
-	char digits[32];
-	int n = snprintf(digits, sizeof digits, " %" PRId64, num);
-	char *s = xmalloc(plen + (size_t)n + 1);    /* a name per step: no spare room */
+	char digits[XP_DEC_SIZE + 1] = " ";
+	size_t n = 1 + xp_dec_i64(digits + 1, num);
+	char *s = xmalloc(plen + n + 1);    /* a name per step: no spare room */
 	memcpy(s, prefix, plen);
-	memcpy(s + plen, digits, (size_t)n + 1);
+	memcpy(s + plen, digits, n + 1);
 	/* "ProfilerStep#7" already carries its number: no "ProfilerStep#7 7". */
 	const char *hash = memrchr(prefix, '#', plen);
 	if (hash && !strcmp(hash + 1, s + plen + 1))
@@ -1386,6 +1456,7 @@ static void free_forest(struct forest *f)
 		free(f->rank[li]);
 	free(f->rank);
 	free(f->ends.slot);
+	free(f->queue.v);
 	xp_work_add(XP_WORK_SPREAD, f->spread_steps);
 	free(f->parent_keys);
 	free(f->roots);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "formats/core/bits.h"
 #include "formats/model/capture.h"
 
 /* --- TF-op names (spec analyzers §0.2) ------------------------------------ */
@@ -130,7 +131,7 @@ _Static_assert(XP_STEP_N_VALUES <= 32, "a step's values fit its mask");
 static inline int64_t xp_step_value(const struct xp_step *s, unsigned i)
 {
 	uint32_t bit = (uint32_t)1 << i;
-	return s->has & bit ? s->vals[__builtin_popcount(s->has & (bit - 1))] : 0;
+	return s->has & bit ? s->vals[xp_popcount32(s->has & (bit - 1))] : 0;
 }
 
 /* Breakdown of type T; the types sum to duration_ps. */

@@ -207,6 +207,62 @@ static void test_kernel_launch_link(void)
 	prep_done(&r);
 }
 
+/* Correlation ids as profilers number them and as they might: one dense counter, a counter per thread
+ * under the thread's number in the high 32 bits, more such clusters than the direct table takes, clusters
+ * too sparse for it, and ids spread over 64 bits. N_LINKS steps each launch one kernel; the kernels run in
+ * reverse step order, each inside another step's span, so only the id can put one in its launch's group.
+ * Step 0 launches the last step's id a second time, before that step's own launch: the later launch wins. */
+enum { N_LINKS = 70 };
+
+static uint64_t link_id(int shape, int k)
+{
+	switch (shape) {
+	case 0: return 1000 + (uint64_t)k;                                      /* CUPTI: one counter */
+	case 1: return (uint64_t)(k % 3 + 1) << 32 | (uint64_t)(k / 3);         /* per thread, 3 clusters */
+	case 2: return (uint64_t)(k + 1) << 32 | 5;                             /* 70 clusters: hash map */
+	case 3: return (uint64_t)1 << 32 | (uint64_t)k * 100000;                /* one sparse cluster */
+	default: return ((uint64_t)k + 1) * 0x9E3779B97F4A7C15ull;               /* anywhere */
+	}
+}
+
+static void check_link_shape(int shape)
+{
+	struct xsb *b = xsb_new();
+	int h = xsb_plane(b, "/host:CPU", 0);
+	int l = xsb_line(b, h, 0, "main", 0);
+	int launch[N_LINKS];
+	for (int k = 0; k < N_LINKS; k++) {
+		int e = xsb_event(b, h, l, "TraceContext", 100 * (int64_t)k, 90);
+		xsb_stat_int(b, h, e, "step_num", k + 1);
+		if (k == 0) {
+			int again = xsb_event(b, h, l, "cudaLaunchKernel", 5, 2);
+			xsb_stat_uint(b, h, again, "correlation_id", link_id(shape, N_LINKS - 1));
+		}
+		launch[k] = xsb_event(b, h, l, "cudaLaunchKernel", 100 * (int64_t)k + 10, 10);
+		xsb_stat_uint(b, h, launch[k], "correlation_id", link_id(shape, k));
+	}
+	int g = xsb_plane(b, "/device:GPU:0", 1);
+	int s = xsb_line(b, g, 0, "Stream #0", 0);
+	int kernel[N_LINKS];
+	for (int k = N_LINKS - 1; k >= 0; k--) {
+		kernel[k] = xsb_event(b, g, s, "kernel", 100 * (int64_t)(N_LINKS - 1 - k) + 30, 20);
+		xsb_stat_uint(b, g, kernel[k], "correlation_id", link_id(shape, k));
+	}
+	struct prepared r = prep_run(b, true, NULL);
+	for (int k = 0; k < N_LINKS; k++)
+		if (!CHECK_INT(prep_group(&r, h, launch[k]), k) || !CHECK_INT(prep_group(&r, g, kernel[k]), k)) {
+			fprintf(stderr, "  ... id shape %d, step %d\n", shape, k);
+			break;
+		}
+	prep_done(&r);
+}
+
+static void test_correlation_id_shapes(void)
+{
+	for (int shape = 0; shape < 5; shape++)
+		check_link_shape(shape);
+}
+
 /* ExecutorState::Process -> IteratorGetNextOp::DoCompute on equal (id, iter_num). */
 static void test_iterator_get_next_link(void)
 {
@@ -335,6 +391,7 @@ int main(void)
 		TEST(test_root_order),
 		TEST(test_step_names),
 		TEST(test_kernel_launch_link),
+		TEST(test_correlation_id_shapes),
 		TEST(test_iterator_get_next_link),
 		TEST(test_tf_loop_roots),
 		TEST(test_ungrouped_device_event_inherits),
