@@ -602,7 +602,7 @@ static void sweep_segment(struct sweep_sums *z, unsigned type, bool is_start, in
 
 /* Boundaries packed in one key in bd_less's order: time from the first, then ends before starts, then the higher
  * priority first. They fit when the step's spans cover less than 2^58 ps (three days). */
-enum { KEY_TYPE_BITS = 5, KEY_SHIFT = KEY_TYPE_BITS + 1 };
+enum { KEY_TYPE_BITS = 5, KEY_SHIFT = KEY_TYPE_BITS + 1, FEW_SPANS = 32 };
 _Static_assert(XP_N_EVENT_TYPES <= 1 << KEY_TYPE_BITS, "event types fit the boundary key");
 
 static uint64_t boundary_key(int64_t t, int64_t t0, unsigned type, bool is_start)
@@ -628,7 +628,9 @@ static bool sweep_keys(const struct typed *ev, size_t n, struct sweep_sums *z)
 	unsigned bits = KEY_SHIFT;
 	while (bits < 64 && span >> (bits - KEY_SHIFT))
 		bits++;
-	uint64_t *key = xmalloc(4 * n * sizeof *key);
+	/* Most steps have a few spans: their keys (and the sort's room) on the stack, not a malloc a step. */
+	uint64_t few[4 * FEW_SPANS];
+	uint64_t *key = n <= FEW_SPANS ? few : xmalloc(4 * n * sizeof *key);
 	for (size_t i = 0; i < n; i++) {
 		key[2 * i] = boundary_key(ev[i].begin, t0, ev[i].type, true);
 		key[2 * i + 1] = boundary_key(ev[i].end, t0, ev[i].type, false);
@@ -638,7 +640,8 @@ static bool sweep_keys(const struct typed *ev, size_t n, struct sweep_sums *z)
 	for (size_t i = 0; i + 1 < 2 * n; i++)
 		sweep_segment(z, type_mask - (unsigned)(key[i] & type_mask), key[i] >> KEY_TYPE_BITS & 1,
 			      t0 + (int64_t)(key[i] >> KEY_SHIFT), t0 + (int64_t)(key[i + 1] >> KEY_SHIFT));
-	free(key);
+	if (key != few)
+		free(key);
 	return true;
 }
 

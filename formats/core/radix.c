@@ -106,8 +106,26 @@ void xp_sort_runs_u64(uint64_t *a, size_t n, uint64_t *tmp)
 	settle(a, src, n);
 }
 
+/* A few keys (a step's span boundaries, most often): by insertion, with no pass to count runs. */
+enum { FEW_KEYS = 24 };
+
+static void insertion_sort_u64(uint64_t *a, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		uint64_t v = a[i];
+		size_t j = i;
+		for (; j > 0 && a[j - 1] > v; j--)
+			a[j] = a[j - 1];
+		a[j] = v;
+	}
+}
+
 void xp_sort_u64(uint64_t *a, size_t n, uint64_t *tmp, unsigned bits)
 {
+	if (n <= FEW_KEYS) {
+		insertion_sort_u64(a, n);
+		return;
+	}
 	size_t runs = 1;
 	for (size_t i = 1; i < n; i++)
 		runs += a[i] < a[i - 1];

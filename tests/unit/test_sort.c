@@ -108,7 +108,7 @@ static void median_of_three_killer(void)
 static void radix_matches_sort(void)
 {
 	static uint64_t want[N], tmp[N];
-	static const size_t sizes[] = {0, 1, 255, 256, 257, 5000, N};
+	static const size_t sizes[] = {0, 1, 2, 5, 17, 24, 25, 255, 256, 257, 5000, N};
 	static const unsigned widths[] = {1, 11, 12, 37, 58, 64};
 	uint64_t x = 0x2545f4914f6cdd1du;
 	size_t bad = 0;
