@@ -9,8 +9,6 @@
 #include "formats/core/sort.h"
 #include "formats/core/work.h"
 
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -565,8 +563,8 @@ static bool direct_init(struct corr_direct *d, const struct forest *f, size_t n)
 	uint64_t total = 0;
 	for (uint32_t k = 0; k < d->n; k++) {
 		d->at[k] = (size_t)total;
-		total += d->hi[k] - d->lo[k] + 1;
-		if (d->hi[k] - d->lo[k] >= 4 * (uint64_t)n + 1024 || total >= 4 * (uint64_t)n + 1024)
+		total += d->hi[k] - d->lo[k] + 1;      /* a cluster's run is 2^32 ids at most: no overflow */
+		if (total >= 4 * (uint64_t)n + 1024)
 			return false;
 	}
 	d->table = xcalloc((size_t)total, sizeof *d->table);
@@ -1527,6 +1525,8 @@ void xp_group_host(const struct xp_capture *c, struct xp_prep_host *ph, bool ind
 		alloc_gid(&f); /* after the walks up, which need the most memory of the assignment */
 		assign_groups(&f, ph, rs);
 		free(rs);
+		free(f.queue.v);
+		f.queue = (struct u32vec){0};
 		if (ph->n_groups)
 			inherit_device_groups(&f);
 		out->source = ph->n_groups ? XP_STEPS_GROUPED : XP_STEPS_NONE;

@@ -611,8 +611,8 @@ static uint64_t boundary_key(int64_t t, int64_t t0, unsigned type, bool is_start
 	       ((1u << KEY_TYPE_BITS) - 1 - type);
 }
 
-/* Sweep with packed keys, sorted as merged runs (each line's spans come in time order) or by radix; false
- * when the times span too much for a key. */
+/* Sweep with packed keys, sorted by insertion when they are few, else as merged runs (each line's spans come in
+ * time order) or by radix; false when the times span too much for a key. */
 static bool sweep_keys(const struct typed *ev, size_t n, struct sweep_sums *z)
 {
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;

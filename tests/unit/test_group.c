@@ -208,8 +208,8 @@ static void test_kernel_launch_link(void)
 }
 
 /* Correlation ids as profilers number them and as they might: one dense counter, a counter per thread
- * under the thread's number in the high 32 bits, more such clusters than the direct table takes, clusters
- * too sparse for it, and ids spread over 64 bits. N_LINKS steps each launch one kernel; the kernels run in
+ * under the thread's number in the high 32 bits, more such clusters than the direct table takes, a cluster
+ * too sparse for it, as many clusters as it takes, and ids spread over 64 bits. N_LINKS steps each launch one kernel; the kernels run in
  * reverse step order, each inside another step's span, so only the id can put one in its launch's group.
  * Step 0 launches the last step's id a second time, before that step's own launch: the later launch wins. */
 enum { N_LINKS = 70 };
@@ -221,6 +221,7 @@ static uint64_t link_id(int shape, int k)
 	case 1: return (uint64_t)(k % 3 + 1) << 32 | (uint64_t)(k / 3);         /* per thread, 3 clusters */
 	case 2: return (uint64_t)(k + 1) << 32 | 5;                             /* 70 clusters: hash map */
 	case 3: return (uint64_t)1 << 32 | (uint64_t)k * 100000;                /* one sparse cluster */
+	case 4: return (uint64_t)(k % 64 * 977 + 1) << 32 | (uint64_t)(k / 64); /* 64 clusters: the most */
 	default: return ((uint64_t)k + 1) * 0x9E3779B97F4A7C15ull;               /* anywhere */
 	}
 }
@@ -259,7 +260,7 @@ static void check_link_shape(int shape)
 
 static void test_correlation_id_shapes(void)
 {
-	for (int shape = 0; shape < 5; shape++)
+	for (int shape = 0; shape < 6; shape++)
 		check_link_shape(shape);
 }
 
