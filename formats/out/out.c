@@ -641,8 +641,9 @@ bool xp_format_f64(double v, char *buf, size_t bufsz)
 	buf[0] = '\0';
 	if (!isfinite(v))
 		return false;
-	if (v == 0) {
-		snprintf(buf, bufsz, "0");
+	if (v == 0) {   /* -0 too; without printf, for the many zero cells of a large table */
+		if (bufsz > 1)
+			memcpy(buf, "0", 2);
 		return true;
 	}
 	if (format_micro(v, buf, bufsz) || format_exact(v, buf, bufsz))

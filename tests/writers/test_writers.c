@@ -224,6 +224,9 @@ static void test_f64(void)
 	CHECK_STR(buf, "0.30000000000000004");
 	xp_format_f64(-0.0, buf, sizeof(buf));
 	CHECK_STR(buf, "0");
+	CHECK(xp_format_f64(0.0, buf, sizeof(buf)));
+	CHECK_STR(buf, "0");
+	CHECK(xp_format_f64(0.0, buf, 1) && buf[0] == '\0');   /* no room for the digit: empty, as snprintf leaves it */
 	xp_format_f64(1e20, buf, sizeof(buf));
 	CHECK_STR(buf, "1e+20");
 	xp_format_f64(1e-5, buf, sizeof(buf));
