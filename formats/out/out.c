@@ -195,6 +195,26 @@ static void sync_dir_of(const char *path)
 	free(dir);
 }
 
+/* The stream a writer last said a write to had failed, and why (xp_out_write_failed). */
+static struct {
+	const FILE *f;
+	int err;
+} write_failure;
+
+void xp_out_write_failed(FILE *f, int err)
+{
+	write_failure.f = f;
+	write_failure.err = err ? err : EIO;
+}
+
+/* Why writes to F failed when stdio cannot say: what its writer said, else EIO. */
+static int failure_of(const FILE *f)
+{
+	int err = write_failure.f == f ? write_failure.err : EIO;
+	write_failure.f = NULL;
+	return err;
+}
+
 /* Flush, sync and close the temporary file; 0 or an errno value. */
 static int close_tmp(FILE *f)
 {
@@ -202,7 +222,7 @@ static int close_tmp(FILE *f)
 
 	errno = 0;
 	if (fflush(f) != 0 || ferror(f))
-		err = errno ? errno : EIO;
+		err = errno ? errno : failure_of(f);
 	else if (fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS)
 		err = errno;
 	errno = 0;

@@ -6,6 +6,7 @@
 #include "formats/core/dectext.h"
 
 #include <csv.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -37,17 +38,62 @@
  *   ' unless --csv-raw.
  */
 
+/* What is written, gathered here and handed to stdio in large pieces: a call per field was a tenth of writing
+ * a large table. */
+struct sink {
+	FILE *f;
+	size_t n;
+	bool failed;            /* a write failed: the rest is dropped, its errno is with the output (out.h) */
+	char buf[64 << 10];
+};
+
+static void sink_flush(struct sink *k)
+{
+	if (!k->failed && fwrite_unlocked(k->buf, 1, k->n, k->f) < k->n) {
+		k->failed = true;
+		xp_out_write_failed(k->f, errno);
+	}
+	k->n = 0;
+}
+
+static void sink_put(struct sink *k, const char *s, size_t n)
+{
+	if (n > sizeof k->buf - k->n) {
+		sink_flush(k);
+		if (n > sizeof k->buf) {        /* a field longer than the buffer: written through */
+			memcpy(k->buf, s, sizeof k->buf);
+			k->n = sizeof k->buf;
+			sink_put(k, s + sizeof k->buf, n - sizeof k->buf);
+			return;
+		}
+	}
+	memcpy(k->buf + k->n, s, n);
+	k->n += n;
+}
+
+static void sink_char(struct sink *k, char c)
+{
+	if (k->n == sizeof k->buf)
+		sink_flush(k);
+	k->buf[k->n++] = c;
+}
+
+static void sink_str(struct sink *k, const char *s)
+{
+	sink_put(k, s, strlen(s));
+}
+
 /* In double quotes, inner quotes doubled (RFC 4180; libcsv's csv_fwrite writes the same bytes a character at a
  * time): written in runs between the quotes. */
-static void put_quoted(FILE *f, const char *s, size_t n)
+static void put_quoted(struct sink *f, const char *s, size_t n)
 {
-	putc_unlocked('"', f);
+	sink_char(f, '"');
 	for (const char *q; (q = memchr(s, '"', n)); n -= (size_t)(q + 1 - s), s = q + 1) {
-		fwrite_unlocked(s, 1, (size_t)(q + 1 - s), f);
-		putc_unlocked('"', f);
+		sink_put(f, s, (size_t)(q + 1 - s));
+		sink_char(f, '"');
 	}
-	fwrite_unlocked(s, 1, n, f);
-	putc_unlocked('"', f);
+	sink_put(f, s, n);
+	sink_char(f, '"');
 }
 
 static bool formula_like(const char *s)
@@ -89,25 +135,25 @@ static unsigned classify(const char *s, size_t *len)
 
 /* Field S of N bytes as it is, or quoted when it must be (classify found a byte that asks for quotes, or it
  * starts or ends with a space or tab); UTF-8 passes through either way. */
-static void put_classified(FILE *f, const char *s, size_t n, unsigned cls, bool lone)
+static void put_classified(struct sink *f, const char *s, size_t n, unsigned cls, bool lone)
 {
 	if ((cls & BYTE_QUOTE) || (n && (s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t')))
 		put_quoted(f, s, n);
 	else if (!n && lone)
-		fputs_unlocked("\"\"", f);
+		sink_str(f, "\"\"");
 	else
-		fwrite_unlocked(s, 1, n, f);
+		sink_put(f, s, n);
 }
 
 /* LONE: the only field of its record, where an empty field must not vanish. */
-static void put_field(FILE *f, const char *s, bool lone)
+static void put_field(struct sink *f, const char *s, bool lone)
 {
 	size_t n;
 	unsigned cls = classify(s, &n);
 	put_classified(f, s, n, cls, lone);
 }
 
-static void put_text(FILE *f, const char *s, const struct xp_out_opts *o, bool lone)
+static void put_text(struct sink *f, const char *s, const struct xp_out_opts *o, bool lone)
 {
 	size_t len;
 	unsigned cls = classify(s ? s : "", &len);
@@ -135,15 +181,15 @@ static void put_text(FILE *f, const char *s, const struct xp_out_opts *o, bool l
 	free(clean);
 }
 
-static void put_i64(FILE *f, int64_t v)
+static void put_i64(struct sink *f, int64_t v)
 {
 	char buf[XP_DEC_SIZE];
 	/* INT64_MIN's magnitude does not fit int64_t: negate as unsigned. */
 	char *p = xp_dec_back(buf + sizeof buf, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
-	fwrite_unlocked(p, 1, (size_t)(buf + sizeof buf - p), f);
+	sink_put(f, p, (size_t)(buf + sizeof buf - p));
 }
 
-static void put_cell(FILE *f, const struct xp_cell *c, const struct xp_col *col,
+static void put_cell(struct sink *f, const struct xp_cell *c, const struct xp_col *col,
 		     const struct xp_out_opts *o, bool lone)
 {
 	char num[64] = "";
@@ -168,7 +214,7 @@ static void put_cell(FILE *f, const struct xp_cell *c, const struct xp_col *col,
 		xp_format_f64(c->v.d, num, sizeof(num));
 		break;
 	case XP_T_BOOL:
-		fputs_unlocked(c->v.b ? "true" : "false", f);
+		sink_str(f, c->v.b ? "true" : "false");
 		return;
 	case XP_T_DUR:
 		xp_format_dur_exact(c->v.i, col->unit, num, sizeof(num));
@@ -177,9 +223,9 @@ static void put_cell(FILE *f, const struct xp_cell *c, const struct xp_col *col,
 	/* A number never needs quotes; an empty one (null, NaN) is the empty field. */
 	size_t n = strlen(num);
 	if (!n && lone)
-		fputs_unlocked("\"\"", f);
+		sink_str(f, "\"\"");
 	else
-		fwrite_unlocked(num, 1, n, f);
+		sink_put(f, num, n);
 }
 
 int xp_out_no_table(const struct xp_result *r, const char *name, struct xp_err *e)
@@ -222,33 +268,35 @@ static const struct xp_table *pick_table(const struct xp_result *r, const char *
 static int csv_write_result(const struct xp_result *r, FILE *f, const struct xp_out_opts *o, struct xp_err *e)
 {
 	static const struct xp_out_opts defaults;
-	const struct xp_table *t;
-	size_t row, c;
-	bool lone;
-
 	if (!o)
 		o = &defaults;
-	t = pick_table(r, o->table, e);
+	const struct xp_table *t = pick_table(r, o->table, e);
 	if (!t)
 		return XP_EXIT_USAGE;
-	lone = t->n_cols == 1;
-	/* One lock for the whole table: stdio locks the stream at every call otherwise, twice a cell. */
+	bool lone = t->n_cols == 1;
+	struct sink *k = xmalloc(sizeof *k);
+	k->f = f;
+	k->n = 0;
+	k->failed = false;
+	/* One lock for the whole table: stdio locks the stream at every call otherwise. */
 	flockfile(f);
-	for (c = 0; c < t->n_cols; c++) {
+	for (size_t c = 0; c < t->n_cols; c++) {
 		if (c)
-			putc_unlocked(',', f);
-		put_field(f, t->cols[c].key, lone);
+			sink_char(k, ',');
+		put_field(k, t->cols[c].key, lone);
 	}
-	fputs_unlocked("\r\n", f);
-	for (row = 0; row < t->n_rows; row++) {
-		for (c = 0; c < t->n_cols; c++) {
+	sink_str(k, "\r\n");
+	for (size_t row = 0; row < t->n_rows; row++) {
+		for (size_t c = 0; c < t->n_cols; c++) {
 			if (c)
-				putc_unlocked(',', f);
-			put_cell(f, xp_table_cell(t, row, c), &t->cols[c], o, lone);
+				sink_char(k, ',');
+			put_cell(k, xp_table_cell(t, row, c), &t->cols[c], o, lone);
 		}
-		fputs_unlocked("\r\n", f);
+		sink_str(k, "\r\n");
 	}
+	sink_flush(k);
 	funlockfile(f);
+	free(k);
 	return 0;
 }
 

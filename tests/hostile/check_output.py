@@ -2,9 +2,11 @@
 """check_output.py - what xpstat leaves behind and how it ends when writing goes wrong, through the real binary:
 SIGINT/SIGTERM/SIGHUP in the middle of writing -o FILE or a CSV directory remove the temporary file or directory and
 end with the signal; a CSV directory that cannot be written whole leaves nothing (exit 4); every -o failure is exit 4;
-an existing file keeps its mode; -o naming the input is refused (exit 2) and leaves the capture alone; an unreadable
+a failed write says why (a full disk, the file size limit), also where the CSV writer gathers its fields; an
+existing file keeps its mode; -o naming the input is refused (exit 2) and leaves the capture alone; an unreadable
 newest run is an error, never an older run; NUL in a name is shown, not cut; usage errors name the right argument and
 leak nothing (the sanitizer build exits 1 on a leak)."""
+import errno
 import os
 import resource
 import shutil
@@ -104,6 +106,21 @@ def write_errors(d, cap):
         r = run(args + [cap], d)
         check(r.returncode == 4 and len(r.stderr.splitlines()) == 1,
               '%s: an output that cannot be written is exit 4 (%d, %r)' % (' '.join(args), r.returncode, r.stderr))
+
+
+def write_error_reasons(d, cap):
+    """A CSV table far larger than stdio's buffer, on a full disk and past the file size limit: the one line
+    says why (the writer gathers its fields and drops the rest at the first failed write, so stdio alone
+    could no longer say), in the C locale's words."""
+    env = dict(os.environ, LC_ALL='C')
+    cases = [(['-o', 'limited.csv'], no_fsize(100000), os.strerror(errno.EFBIG))]
+    if os.path.exists('/dev/full'):
+        cases.append((['-o', '/dev/full'], None, os.strerror(errno.ENOSPC)))
+    for out, pre, why in cases:
+        r = run(['kernel-stats', '--format', 'csv'] + out + [cap], d, preexec_fn=pre, env=env)
+        err = r.stderr.decode(errors='replace').strip()
+        check(r.returncode == 4 and len(err.splitlines()) == 1 and err.endswith(why) and not leftovers(d),
+              'kernel-stats CSV %s: exit 4 saying %r (%d, %r)' % (' '.join(out), why, r.returncode, err[-200:]))
 
 
 def modes(d, cap):
@@ -209,6 +226,7 @@ def main():
         os.mkdir(work)
         only = sys.argv[3:]
         for name, fn, args in (('signals', signals, (work, big)), ('write_errors', write_errors, (work, small)),
+                               ('write_error_reasons', write_error_reasons, (work, big)),
                                ('modes', modes, (work, small)), ('output_is_input', output_is_input, (work, small)),
                                ('unreadable_run', unreadable_run, (work, small)), ('nul_names', nul_names, (work,)),
                                ('usage', usage, (work, small))):
