@@ -69,8 +69,19 @@ static char *tmp_template(const char *path)
 	return t;
 }
 
+/* Why the first failed write of the output being written failed, as its writer said (xp_out_write_failed);
+ * 0: none said. One output is written at a time, and its close or abort clears it. */
+static int write_failure;
+
+void xp_out_write_failed(int err)
+{
+	if (!write_failure)
+		write_failure = err ? err : EIO;
+}
+
 static void outfile_clear(struct xp_outfile *of)
 {
+	write_failure = 0;      /* its failure, said or not, is no later output's */
 	of->real = NULL;
 	free(of->path);
 	free(of->tmp);
@@ -162,12 +173,20 @@ static int to_compressor(struct xp_outfile *of)
 	return -1;
 }
 
+/* Why writes to the output failed: what its writer said, else ERR, else EIO. */
+static int failure_of(int err)
+{
+	int said = write_failure;
+	write_failure = 0;
+	return said ? said : err ? err : EIO;
+}
+
 /* Close the compressing stream (its last bytes and the stream's end go to the temporary file); 0 or an
  * errno value. */
 static int end_compressor(struct xp_outfile *of)
 {
 	errno = 0;
-	int err = fclose(of->f) ? (errno ? errno : EIO) : 0;
+	int err = fclose(of->f) ? failure_of(errno) : 0;
 	of->f = of->real;
 	of->real = NULL;
 	return err;
@@ -195,26 +214,6 @@ static void sync_dir_of(const char *path)
 	free(dir);
 }
 
-/* The stream a writer last said a write to had failed, and why (xp_out_write_failed). */
-static struct {
-	const FILE *f;
-	int err;
-} write_failure;
-
-void xp_out_write_failed(FILE *f, int err)
-{
-	write_failure.f = f;
-	write_failure.err = err ? err : EIO;
-}
-
-/* Why writes to F failed when stdio cannot say: what its writer said, else EIO. */
-static int failure_of(const FILE *f)
-{
-	int err = write_failure.f == f ? write_failure.err : EIO;
-	write_failure.f = NULL;
-	return err;
-}
-
 /* Flush, sync and close the temporary file; 0 or an errno value. */
 static int close_tmp(FILE *f)
 {
@@ -222,7 +221,7 @@ static int close_tmp(FILE *f)
 
 	errno = 0;
 	if (fflush(f) != 0 || ferror(f))
-		err = errno ? errno : failure_of(f);
+		err = failure_of(errno);
 	else if (fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS)
 		err = errno;
 	errno = 0;

@@ -133,9 +133,10 @@ FILE *xp_out_compressor(FILE *raw, enum xp_out_comp c);
 
 /* Helpers shared by the writers. */
 
-/* A writer that gathers its output and drops the rest once a write fails tells why here (ERR, an errno value):
- * stdio then holds nothing more to write, and closing F could not say. xp_outfile_commit reports it. */
-void xp_out_write_failed(FILE *f, int err);
+/* A writer or stream that drops the rest of its output once a write fails tells why here (ERR, an errno
+ * value): stdio then holds nothing more to write, and closing the output could not say. The first one said is
+ * what xp_outfile_commit reports. */
+void xp_out_write_failed(int err);
 
 /* "no table NAME in CMD output; tables: ...; did you mean ...?" into *E (a usage error); returns its status. */
 int xp_out_no_table(const struct xp_result *r, const char *name, struct xp_err *e);

@@ -47,8 +47,10 @@ struct zcookie {
 
 static bool put_raw(struct zcookie *c, size_t n)
 {
-	if (n && fwrite(c->out, 1, n, c->raw) != n)
+	if (n && fwrite(c->out, 1, n, c->raw) != n) {
 		c->failed = true;
+		xp_out_write_failed(errno);     /* stdio's close of the compressing stream cannot say why */
+	}
 	return !c->failed;
 }
 

@@ -51,21 +51,20 @@ static void sink_flush(struct sink *k)
 {
 	if (!k->failed && fwrite_unlocked(k->buf, 1, k->n, k->f) < k->n) {
 		k->failed = true;
-		xp_out_write_failed(k->f, errno);
+		xp_out_write_failed(errno);
 	}
 	k->n = 0;
 }
 
 static void sink_put(struct sink *k, const char *s, size_t n)
 {
-	if (n > sizeof k->buf - k->n) {
+	while (n > sizeof k->buf - k->n) {      /* the buffer filled up, and handed on */
+		size_t room = sizeof k->buf - k->n;
+		memcpy(k->buf + k->n, s, room);
+		k->n += room;
+		s += room;
+		n -= room;
 		sink_flush(k);
-		if (n > sizeof k->buf) {        /* a field longer than the buffer: written through */
-			memcpy(k->buf, s, sizeof k->buf);
-			k->n = sizeof k->buf;
-			sink_put(k, s + sizeof k->buf, n - sizeof k->buf);
-			return;
-		}
 	}
 	memcpy(k->buf + k->n, s, n);
 	k->n += n;
@@ -85,15 +84,15 @@ static void sink_str(struct sink *k, const char *s)
 
 /* In double quotes, inner quotes doubled (RFC 4180; libcsv's csv_fwrite writes the same bytes a character at a
  * time): written in runs between the quotes. */
-static void put_quoted(struct sink *f, const char *s, size_t n)
+static void put_quoted(struct sink *k, const char *s, size_t n)
 {
-	sink_char(f, '"');
+	sink_char(k, '"');
 	for (const char *q; (q = memchr(s, '"', n)); n -= (size_t)(q + 1 - s), s = q + 1) {
-		sink_put(f, s, (size_t)(q + 1 - s));
-		sink_char(f, '"');
+		sink_put(k, s, (size_t)(q + 1 - s));
+		sink_char(k, '"');
 	}
-	sink_put(f, s, n);
-	sink_char(f, '"');
+	sink_put(k, s, n);
+	sink_char(k, '"');
 }
 
 static bool formula_like(const char *s)
@@ -135,31 +134,31 @@ static unsigned classify(const char *s, size_t *len)
 
 /* Field S of N bytes as it is, or quoted when it must be (classify found a byte that asks for quotes, or it
  * starts or ends with a space or tab); UTF-8 passes through either way. */
-static void put_classified(struct sink *f, const char *s, size_t n, unsigned cls, bool lone)
+static void put_classified(struct sink *k, const char *s, size_t n, unsigned cls, bool lone)
 {
 	if ((cls & BYTE_QUOTE) || (n && (s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t')))
-		put_quoted(f, s, n);
+		put_quoted(k, s, n);
 	else if (!n && lone)
-		sink_str(f, "\"\"");
+		sink_str(k, "\"\"");
 	else
-		sink_put(f, s, n);
+		sink_put(k, s, n);
 }
 
 /* LONE: the only field of its record, where an empty field must not vanish. */
-static void put_field(struct sink *f, const char *s, bool lone)
+static void put_field(struct sink *k, const char *s, bool lone)
 {
 	size_t n;
 	unsigned cls = classify(s, &n);
-	put_classified(f, s, n, cls, lone);
+	put_classified(k, s, n, cls, lone);
 }
 
-static void put_text(struct sink *f, const char *s, const struct xp_out_opts *o, bool lone)
+static void put_text(struct sink *k, const char *s, const struct xp_out_opts *o, bool lone)
 {
 	size_t len;
 	unsigned cls = classify(s ? s : "", &len);
 	bool ascii = !(cls & BYTE_HIGH);
 	if (s && ascii && (o->csv_raw || !formula_like(s))) {  /* quoted as it is, without a copy */
-		put_classified(f, s, len, cls, lone);
+		put_classified(k, s, len, cls, lone);
 		return;
 	}
 	char *clean = ascii ? strdup(s ? s : "") : xp_utf8_sanitize(s ? s : "");   /* ASCII is UTF-8 as it is */
@@ -177,33 +176,33 @@ static void put_text(struct sink *f, const char *s, const struct xp_out_opts *o,
 		free(clean);
 		clean = q;
 	}
-	put_field(f, clean, lone);
+	put_field(k, clean, lone);
 	free(clean);
 }
 
-static void put_i64(struct sink *f, int64_t v)
+static void put_i64(struct sink *k, int64_t v)
 {
 	char buf[XP_DEC_SIZE];
 	/* INT64_MIN's magnitude does not fit int64_t: negate as unsigned. */
 	char *p = xp_dec_back(buf + sizeof buf, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
-	sink_put(f, p, (size_t)(buf + sizeof buf - p));
+	sink_put(k, p, (size_t)(buf + sizeof buf - p));
 }
 
-static void put_cell(struct sink *f, const struct xp_cell *c, const struct xp_col *col,
+static void put_cell(struct sink *k, const struct xp_cell *c, const struct xp_col *col,
 		     const struct xp_out_opts *o, bool lone)
 {
 	char num[64] = "";
 
 	switch (c->type) {
 	case XP_T_STR:
-		put_text(f, c->v.s, o, lone);
+		put_text(k, c->v.s, o, lone);
 		return;
 	case XP_T_NULL:
 		break;
 	case XP_T_INT:
 	case XP_T_ID:
 	case XP_T_BYTES:
-		put_i64(f, c->v.i);
+		put_i64(k, c->v.i);
 		return;
 	case XP_T_UINT:
 		xp_dec_u64(num, c->v.u);
@@ -214,7 +213,7 @@ static void put_cell(struct sink *f, const struct xp_cell *c, const struct xp_co
 		xp_format_f64(c->v.d, num, sizeof(num));
 		break;
 	case XP_T_BOOL:
-		sink_str(f, c->v.b ? "true" : "false");
+		sink_str(k, c->v.b ? "true" : "false");
 		return;
 	case XP_T_DUR:
 		xp_format_dur_exact(c->v.i, col->unit, num, sizeof(num));
@@ -223,9 +222,9 @@ static void put_cell(struct sink *f, const struct xp_cell *c, const struct xp_co
 	/* A number never needs quotes; an empty one (null, NaN) is the empty field. */
 	size_t n = strlen(num);
 	if (!n && lone)
-		sink_str(f, "\"\"");
+		sink_str(k, "\"\"");
 	else
-		sink_put(f, num, n);
+		sink_put(k, num, n);
 }
 
 int xp_out_no_table(const struct xp_result *r, const char *name, struct xp_err *e)

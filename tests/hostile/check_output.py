@@ -109,11 +109,12 @@ def write_errors(d, cap):
 
 
 def write_error_reasons(d, cap):
-    """A CSV table far larger than stdio's buffer, on a full disk and past the file size limit: the one line
-    says why (the writer gathers its fields and drops the rest at the first failed write, so stdio alone
-    could no longer say), in the C locale's words."""
+    """A CSV table far larger than stdio's buffer, on a full disk and past the file size limit, plain and
+    compressed: the one line says why (the CSV writer and the compressing stream drop the rest at the first
+    failed write, so stdio alone could no longer say), in the C locale's words."""
     env = dict(os.environ, LC_ALL='C')
-    cases = [(['-o', 'limited.csv'], no_fsize(100000), os.strerror(errno.EFBIG))]
+    cases = [(['-o', name], no_fsize(100000), os.strerror(errno.EFBIG))
+             for name in ('limited.csv', 'limited.csv.gz', 'limited.csv.zst')]
     if os.path.exists('/dev/full'):
         cases.append((['-o', '/dev/full'], None, os.strerror(errno.ENOSPC)))
     for out, pre, why in cases:
